@@ -1,0 +1,19 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['node_modules', 'data', 'coverage'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // One clock: all service time comes from src/platform/clock.ts.
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Read time from the service Clock.' }],
+    },
+  },
+  {
+    files: ['src/platform/clock.ts', 'scripts/**', 'bench/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+)

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto'
+import { invalid } from './errors.ts'
+import { checkDisplayText } from './text-rules.ts'
+import { checkIconUrl, normalizeDestinationUrl } from './destination-url.ts'
+import { cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
+import { screenAdLine } from './content-safety.ts'
+import type { OrderConfig } from './order-config.ts'
+
+/** POST /campaigns body after schema validation (types, required fields, static limits). */
+export interface CampaignCreateInput {
+  ad_line: string
+  destination_url: string
+  cpm_usd: number
+  impressions: number
+  idempotency_key: string
+  brand?: string
+  name?: string
+  kind?: 'impression' | 'click'
+  target_surface?: 'extension' | 'terminal'
+  target_countries?: string[]
+  pace_minutes?: number
+  icon_url?: string
+  optin_leaderboard?: boolean
+  start_paused?: boolean
+}
+
+export type TargetSurface = 'extension' | 'terminal' | 'blended'
+export type ModerationStatus = 'approved' | 'pending' | 'rejected'
+
+export interface Order {
+  adLine: string
+  destinationUrl: string
+  cpmMicros: number
+  impressions: number
+  blocks: number
+  brand: string | null
+  name: string | null
+  kind: 'impression' | 'click'
+  targetSurface: TargetSurface
+  targetCountries: string[] | null
+  paceMinutes: number | null
+  iconUrl: string | null
+  optinLeaderboard: boolean
+  startPaused: boolean
+  amountCents: number
+  moderation: { status: ModerationStatus; reason: string | null }
+}
+
+/**
+ * The idempotency fingerprint: SHA-256 of the payload with strings trimmed
+ * and documented defaults applied, keys in a fixed order. So `{"start_paused":
+ * false}` and an omitted start_paused are the same payload; any other
+ * difference (including start_paused true) is a different one.
+ */
+export function createFingerprint(input: CampaignCreateInput): string {
+  const canonical = [
+    input.ad_line.trim(),
+    input.destination_url,
+    input.cpm_usd,
+    input.impressions,
+    input.brand?.trim() ?? null,
+    input.name?.trim() ?? null,
+    input.kind ?? 'impression',
+    input.target_surface ?? null,
+    input.target_countries ?? null,
+    input.pace_minutes ?? null,
+    input.icon_url ?? null,
+    input.optin_leaderboard ?? true,
+    input.start_paused ?? false,
+  ]
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex')
+}
+
+/** Validates and screens an ad line; throws 400 naming `field`. Returns the trimmed line and its moderation. */
+export function checkAdLine(raw: string, field = 'ad_line'): { adLine: string; moderation: Order['moderation'] } {
+  const adLine = raw.trim()
+  const problem = checkDisplayText(adLine, 3, 60)
+  if (problem) throw invalid(field, problem, { min_length: 3, max_length: 60 })
+  const screening = screenAdLine(adLine)
+  if (screening.verdict === 'deny') throw invalid(field, 'content_safety', { category: screening.category })
+  return {
+    adLine,
+    moderation: screening.verdict === 'review' ? { status: 'pending', reason: screening.reason } : { status: 'approved', reason: null },
+  }
+}
+
+export function checkOptionalLabel(raw: string | undefined, field: string, min: number): string | null {
+  if (raw === undefined) return null
+  const text = raw.trim()
+  const problem = checkDisplayText(text, min, 120)
+  if (problem) throw invalid(field, problem, { min_length: min, max_length: 120 })
+  return text === '' ? null : text
+}
+
+export function checkDestinationUrl(raw: string, field = 'destination_url'): string {
+  const result = normalizeDestinationUrl(raw)
+  if ('problem' in result) throw invalid(field, result.problem)
+  return result.url
+}
+
+export function checkIcon(raw: string | undefined): string | null {
+  if (raw === undefined) return null
+  const problem = checkIconUrl(raw)
+  if (problem) throw invalid('icon_url', problem)
+  return raw
+}
+
+/** Applies every CampaignCreate rule that depends on the live config. Throws 400 naming the input. */
+export function validateOrder(input: CampaignCreateInput, config: OrderConfig): Order {
+  const { adLine, moderation } = checkAdLine(input.ad_line)
+  const destinationUrl = checkDestinationUrl(input.destination_url)
+
+  const cpmMicros = cpmUsdToMicros(input.cpm_usd)
+  if (cpmMicros === null) throw invalid('cpm_usd', 'too_precise', { max_decimals: 3 })
+  if (cpmMicros < Math.round(config.min_cpm_usd * MICROS_PER_USD)) {
+    throw invalid('cpm_usd', 'below_minimum', { minimum: config.min_cpm_usd })
+  }
+
+  if (input.impressions % config.block_impressions !== 0) {
+    throw invalid('impressions', 'not_a_multiple_of_block', { block_impressions: config.block_impressions })
+  }
+  const blocks = input.impressions / config.block_impressions
+  if (blocks > config.max_blocks) throw invalid('impressions', 'too_many_blocks', { max_blocks: config.max_blocks })
+
+  const faceMicros = orderFaceValueMicros(cpmMicros, blocks)
+  if (faceMicros > Math.round(config.max_total_usd * MICROS_PER_USD)) {
+    throw invalid('cpm_usd', 'order_total_exceeded', { max_total_usd: config.max_total_usd, order_total_usd: faceMicros / MICROS_PER_USD })
+  }
+
+  let targetSurface: TargetSurface = 'blended'
+  if (config.surface_split_enabled) targetSurface = input.target_surface ?? 'extension'
+  else if (input.target_surface !== undefined) throw invalid('target_surface', 'surface_split_not_enabled')
+
+  let targetCountries: string[] | null = null
+  if (input.target_countries !== undefined) {
+    if (!config.country_targeting_enabled) throw invalid('target_countries', 'country_targeting_not_enabled')
+    targetCountries = [...new Set(input.target_countries)].sort()
+  }
+
+  return {
+    adLine,
+    destinationUrl,
+    cpmMicros,
+    impressions: input.impressions,
+    blocks,
+    brand: checkOptionalLabel(input.brand, 'brand', 0),
+    name: checkOptionalLabel(input.name, 'name', 1),
+    kind: input.kind ?? 'impression',
+    targetSurface,
+    targetCountries,
+    paceMinutes: input.pace_minutes ?? null,
+    iconUrl: checkIcon(input.icon_url),
+    optinLeaderboard: input.optin_leaderboard ?? true,
+    startPaused: input.start_paused ?? false,
+    amountCents: microsToCents(faceMicros),
+    moderation,
+  }
+}
+
+/** Default campaign name: "API campaign - YYYY-MM-DD" (UTC date of creation). */
+export function defaultCampaignName(now: Date): string {
+  return `API campaign - ${now.toISOString().slice(0, 10)}`
+}

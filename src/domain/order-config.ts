@@ -1,0 +1,53 @@
+/**
+ * Live order gates (Account `config`) plus the operator-only export settings.
+ * Defaults live here; operators override any subset (PATCH /admin/v1/config).
+ */
+export interface OrderConfig {
+  block_impressions: number
+  min_cpm_usd: number
+  max_total_usd: number
+  max_blocks: number
+  surface_split_enabled: boolean
+  country_targeting_enabled: boolean
+  outstanding_balance_cap_usd: number | null
+  create_rate_limit_per_min: number
+  read_rate_limit_per_min: number
+}
+
+export interface ServiceConfig extends OrderConfig {
+  export_max_days: number
+  export_max_rows: number
+  export_schema_version: 'ledger-export-v1' | 'ledger-export-v2'
+}
+
+export const DEFAULT_CONFIG: ServiceConfig = {
+  block_impressions: 1000,
+  min_cpm_usd: 0.5,
+  max_total_usd: 5000,
+  max_blocks: 100,
+  surface_split_enabled: true,
+  country_targeting_enabled: true,
+  outstanding_balance_cap_usd: 10_000,
+  create_rate_limit_per_min: 5,
+  read_rate_limit_per_min: 60,
+  export_max_days: 31,
+  export_max_rows: 250_000,
+  export_schema_version: 'ledger-export-v2',
+}
+
+/** Export limits may only be lowered by operators (advertiser spec section 8). */
+export const EXPORT_CEILING = { days: 31, rows: 250_000 }
+
+export function orderConfigOf(config: ServiceConfig): OrderConfig {
+  return {
+    block_impressions: config.block_impressions,
+    min_cpm_usd: config.min_cpm_usd,
+    max_total_usd: config.max_total_usd,
+    max_blocks: config.max_blocks,
+    surface_split_enabled: config.surface_split_enabled,
+    country_targeting_enabled: config.country_targeting_enabled,
+    outstanding_balance_cap_usd: config.outstanding_balance_cap_usd,
+    create_rate_limit_per_min: config.create_rate_limit_per_min,
+    read_rate_limit_per_min: config.read_rate_limit_per_min,
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Rate-limit policy (advertiser spec section 8, operations.md section 6):
+ * per account, across its keys, in fixed one-minute windows of service time.
+ * POST /campaigns counts against `creates`; every other authenticated call
+ * against `requests` (config.read_rate_limit_per_min).
+ */
+export const RATE_WINDOW_MS = 60_000
+
+export type PolicyName = 'requests' | 'creates'
+
+export interface WindowState {
+  limit: number
+  count: number
+  windowStartMs: number
+  resetMs: number
+}
+
+export function windowStart(nowMs: number, windowMs: number): number {
+  return Math.floor(nowMs / windowMs) * windowMs
+}
+
+export function windowState(limit: number, count: number, nowMs: number, windowMs = RATE_WINDOW_MS): WindowState {
+  const start = windowStart(nowMs, windowMs)
+  return { limit, count, windowStartMs: start, resetMs: start + windowMs - nowMs }
+}
+
+/** IETF RateLimit-Policy / RateLimit header values (draft-ietf-httpapi-ratelimit-headers). */
+export function rateLimitHeaders(name: PolicyName, s: WindowState): Record<string, string> {
+  const remaining = Math.max(0, s.limit - s.count)
+  const resetSeconds = Math.max(1, Math.ceil(s.resetMs / 1000))
+  return {
+    'ratelimit-policy': `"${name}";q=${s.limit};w=${RATE_WINDOW_MS / 1000}`,
+    ratelimit: `"${name}";r=${remaining};t=${resetSeconds}`,
+  }
+}
+
+/**
+ * Authentication lockout: per source address, LOCKOUT_THRESHOLD failures
+ * within one LOCKOUT_WINDOW_MS window lock the address for LOCKOUT_MS.
+ */
+export const LOCKOUT_THRESHOLD = 10
+export const LOCKOUT_WINDOW_MS = 15 * 60_000
+export const LOCKOUT_MS = 15 * 60_000

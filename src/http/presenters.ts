@@ -1,0 +1,155 @@
+import type { Static } from 'typebox'
+import type { AccountRow } from '../store/accounts.ts'
+import type { CampaignGraph } from '../store/campaigns.ts'
+import type { ServiceConfig } from '../domain/order-config.ts'
+import { orderConfigOf } from '../domain/order-config.ts'
+import { campaignWrites } from '../domain/access.ts'
+import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
+import { CADENCE_OF, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { microsToUsd } from '../domain/money.ts'
+import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
+import type { CampaignSummarySchema } from './schemas/campaigns.ts'
+import type { CreativeSchema } from './schemas/creatives.ts'
+
+/** Presenters list every output field explicitly: a new column never leaks into a response. */
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString())
+
+/** The effective arrangement; an account not yet enrolled is shown on the default weekly cadence. */
+function billingArrangement(a: AccountRow, now: Date): { enrolled: boolean; mode: BillingMode; nextBill: Date | null } {
+  const enrolled = a.effective_billing_mode === 'weekly_autopay' || a.effective_billing_mode === 'net30_invoice'
+  const mode: BillingMode = enrolled ? (a.effective_billing_mode as BillingMode) : 'weekly_autopay'
+  return { enrolled, mode, nextBill: enrolled ? nextRun(mode, now) : null }
+}
+
+export function presentBillingProfile(a: AccountRow, now: Date): Static<typeof BillingProfileSchema> {
+  return {
+    collection_status: a.collection_status,
+    requested_billing_mode: a.requested_billing_mode,
+    effective_billing_mode: a.effective_billing_mode,
+    credit_limit_cents: a.credit_limit_cents,
+    tax_ready: a.billing_country !== null,
+    next_bill_at: iso(billingArrangement(a, now).nextBill),
+    payment_method: a.card_last4 === null ? null : { brand: a.card_brand, last4: a.card_last4 },
+  }
+}
+
+export function presentAccount(
+  a: AccountRow,
+  facts: BalanceFacts,
+  config: ServiceConfig,
+  reporting: 'operational' | 'degraded',
+  now: Date,
+): Static<typeof AccountSchema> {
+  const balance = computeBalance(facts)
+  const { enrolled, mode, nextBill } = billingArrangement(a, now)
+  return {
+    user_id: a.user_id,
+    key_prefix: a.key_prefix,
+    key_last_used_at: iso(a.key_last_used_at),
+    outstanding_cents: balance.pending_cents,
+    currency: 'usd',
+    billing: enrolled ? a.effective_billing_mode : 'delivered_value_postpay',
+    billing_email: a.billing_email,
+    balance: {
+      ...balance,
+      last_invoiced_at: iso(balance.last_invoiced_at),
+      next_invoice_at: iso(nextBill),
+      collection_status: a.collection_status,
+      amount_basis: 'delivered_value',
+      cadence: CADENCE_OF[mode],
+      billing_mode: mode,
+    },
+    billing_profile: presentBillingProfile(a, now),
+    access: {
+      reporting,
+      campaign_writes: campaignWrites(a),
+      write_approved: a.write_approved,
+      terms_accepted: a.terms_accepted,
+    },
+    config: orderConfigOf(config),
+  }
+}
+
+function presentBlocks(g: CampaignGraph) {
+  return g.blocks.map((b) => ({
+    block_index: b.block_index,
+    status: b.status,
+    impressions_served: b.impressions_served,
+    impressions_target: b.impressions_target,
+    started_at: iso(b.started_at),
+    exhausted_at: iso(b.exhausted_at),
+  }))
+}
+
+const served = (g: CampaignGraph) => g.blocks.reduce((n, b) => n + b.impressions_served, 0)
+
+export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummarySchema> {
+  const { campaign: c, creative: cr } = g
+  return {
+    campaign_id: c.campaign_id,
+    creation_channel: c.creation_channel,
+    name: c.name,
+    status: c.status,
+    created_at: c.created_at.toISOString(),
+    ad_line: cr.ad_line,
+    destination_url: cr.destination_url,
+    brand: cr.brand,
+    moderation_status: cr.moderation_status,
+    lifetime_spent_micros: c.lifetime_spent_micros,
+    report_uuid: c.report_uuid,
+    kind: c.kind,
+    cpm_usd: microsToUsd(c.cpm_micros),
+    impressions: c.impressions,
+    impressions_served: served(g),
+    amount_cents: c.amount_cents,
+    target_surface: c.target_surface,
+    target_countries: c.target_countries,
+    pace_minutes: c.pace_minutes,
+    blocks: presentBlocks(g),
+  }
+}
+
+/**
+ * A creative. Metrics stay null with `temporarily_unavailable` until
+ * closed-day rollup coverage exists; null is never a measured zero.
+ */
+export function presentCreative(g: CampaignGraph): Static<typeof CreativeSchema> {
+  const { campaign: c, creative: cr } = g
+  const servedImpressions = served(g)
+  return {
+    creative_id: cr.creative_id,
+    campaign_id: cr.campaign_id,
+    campaign_status: c.status,
+    ad_line: cr.ad_line,
+    destination_url: cr.destination_url,
+    brand: cr.brand,
+    icon_url: cr.icon_url,
+    moderation_status: cr.moderation_status,
+    kind: c.kind,
+    cpm_usd: microsToUsd(c.cpm_micros),
+    target_surface: c.target_surface,
+    target_countries: c.target_countries,
+    pace_minutes: c.pace_minutes,
+    allocation_status: 'creative',
+    inventory: {
+      purchased_impressions: c.impressions,
+      served_impressions: servedImpressions,
+      remaining_impressions: c.impressions - servedImpressions,
+    },
+    blocks: presentBlocks(g),
+    delivery: {
+      metrics_availability: 'temporarily_unavailable',
+      billable_impressions: null,
+      clicks: null,
+      ctr: null,
+      viewable_ticks: null,
+      unique_viewers: null,
+      spend_micros: null,
+      first_served_at: null,
+      last_served_at: null,
+    },
+    created_at: cr.created_at.toISOString(),
+    updated_at: cr.updated_at.toISOString(),
+  }
+}

@@ -1,0 +1,31 @@
+import type { App, RouteDeps } from '../../types.ts'
+import { AccountSchema } from '../../schemas/account.ts'
+import { errors } from '../../schemas/common.ts'
+import { presentAccount } from '../../presenters.ts'
+import { readBalanceFacts } from '../../../store/balance.ts'
+import { readComponentStates, readConfig } from '../../../store/settings.ts'
+
+export function accountRoutes(deps: RouteDeps) {
+  return async (app: App) => {
+    app.get(
+      '/account',
+      {
+        schema: {
+          summary: 'Account, balance and live order config',
+          description: 'Read `config` before creating a campaign instead of hard-coding limits.',
+          tags: ['account'],
+          response: { 200: AccountSchema, ...errors(401, 429) },
+        },
+      },
+      async (request) => {
+        const [facts, config, components] = await Promise.all([
+          readBalanceFacts(deps.db, request.account.user_id),
+          readConfig(deps.db),
+          readComponentStates(deps.db),
+        ])
+        const reporting = components.get('reporting') === 'degraded' ? 'degraded' : 'operational'
+        return presentAccount(request.account, facts, config, reporting, deps.clock.now())
+      },
+    )
+  }
+}

@@ -1,0 +1,141 @@
+import type { App, RouteDeps } from '../../types.ts'
+import { errors, IdParams } from '../../schemas/common.ts'
+import {
+  CampaignCreatedSchema,
+  CampaignCreateSchema,
+  CampaignEditSchema,
+  CampaignListSchema,
+} from '../../schemas/campaigns.ts'
+import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts'
+import { presentCampaign, presentCreative } from '../../presenters.ts'
+import { requireWriteAccess } from '../../plugins/auth.ts'
+import { notFound } from '../../../domain/errors.ts'
+import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
+import { findCampaignGraph, listCampaignGraphs, type CampaignGraph } from '../../../store/campaigns.ts'
+import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, resumeCampaign } from '../../../services/campaigns.ts'
+
+const Params = IdParams('campaign_id')
+
+const detail = (g: CampaignGraph) => ({ ...presentCampaign(g), creatives: [presentCreative(g)] })
+void CreativeSchema
+
+export function campaignRoutes(deps: RouteDeps) {
+  return async (app: App) => {
+    app.post(
+      '/campaigns',
+      {
+        preValidation: requireWriteAccess,
+        schema: {
+          summary: 'Create a campaign',
+          description:
+            'Requires write access: 403 when write approval or API terms are missing (403 wins), 402 when billing enrollment or ' +
+            'payment recovery is needed. Idempotent per (account, idempotency_key): the same payload replays the original 201 ' +
+            'with `replayed: true` and header `Idempotent-Replayed: true`; another payload is 409 `idempotency_key_reused`. ' +
+            '402 `outstanding_balance_cap` when delivered-but-uninvoiced value plus the undelivered face value of live orders plus ' +
+            'this order would exceed config.outstanding_balance_cap_usd. 503: not accepting orders (do not loop), ' +
+            '`order provisioning incomplete` (retry the same body and key), or transient store unavailability.',
+          tags: ['campaigns'],
+          body: CampaignCreateSchema,
+          response: { 201: CampaignCreatedSchema, ...errors(400, 401, 402, 403, 409, 429, 503) },
+        },
+      },
+      async (request, reply) => {
+        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput)
+        if (created.replayed) reply.header('idempotent-replayed', 'true')
+        return reply.code(201).send(created)
+      },
+    )
+
+    app.get(
+      '/campaigns',
+      {
+        schema: {
+          summary: 'List campaigns',
+          description: 'Every campaign of the account, newest first.',
+          tags: ['campaigns'],
+          response: { 200: CampaignListSchema, ...errors(401, 429) },
+        },
+      },
+      async (request) => ({ campaigns: (await listCampaignGraphs(deps.db, request.account.user_id)).map(presentCampaign) }),
+    )
+
+    app.get(
+      '/campaigns/:campaign_id',
+      {
+        schema: {
+          summary: 'One campaign, with blocks and its creatives',
+          tags: ['campaigns'],
+          params: Params,
+          response: { 200: CampaignDetailSchema, ...errors(401, 404, 429) },
+        },
+      },
+      async (request) => {
+        const graph = await findCampaignGraph(deps.db, request.account.user_id, request.params.campaign_id)
+        if (!graph) throw notFound('campaign')
+        return detail(graph)
+      },
+    )
+
+    app.patch(
+      '/campaigns/:campaign_id',
+      {
+        preValidation: requireWriteAccess,
+        config: { unknownFieldReason: 'not_editable' },
+        schema: {
+          summary: 'Rename and/or rewrite the ad line',
+          description:
+            'Only `name` and `ad_line` are editable; any other field is 400 `not_editable` (URL, bid, size and surface need ' +
+            'cancel and re-create). A new line is re-screened; a borderline one returns the creative to `pending`. ' +
+            'Rewriting the line of a cancelled campaign is 409. Answers the updated campaign.',
+          tags: ['campaigns'],
+          params: Params,
+          body: CampaignEditSchema,
+          response: { 200: CampaignDetailSchema, ...errors(400, 401, 402, 403, 404, 409, 429) },
+        },
+      },
+      async (request) => detail(await editCampaign(deps, request.account.user_id, request.params.campaign_id, request.body)),
+    )
+
+    const stateChange = (
+      path: string,
+      summary: string,
+      description: string,
+      run: (userId: string, id: string) => Promise<CampaignGraph>,
+      method: 'post' | 'delete' = 'post',
+    ) =>
+      app[method](
+        path,
+        {
+          preValidation: requireWriteAccess,
+          schema: {
+            summary,
+            description: `${description} Answers the campaign.`,
+            tags: ['campaigns'],
+            params: Params,
+            response: { 200: CampaignDetailSchema, ...errors(401, 402, 403, 404, 409, 429) },
+          },
+        },
+        async (request) => detail(await run(request.account.user_id, (request.params as { campaign_id: string }).campaign_id)),
+      )
+
+    stateChange(
+      '/campaigns/:campaign_id/pause',
+      'Pause',
+      'Stops serving and keeps auction position. Pausing a paused campaign is a no-op 200; cancelled or completed is 409.',
+      (u, id) => pauseCampaign(deps, u, id),
+    )
+    stateChange(
+      '/campaigns/:campaign_id/resume',
+      'Resume',
+      'Restores position and delivery state; starts delivery of a staged (start_paused) campaign. Resuming an active campaign is a no-op 200; cancelled or completed is 409.',
+      (u, id) => resumeCampaign(deps, u, id),
+    )
+    stateChange(
+      '/campaigns/:campaign_id',
+      'Cancel',
+      'Stops delivery permanently; delivered impressions are billed, undelivered never. Cancelling again is 409.',
+      (u, id) => cancelCampaign(deps, u, id),
+      'delete',
+    )
+  }
+}

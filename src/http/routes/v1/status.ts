@@ -1,0 +1,33 @@
+import type { App, RouteDeps } from '../../types.ts'
+import { COMPONENTS, StatusSchema } from '../../schemas/status.ts'
+import { errors } from '../../schemas/common.ts'
+import { readComponentStates } from '../../../store/settings.ts'
+import { limitByAddress } from '../../plugins/auth.ts'
+
+export const STATUS_RATE_PER_MIN = 120
+
+export function statusRoutes(deps: RouteDeps) {
+  return async (app: App) => {
+    app.get(
+      '/status',
+      {
+        onRequest: limitByAddress(deps, STATUS_RATE_PER_MIN),
+        schema: {
+          summary: 'Public component status',
+          description: `No authentication. System-wide states; limited to ${STATUS_RATE_PER_MIN} requests per minute per address.`,
+          tags: ['status'],
+          security: [],
+          response: { 200: StatusSchema, ...errors(429) },
+        },
+      },
+      async () => {
+        const stored = await readComponentStates(deps.db)
+        const components = Object.fromEntries(COMPONENTS.map((c) => [c, stored.get(c) ?? 'operational']))
+        return {
+          components: components as Record<(typeof COMPONENTS)[number], string>,
+          write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],
+        }
+      },
+    )
+  }
+}

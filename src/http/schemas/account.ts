@@ -1,0 +1,71 @@
+import { Type } from 'typebox'
+import { DateTime, Nullable } from './common.ts'
+
+export const OrderConfigSchema = Type.Object({
+  block_impressions: Type.Integer({ description: 'Impressions per block (1,000).' }),
+  min_cpm_usd: Type.Number({ description: 'Current bid floor.' }),
+  max_total_usd: Type.Number({ description: 'Upper bound on cpm_usd × blocks for one order.' }),
+  max_blocks: Type.Integer(),
+  surface_split_enabled: Type.Boolean(),
+  country_targeting_enabled: Type.Boolean(),
+  outstanding_balance_cap_usd: Nullable(Type.Number()),
+  create_rate_limit_per_min: Type.Integer(),
+  read_rate_limit_per_min: Type.Integer(),
+})
+
+export const BalanceSchema = Type.Object({
+  owed_cents: Type.Integer({ description: 'unbilled delivered value + finalized unpaid invoices − posted credits.' }),
+  pending_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents (rounded half up from micros).' }),
+  invoiced_cents: Type.Integer(),
+  paid_cents: Type.Integer(),
+  voided_cents: Type.Integer(),
+  credits_cents: Type.Integer({ description: 'Posted adjustment credits not yet applied.' }),
+  pending_charge_count: Type.Integer({ description: 'Finalized invoices awaiting payment.' }),
+  invoiced_charge_count: Type.Integer(),
+  last_invoiced_at: Nullable(DateTime),
+  next_invoice_at: Nullable(DateTime),
+  unbilled_delivered_micros: Type.Integer(),
+  collection_status: Type.String({
+    enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
+  }),
+  amount_basis: Type.Literal('delivered_value'),
+  cadence: Type.String({ enum: ['weekly_monday_0600_utc', 'monthly_1st_0600_utc_net30', 'semi_monthly_1_15'] }),
+  billing_mode: Type.String({ enum: ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] }),
+})
+
+export const BillingProfileSchema = Type.Object({
+  collection_status: Type.String({
+    enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
+  }),
+  requested_billing_mode: Nullable(Type.String({ enum: ['weekly_autopay', 'net30_invoice'] })),
+  effective_billing_mode: Type.String({ enum: ['disabled', 'weekly_autopay', 'net30_invoice'] }),
+  credit_limit_cents: Type.Integer({ minimum: 0 }),
+  tax_ready: Type.Boolean({ description: 'True once a billing country is on file at the processor.' }),
+  next_bill_at: Nullable(DateTime),
+  payment_method: Nullable(Type.Object({ brand: Nullable(Type.String()), last4: Nullable(Type.String()) })),
+})
+
+export const AccountSchema = Type.Object({
+  user_id: Type.String(),
+  key_prefix: Type.String({ description: 'Leading part of the current API key.' }),
+  key_last_used_at: Nullable({
+    ...DateTime,
+    description: 'Last authenticated use of the current key, recorded at one-minute granularity.',
+  }),
+  outstanding_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents.' }),
+  currency: Type.Literal('usd'),
+  billing: Type.String({
+    enum: ['delivered_value_postpay', 'weekly_autopay', 'net30_invoice'],
+    description: 'The effective billing arrangement; `delivered_value_postpay` while none is enrolled.',
+  }),
+  billing_email: Nullable(Type.String()),
+  balance: BalanceSchema,
+  billing_profile: BillingProfileSchema,
+  access: Type.Object({
+    reporting: Type.String({ enum: ['operational', 'degraded'] }),
+    campaign_writes: Type.String({ enum: ['operational', 'pending_approval', 'terms_required', 'billing_required', 'disabled'] }),
+    write_approved: Type.Boolean(),
+    terms_accepted: Type.Boolean(),
+  }),
+  config: OrderConfigSchema,
+})

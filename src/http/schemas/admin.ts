@@ -1,0 +1,60 @@
+import { Type } from 'typebox'
+import { DateTime } from './common.ts'
+import { COMPONENTS } from './status.ts'
+
+export const AccountCreateSchema = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 254 }), billing_email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })) },
+  { additionalProperties: false },
+)
+export const AccountCreatedSchema = Type.Object({ user_id: Type.String(), api_key: Type.String() })
+export const UserParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const BillingEnrollSchema = Type.Union([
+  Type.Object(
+    {
+      mode: Type.Literal('weekly_autopay'),
+      card_number: Type.String({ pattern: '^[0-9 -]{12,23}$' }),
+      billing_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      mode: Type.Literal('net30_invoice'),
+      credit_limit_cents: Type.Integer({ minimum: 0 }),
+      billing_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    },
+    { additionalProperties: false },
+  ),
+])
+
+export const ConfigPatchSchema = Type.Object(
+  {
+    min_cpm_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    max_total_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    max_blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    block_impressions: Type.Optional(Type.Literal(1000)),
+    surface_split_enabled: Type.Optional(Type.Boolean()),
+    country_targeting_enabled: Type.Optional(Type.Boolean()),
+    outstanding_balance_cap_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    create_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1 })),
+    read_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1 })),
+    export_max_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
+    export_max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 250_000 })),
+    export_schema_version: Type.Optional(Type.String({ enum: ['ledger-export-v1', 'ledger-export-v2'] })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+export const ComponentParams = Type.Object({ component: Type.String({ enum: [...COMPONENTS] }) })
+export const ComponentPutSchema = Type.Object(
+  { state: Type.String({ enum: ['operational', 'degraded', 'disabled'] }) },
+  { additionalProperties: false },
+)
+
+export const ModerationSchema = Type.Object({ status: Type.String({ enum: ['approved', 'rejected'] }) }, { additionalProperties: false })
+
+export const ClockSchema = Type.Union([
+  Type.Object({ advance_seconds: Type.Number({ minimum: 0 }) }, { additionalProperties: false }),
+  Type.Object({ now: DateTime }, { additionalProperties: false }),
+])

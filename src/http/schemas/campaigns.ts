@@ -1,0 +1,116 @@
+import { Type, type Static } from 'typebox'
+import { DateTime, Nullable } from './common.ts'
+
+export const CampaignCreateSchema = Type.Object(
+  {
+    ad_line: Type.String({
+      description:
+        '3-60 user-perceived characters (grapheme clusters) after trimming; no control characters; emoji allowed; ' +
+        'screened by the content-safety deny-list (scam, adult, hate, gambling, phishing): a hit is 400 reason `content_safety` ' +
+        'with `category`. Borderline lines are accepted with moderation_status `pending` and serve after operator approval.',
+    }),
+    destination_url: Type.String({
+      format: 'uri',
+      maxLength: 500,
+      description: '`https://` only, no credentials, at most 500 characters. A bare host gains a trailing slash; path and query are kept verbatim.',
+    }),
+    cpm_usd: Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        'USD per 1,000 impressions; at least config.min_cpm_usd (400 `below_minimum` with `minimum`). At most three decimals, ' +
+        'so each impression debits a whole number of micro-USD; finer values are 400 `too_precise` (never rounded).',
+    }),
+    impressions: Type.Integer({ minimum: 1000, maximum: 100_000, multipleOf: 1000, description: 'Blocks of 1,000; at most config.max_blocks blocks.' }),
+    idempotency_key: Type.String({ pattern: '^[A-Za-z0-9_.:\\-]{1,64}$', description: 'Scoped to the account. Same key and payload replays; a different payload is 409.' }),
+    brand: Type.Optional(Type.String({ description: 'At most 120 user-perceived characters.' })),
+    name: Type.Optional(Type.String({ description: '1-120 user-perceived characters. Default `API campaign - YYYY-MM-DD`.' })),
+    kind: Type.Optional(Type.String({ enum: ['impression', 'click'], default: 'impression' })),
+    target_surface: Type.Optional(
+      Type.String({
+        enum: ['extension', 'terminal'],
+        description: 'Only when config.surface_split_enabled (else 400 `surface_split_not_enabled`). Omitted: `extension`-only. Split disabled: blended.',
+      }),
+    ),
+    target_countries: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]{2}$' }), {
+        minItems: 1,
+        maxItems: 20,
+        description: 'ISO 3166-1 alpha-2. Only when config.country_targeting_enabled (else 400 `country_targeting_not_enabled`). Omit for global delivery.',
+      }),
+    ),
+    pace_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
+    icon_url: Type.Optional(Type.String({ maxLength: 12_000, description: 'An https URL or a data:image URI.' })),
+    optin_leaderboard: Type.Optional(Type.Boolean({ default: true })),
+    start_paused: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false, description: 'Unknown fields are 400 `unknown_field`.' },
+)
+export type CampaignCreateBody = Static<typeof CampaignCreateSchema>
+
+export const CampaignCreatedSchema = Type.Object({
+  campaign_id: Type.String(),
+  creation_channel: Type.Literal('advertiser_api'),
+  status: Type.String({ enum: ['active', 'paused'] }),
+  moderation_status: Type.String({ enum: ['approved', 'pending'] }),
+  impressions: Type.Integer(),
+  blocks: Type.Integer(),
+  cpm_usd: Type.Number(),
+  amount_cents: Type.Integer({ description: 'Maximum face value, cpm × blocks, rounded half up to cents. Not a charge.' }),
+  currency: Type.Literal('usd'),
+  billing: Type.Literal('delivered_value_postpay'),
+  replayed: Type.Boolean(),
+})
+
+export const BlockSchema = Type.Object({
+  block_index: Type.Integer({ description: '0-based delivery order.' }),
+  status: Type.String({ enum: ['queued', 'serving', 'exhausted'] }),
+  impressions_served: Type.Integer({ description: 'Billable impressions delivered from this block.' }),
+  impressions_target: Type.Integer(),
+  started_at: Nullable(DateTime),
+  exhausted_at: Nullable(DateTime),
+})
+
+export const CampaignStatusSchema = Type.String({
+  enum: ['active', 'paused', 'cancelled_user', 'completed'],
+  description: '`completed`: every block exhausted (terminal).',
+})
+
+const campaignFields = {
+  campaign_id: Type.String(),
+  creation_channel: Type.String({ enum: ['advertiser_api', 'website', 'admin', 'legacy'] }),
+  name: Type.String(),
+  status: CampaignStatusSchema,
+  created_at: DateTime,
+  ad_line: Nullable(Type.String()),
+  destination_url: Nullable(Type.String()),
+  brand: Nullable(Type.String()),
+  moderation_status: Nullable(Type.String({ enum: ['approved', 'pending', 'rejected'] })),
+  lifetime_spent_micros: Type.Integer(),
+  report_uuid: Nullable(Type.String()),
+  kind: Type.String({ enum: ['impression', 'click'] }),
+  cpm_usd: Type.Number(),
+  impressions: Type.Integer({ description: 'Impressions bought.' }),
+  impressions_served: Type.Integer({ description: 'Sum of impressions_served over the blocks.' }),
+  amount_cents: Type.Integer(),
+  target_surface: Type.String({ enum: ['extension', 'terminal', 'blended'] }),
+  target_countries: Nullable(Type.Array(Type.String())),
+  pace_minutes: Nullable(Type.Integer()),
+  blocks: Type.Array(BlockSchema),
+}
+
+export const CampaignSummarySchema = Type.Object(campaignFields)
+
+export const CampaignListSchema = Type.Object({ campaigns: Type.Array(CampaignSummarySchema) })
+
+export const CampaignEditSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: '1-120 user-perceived characters.' })),
+    ad_line: Type.Optional(Type.String({ description: '3-60 characters; re-validated and re-screened; rewrites the live creative in place.' })),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Any other field is 400 with reason `not_editable`; an empty object is 400 `empty_body`.',
+  },
+)
+export type CampaignEditBody = Static<typeof CampaignEditSchema>

@@ -1,0 +1,31 @@
+import { Type, type TSchema } from 'typebox'
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC, from the service clock.' })
+
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.Union([
+      Type.String(),
+      Type.Object(
+        {
+          field: Type.String({ description: 'The offending input (a body field, query parameter or header).' }),
+          reason: Type.String({ description: 'Stable machine-readable reason code.' }),
+        },
+        { additionalProperties: true, description: 'Names the input; some reasons carry extra facts (e.g. `minimum`).' },
+      ),
+    ]),
+  },
+  { $id: 'Error', description: 'Every non-2xx response carries `detail`.' },
+)
+
+export const ErrorRef = Type.Ref('Error')
+
+/** Standard error responses, by status, for route schemas. */
+export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorRef]))
+}
+
+const Id = Type.String({ minLength: 1, maxLength: 64 })
+export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)

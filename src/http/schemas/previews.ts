@@ -1,0 +1,32 @@
+import { Type } from 'typebox'
+import { DateTime, Nullable } from './common.ts'
+
+export const PreviewCreateSchema = Type.Object(
+  {
+    ad_line: Type.String({ description: '3-60 user-perceived characters after trimming; screened like a campaign line.' }),
+    destination_url: Type.String({ format: 'uri', maxLength: 500, description: 'https only; shown as text, not normalized.' }),
+    brand: Type.Optional(Type.String({ description: 'At most 120 characters.' })),
+    icon_url: Type.Optional(Type.String({ maxLength: 12_000 })),
+    target_surface: Type.Optional(Type.String({ enum: ['extension', 'terminal', 'both'], default: 'both' })),
+  },
+  { additionalProperties: false },
+)
+
+export const PreviewRenderSchema = Type.Object({
+  ad_line: Type.String(),
+  brand: Nullable(Type.String()),
+  icon_url: Nullable(Type.String()),
+  destination_url: Type.String(),
+  surfaces: Type.Array(Type.String({ enum: ['extension', 'terminal'] })),
+  terminal_line: Nullable(Type.String({ description: 'The status-line text as the terminal shows it.' })),
+  extension_line: Nullable(Type.String({ description: 'The thinking-line text as the editor extension shows it.' })),
+})
+
+export const PreviewCreatedSchema = Type.Object({
+  preview_token: Type.String({ description: 'Opaque capability; revoke with DELETE /previews/{preview_token}.' }),
+  preview_url: Type.String({ format: 'uri', description: 'Public page; no telemetry; 410 once expired or revoked.' }),
+  expires_at: DateTime,
+  render: Type.Optional(PreviewRenderSchema),
+})
+
+export const RevokedSchema = Type.Object({ preview_token: Type.String(), revoked: Type.Literal(true) })

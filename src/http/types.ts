@@ -1,0 +1,15 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { ServiceContext } from '../services/context.ts'
+import type { CounterStore } from '../platform/counters.ts'
+import type { PaymentProcessor } from '../platform/payment-processor.ts'
+import type { Scheduler } from '../jobs/scheduler.ts'
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
+
+/** Everything routes need, handed to each route plugin. */
+export interface RouteDeps extends ServiceContext {
+  counters: CounterStore
+  processor: PaymentProcessor
+  scheduler: Scheduler
+}

@@ -1,0 +1,91 @@
+/**
+ * Start-up settings from the environment, validated once. A bad value stops
+ * start-up with a message naming the variable (operations.md section 1).
+ */
+export interface Settings {
+  port: number
+  host: string
+  databaseUrl: string | null
+  dataDir: string
+  publicUrl: string
+  adminToken: string | null
+  clock: 'system' | 'manual'
+  clockStart: Date | null
+  redisUrl: string | null
+  logLevel: string
+  trustProxy: boolean
+}
+
+export class SettingsError extends Error {}
+
+function fail(name: string, why: string): never {
+  throw new SettingsError(`${name}: ${why}`)
+}
+
+function stripTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url.slice(0, -1) : url
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const value = (name: string): string | null => {
+    const v = env[name]
+    return v === undefined || v.trim() === '' ? null : v.trim()
+  }
+
+  const portRaw = value('PORT') ?? '8080'
+  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) fail('PORT', `must be an integer 0-65535, got "${portRaw}"`)
+  const port = Number(portRaw)
+  const host = value('HOST') ?? '127.0.0.1'
+
+  const databaseUrl = value('DATABASE_URL')
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    fail('DATABASE_URL', 'must start with postgres:// or postgresql://')
+  }
+
+  const publicUrl = stripTrailingSlash(value('PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+  try {
+    const u = new URL(publicUrl)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') fail('PUBLIC_URL', 'must be an http(s) origin')
+  } catch (err) {
+    if (err instanceof SettingsError) throw err
+    fail('PUBLIC_URL', `not a URL: "${publicUrl}"`)
+  }
+
+  const adminToken = value('ADMIN_TOKEN')
+  if (adminToken !== null && adminToken.length < 16) fail('ADMIN_TOKEN', 'must be at least 16 characters')
+
+  const clock = value('CLOCK') ?? 'system'
+  if (clock !== 'system' && clock !== 'manual') fail('CLOCK', `must be "system" or "manual", got "${clock}"`)
+
+  let clockStart: Date | null = null
+  const clockStartRaw = value('CLOCK_START')
+  if (clockStartRaw !== null) {
+    clockStart = new Date(clockStartRaw)
+    if (Number.isNaN(clockStart.getTime())) fail('CLOCK_START', `not an ISO-8601 instant: "${clockStartRaw}"`)
+  }
+
+  const redisUrl = value('REDIS_URL')
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) fail('REDIS_URL', 'must start with redis:// or rediss://')
+
+  const logLevel = value('LOG_LEVEL') ?? 'info'
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    fail('LOG_LEVEL', `unknown level "${logLevel}"`)
+  }
+
+  const trustProxyRaw = value('TRUST_PROXY') ?? 'false'
+  if (trustProxyRaw !== 'true' && trustProxyRaw !== 'false') fail('TRUST_PROXY', 'must be "true" or "false"')
+
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir: value('DATA_DIR') ?? './data',
+    publicUrl,
+    adminToken,
+    clock,
+    clockStart,
+    redisUrl,
+    logLevel,
+    trustProxy: trustProxyRaw === 'true',
+  }
+}

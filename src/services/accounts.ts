@@ -1,0 +1,103 @@
+import { ApiError, invalid, notFound } from '../domain/errors.ts'
+import { generateApiKey } from '../domain/api-keys.ts'
+import { newId } from '../platform/ids.ts'
+import type { PaymentProcessor } from '../platform/payment-processor.ts'
+import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
+import type { ServiceContext } from './context.ts'
+
+export async function createAccount(
+  ctx: ServiceContext,
+  input: { email: string; billing_email?: string },
+): Promise<{ user_id: string; api_key: string }> {
+  const now = ctx.clock.now()
+  const key = generateApiKey()
+  const userId = newId('usr')
+  await insertAccount(ctx.db, {
+    user_id: userId,
+    email: input.email,
+    billing_email: input.billing_email ?? null,
+    created_at: now,
+    api_key_hash: key.hash,
+    key_prefix: key.prefix,
+    key_created_at: now,
+  })
+  return { user_id: userId, api_key: key.key }
+}
+
+export async function requireAccount(ctx: ServiceContext, userId: string): Promise<AccountRow> {
+  const account = await findAccount(ctx.db, userId)
+  if (!account) throw notFound('account')
+  return account
+}
+
+async function change(ctx: ServiceContext, userId: string, changes: Parameters<typeof updateAccount>[2]): Promise<AccountRow> {
+  if (!(await updateAccount(ctx.db, userId, changes))) throw notFound('account')
+  return requireAccount(ctx, userId)
+}
+
+export const setWriteApproval = (ctx: ServiceContext, userId: string, approved: boolean) =>
+  change(ctx, userId, { write_approved: approved })
+
+export const setTermsAccepted = (ctx: ServiceContext, userId: string, accepted: boolean) =>
+  change(ctx, userId, { terms_accepted: accepted, terms_accepted_at: accepted ? ctx.clock.now() : null })
+
+export const setWritesEnabled = (ctx: ServiceContext, userId: string, enabled: boolean) =>
+  change(ctx, userId, { writes_disabled: !enabled })
+
+/** Issues a new key; the old digest is overwritten, so the old key fails at once. */
+export async function rotateKey(ctx: ServiceContext, userId: string): Promise<{ api_key: string }> {
+  const now = ctx.clock.now()
+  const key = generateApiKey()
+  await change(ctx, userId, { api_key_hash: key.hash, key_prefix: key.prefix, key_created_at: now, key_last_used_at: null })
+  return { api_key: key.key }
+}
+
+export type BillingEnrollment =
+  | { mode: 'weekly_autopay'; card_number: string; billing_country?: string }
+  | { mode: 'net30_invoice'; credit_limit_cents: number; billing_country?: string }
+
+/**
+ * Enrolls billing through the payment processor. A working enrollment makes
+ * collection `ready` (which also ends `payment_failed`).
+ */
+export async function enrollBilling(
+  ctx: ServiceContext,
+  processor: PaymentProcessor,
+  userId: string,
+  input: BillingEnrollment,
+): Promise<AccountRow> {
+  const account = await requireAccount(ctx, userId)
+  const now = ctx.clock.now()
+  const country = input.billing_country ?? account.billing_country
+  if (input.mode === 'weekly_autopay') {
+    const card = await processor.attachCard(input.card_number)
+    if (!card) throw invalid('card_number', 'card_rejected_by_processor')
+    return change(ctx, userId, {
+      requested_billing_mode: 'weekly_autopay',
+      effective_billing_mode: 'weekly_autopay',
+      collection_status: 'ready',
+      processor_customer_id: account.processor_customer_id ?? `cus_sim_${userId}`,
+      payment_method_id: card.paymentMethodId,
+      card_brand: card.brand,
+      card_last4: card.last4,
+      credit_limit_cents: 0,
+      billing_country: country,
+      billing_enrolled_at: now,
+    })
+  }
+  if (!Number.isSafeInteger(input.credit_limit_cents) || input.credit_limit_cents < 0) {
+    throw new ApiError(400, { field: 'credit_limit_cents', reason: 'below_minimum', minimum: 0 })
+  }
+  return change(ctx, userId, {
+    requested_billing_mode: 'net30_invoice',
+    effective_billing_mode: 'net30_invoice',
+    collection_status: 'ready',
+    processor_customer_id: account.processor_customer_id ?? `cus_sim_${userId}`,
+    payment_method_id: null,
+    card_brand: null,
+    card_last4: null,
+    credit_limit_cents: input.credit_limit_cents,
+    billing_country: country,
+    billing_enrolled_at: now,
+  })
+}

@@ -1,0 +1,239 @@
+import { ApiError, conflict, notFound, NOT_ACCEPTING_ORDERS } from '../domain/errors.ts'
+import {
+  checkAdLine,
+  checkOptionalLabel,
+  createFingerprint,
+  defaultCampaignName,
+  validateOrder,
+  type CampaignCreateInput,
+} from '../domain/campaign-order.ts'
+import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
+import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
+import { newId } from '../platform/ids.ts'
+import { lockAccount } from '../store/accounts.ts'
+import {
+  accountExposure,
+  findCampaignGraph,
+  findCreateRequest,
+  insertCampaignGraph,
+  insertCreateRequest,
+  lockCampaign,
+  startFirstQueuedBlock,
+  updateCampaign,
+  updateCreative,
+  type CampaignGraph,
+} from '../store/campaigns.ts'
+import { readComponentStates, readConfig } from '../store/settings.ts'
+import type { Db } from '../store/db.ts'
+import type { ServiceContext } from './context.ts'
+
+export interface CampaignCreated {
+  campaign_id: string
+  creation_channel: 'advertiser_api'
+  status: 'active' | 'paused'
+  moderation_status: 'approved' | 'pending'
+  impressions: number
+  blocks: number
+  cpm_usd: number
+  amount_cents: number
+  currency: 'usd'
+  billing: 'delivered_value_postpay'
+  replayed: boolean
+}
+
+/**
+ * POST /campaigns. Per account, creates are serialized on the account row, so
+ * concurrent retries of one idempotency key see each other: the first creates,
+ * the rest replay its stored 201 body.
+ */
+export async function createCampaign(ctx: ServiceContext, userId: string, input: CampaignCreateInput): Promise<CampaignCreated> {
+  const components = await readComponentStates(ctx.db)
+  if (components.get('campaign_creation') === 'disabled') throw new ApiError(503, NOT_ACCEPTING_ORDERS)
+
+  const fingerprint = createFingerprint(input)
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAccount(trx, userId))) throw notFound('account')
+
+    const prior = await findCreateRequest(trx, userId, input.idempotency_key)
+    if (prior) {
+      if (prior.fingerprint !== fingerprint) {
+        throw conflict({ field: 'idempotency_key', reason: 'idempotency_key_reused', campaign_id: prior.campaign_id })
+      }
+      return { ...(prior.response as CampaignCreated), replayed: true }
+    }
+
+    const config = await readConfig(trx)
+    const order = validateOrder(input, config)
+
+    if (config.outstanding_balance_cap_usd !== null) {
+      const capMicros = Math.round(config.outstanding_balance_cap_usd * MICROS_PER_USD)
+      const { deliveredMicros, bookedUndeliveredMicros } = await accountExposure(trx, userId)
+      const orderMicros = order.cpmMicros * order.blocks
+      if (deliveredMicros + bookedUndeliveredMicros + orderMicros > capMicros) {
+        throw new ApiError(402, {
+          field: 'impressions',
+          reason: 'outstanding_balance_cap',
+          cap_usd: config.outstanding_balance_cap_usd,
+          exposure_usd: microsToUsd(deliveredMicros + bookedUndeliveredMicros),
+          order_total_usd: microsToUsd(orderMicros),
+        })
+      }
+    }
+
+    const now = ctx.clock.now()
+    const campaignId = newId('cmp')
+    const status = order.startPaused ? 'paused' : 'active'
+    await insertCampaignGraph(trx, {
+      campaign: {
+        campaign_id: campaignId,
+        user_id: userId,
+        creation_channel: 'advertiser_api',
+        name: order.name ?? defaultCampaignName(now),
+        status,
+        kind: order.kind,
+        cpm_micros: order.cpmMicros,
+        impressions: order.impressions,
+        block_count: order.blocks,
+        target_surface: order.targetSurface,
+        target_countries: order.targetCountries,
+        pace_minutes: order.paceMinutes,
+        optin_leaderboard: order.optinLeaderboard,
+        start_paused: order.startPaused,
+        amount_cents: order.amountCents,
+        report_uuid: null,
+        created_at: now,
+        updated_at: now,
+        activated_at: order.startPaused ? null : now,
+        paused_at: order.startPaused ? now : null,
+        cancelled_at: null,
+      },
+      creative: {
+        creative_id: newId('crv'),
+        campaign_id: campaignId,
+        user_id: userId,
+        ad_line: order.adLine,
+        destination_url: order.destinationUrl,
+        brand: order.brand,
+        icon_url: order.iconUrl,
+        moderation_status: order.moderation.status,
+        moderation_reason: order.moderation.reason,
+        created_at: now,
+        updated_at: now,
+      },
+      blocks: Array.from({ length: order.blocks }, (_, i) => ({
+        campaign_id: campaignId,
+        block_index: i,
+        status: i === 0 && !order.startPaused ? 'serving' : 'queued',
+        impressions_target: config.block_impressions,
+        started_at: i === 0 && !order.startPaused ? now : null,
+        exhausted_at: null,
+      })),
+    })
+
+    const created: CampaignCreated = {
+      campaign_id: campaignId,
+      creation_channel: 'advertiser_api',
+      status,
+      moderation_status: order.moderation.status === 'pending' ? 'pending' : 'approved',
+      impressions: order.impressions,
+      blocks: order.blocks,
+      cpm_usd: microsToUsd(order.cpmMicros),
+      amount_cents: order.amountCents,
+      currency: 'usd',
+      billing: 'delivered_value_postpay',
+      replayed: false,
+    }
+    await insertCreateRequest(trx, {
+      user_id: userId,
+      idempotency_key: input.idempotency_key,
+      fingerprint,
+      campaign_id: campaignId,
+      response: created,
+      created_at: now,
+    })
+    return created
+  })
+}
+
+async function reload(db: Db, userId: string, campaignId: string): Promise<CampaignGraph> {
+  const graph = await findCampaignGraph(db, userId, campaignId)
+  if (!graph) throw notFound('campaign')
+  return graph
+}
+
+/** Runs a status transition under the campaign's row lock; a no-op transition writes nothing. */
+async function transition(
+  ctx: ServiceContext,
+  userId: string,
+  campaignId: string,
+  decide: (status: string) => Transition,
+): Promise<CampaignGraph> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const campaign = await lockCampaign(trx, userId, campaignId)
+    if (!campaign) throw notFound('campaign')
+    const outcome = decide(campaign.status)
+    if ('conflict' in outcome) throw conflict(outcome.conflict)
+    if (outcome.changed) {
+      const now = ctx.clock.now()
+      if (outcome.to === 'paused') {
+        await updateCampaign(trx, campaignId, { status: 'paused', paused_at: now, updated_at: now })
+      } else if (outcome.to === 'active') {
+        // A staged (start_paused) campaign starts its pacing clock on first resume;
+        // otherwise the pause is excluded from pacing time.
+        const firstActivation = campaign.activated_at === null
+        await updateCampaign(trx, campaignId, {
+          status: 'active',
+          paused_at: null,
+          activated_at: campaign.activated_at ?? now,
+          paused_ms: firstActivation ? campaign.paused_ms : campaign.paused_ms + pausedMillis(campaign.paused_at, now),
+          updated_at: now,
+        })
+        await startFirstQueuedBlock(trx, campaignId, now)
+      } else {
+        await updateCampaign(trx, campaignId, {
+          status: outcome.to,
+          cancelled_at: now,
+          paused_ms: campaign.paused_ms + (campaign.activated_at ? pausedMillis(campaign.paused_at, now) : 0),
+          paused_at: null,
+          updated_at: now,
+        })
+      }
+    }
+    return reload(trx, userId, campaignId)
+  })
+}
+
+export const pauseCampaign = (ctx: ServiceContext, userId: string, id: string) => transition(ctx, userId, id, pauseTransition)
+export const resumeCampaign = (ctx: ServiceContext, userId: string, id: string) => transition(ctx, userId, id, resumeTransition)
+export const cancelCampaign = (ctx: ServiceContext, userId: string, id: string) => transition(ctx, userId, id, cancelTransition)
+
+/**
+ * PATCH: rename and/or rewrite the live ad line in place. A new line is
+ * re-validated and re-screened; a borderline one goes back to `pending`.
+ * A cancelled campaign may be renamed but its line is no longer live.
+ */
+export async function editCampaign(
+  ctx: ServiceContext,
+  userId: string,
+  campaignId: string,
+  edit: { name?: string; ad_line?: string },
+): Promise<CampaignGraph> {
+  const name = edit.name === undefined ? undefined : checkOptionalLabel(edit.name, 'name', 1)
+  const line = edit.ad_line === undefined ? undefined : checkAdLine(edit.ad_line)
+  return ctx.db.transaction().execute(async (trx) => {
+    const campaign = await lockCampaign(trx, userId, campaignId)
+    if (!campaign) throw notFound('campaign')
+    const now = ctx.clock.now()
+    if (line) {
+      if (campaign.status === 'cancelled_user') throw conflict('a cancelled campaign has no live ad line to rewrite')
+      await updateCreative(trx, campaignId, {
+        ad_line: line.adLine,
+        moderation_status: line.moderation.status,
+        moderation_reason: line.moderation.reason,
+        updated_at: now,
+      })
+    }
+    await updateCampaign(trx, campaignId, { ...(name ? { name } : {}), updated_at: now })
+    return reload(trx, userId, campaignId)
+  })
+}

@@ -1,0 +1,62 @@
+import pino from 'pino'
+import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
+import type { Settings } from '../platform/env.ts'
+import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
+import { SimulatedProcessor } from '../platform/payment-processor.ts'
+import { openStore, type Store } from '../store/db.ts'
+import { readManualClock } from '../store/settings.ts'
+import { Scheduler } from '../jobs/scheduler.ts'
+import { expiryJob } from '../jobs/expiry.ts'
+import { buildApp, loggerOptions } from '../http/app.ts'
+import type { App } from '../http/types.ts'
+
+export interface Service {
+  app: App
+  store: Store
+  clock: Clock
+  scheduler: Scheduler
+  /** Stops taking requests, lets in-flight ones finish, then closes the store. */
+  close(): Promise<void>
+}
+
+/**
+ * Wires one service instance: web, scheduler and (later) workers in one
+ * process, as the embedded default wants; each part is separable for scale.
+ */
+export async function createService(settings: Settings, options: { loadDataDir?: Blob; inMemory?: boolean; logger?: unknown } = {}): Promise<Service> {
+  const store = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    loadDataDir: options.loadDataDir,
+    inMemory: options.inMemory,
+  })
+  let clock: Clock
+  if (settings.clock === 'manual') {
+    // A restart resumes from the last instant the operator moved to, never earlier.
+    const persisted = await readManualClock(store.db)
+    const start = settings.clockStart ?? new SystemClock().now()
+    clock = new ManualClock(persisted && persisted > start ? persisted : start)
+  } else {
+    clock = new SystemClock()
+  }
+  const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
+  const log = pino({ ...(loggerOptions(settings.logLevel) as object), ...((options.logger as object) ?? {}) })
+  const scheduler = new Scheduler(clock, [expiryJob(store.db)], log.child({ component: 'scheduler' }))
+  const app = await buildApp(
+    { db: store.db, clock, settings, counters, processor: new SimulatedProcessor(), scheduler },
+    { logger: options.logger === false ? false : undefined },
+  )
+  scheduler.start()
+  return {
+    app,
+    store,
+    clock,
+    scheduler,
+    async close() {
+      await app.close()
+      await scheduler.stop()
+      await counters.close()
+      await store.close()
+    },
+  }
+}

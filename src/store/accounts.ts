@@ -1,0 +1,38 @@
+import type { Selectable, Updateable } from 'kysely'
+import type { Db } from './db.ts'
+import type { AccountsTable } from './schema.ts'
+
+export type AccountRow = Selectable<AccountsTable>
+
+export async function insertAccount(
+  db: Db,
+  row: Pick<AccountRow, 'user_id' | 'email' | 'billing_email' | 'created_at' | 'api_key_hash' | 'key_prefix' | 'key_created_at'>,
+): Promise<void> {
+  await db.insertInto('accounts').values(row).execute()
+}
+
+export async function findAccount(db: Db, userId: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('user_id', '=', userId).executeTakeFirst()
+}
+
+/** Locks the account row for the rest of the transaction: serializes one account's order creation. */
+export async function lockAccount(db: Db, userId: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst()
+}
+
+/** Returns false when no such account exists. */
+export async function updateAccount(db: Db, userId: string, changes: Updateable<AccountsTable>): Promise<boolean> {
+  const result = await db.updateTable('accounts').set(changes).where('user_id', '=', userId).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Records key use, at most once per `granularityMs` so auth stays one read on the hot path. */
+export async function touchKeyLastUsed(db: Db, userId: string, now: Date, granularityMs: number): Promise<void> {
+  const threshold = new Date(now.getTime() - granularityMs)
+  await db
+    .updateTable('accounts')
+    .set({ key_last_used_at: now })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('key_last_used_at', 'is', null), eb('key_last_used_at', '<=', threshold)]))
+    .execute()
+}

@@ -1,0 +1,164 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import type { Db } from './db.ts'
+import type { BlocksTable, CampaignsTable, CreativesTable } from './schema.ts'
+
+export type CampaignRow = Selectable<CampaignsTable>
+export type CreativeRow = Selectable<CreativesTable>
+export type BlockRow = Selectable<BlocksTable>
+
+export interface CampaignGraph {
+  campaign: CampaignRow
+  creative: CreativeRow
+  blocks: BlockRow[]
+}
+
+export async function insertCampaignGraph(
+  db: Db,
+  graph: { campaign: Insertable<CampaignsTable>; creative: Insertable<CreativesTable>; blocks: Insertable<BlocksTable>[] },
+): Promise<void> {
+  await db.insertInto('campaigns').values(graph.campaign).execute()
+  await db.insertInto('creatives').values(graph.creative).execute()
+  await db.insertInto('blocks').values(graph.blocks).execute()
+}
+
+export async function findCreateRequest(db: Db, userId: string, key: string) {
+  return db
+    .selectFrom('campaign_create_requests')
+    .select(['fingerprint', 'campaign_id', 'response'])
+    .where('user_id', '=', userId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst()
+}
+
+export async function insertCreateRequest(
+  db: Db,
+  row: { user_id: string; idempotency_key: string; fingerprint: string; campaign_id: string; response: unknown; created_at: Date },
+): Promise<void> {
+  await db
+    .insertInto('campaign_create_requests')
+    .values({ ...row, response: JSON.stringify(row.response) })
+    .execute()
+}
+
+async function attach(db: Db, campaigns: CampaignRow[]): Promise<CampaignGraph[]> {
+  if (campaigns.length === 0) return []
+  const ids = campaigns.map((c) => c.campaign_id)
+  const [creatives, blocks] = await Promise.all([
+    db.selectFrom('creatives').selectAll().where('campaign_id', 'in', ids).execute(),
+    db.selectFrom('blocks').selectAll().where('campaign_id', 'in', ids).orderBy('campaign_id').orderBy('block_index').execute(),
+  ])
+  const creativeBy = new Map(creatives.map((c) => [c.campaign_id, c]))
+  const blocksBy = new Map<string, BlockRow[]>()
+  for (const b of blocks) {
+    const list = blocksBy.get(b.campaign_id) ?? []
+    list.push(b)
+    blocksBy.set(b.campaign_id, list)
+  }
+  return campaigns.map((campaign) => {
+    const creative = creativeBy.get(campaign.campaign_id)
+    if (!creative) throw new Error(`campaign ${campaign.campaign_id} has no creative`)
+    return { campaign, creative, blocks: blocksBy.get(campaign.campaign_id) ?? [] }
+  })
+}
+
+/** Every campaign of the account, newest first. */
+export async function listCampaignGraphs(db: Db, userId: string): Promise<CampaignGraph[]> {
+  const campaigns = await db.selectFrom('campaigns').selectAll().where('user_id', '=', userId).orderBy('seq', 'desc').execute()
+  return attach(db, campaigns)
+}
+
+/** One campaign of the account; another account's id is indistinguishable from an unknown one. */
+export async function findCampaignGraph(db: Db, userId: string, campaignId: string): Promise<CampaignGraph | undefined> {
+  const campaign = await db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirst()
+  return campaign ? (await attach(db, [campaign]))[0] : undefined
+}
+
+export async function lockCampaign(db: Db, userId: string, campaignId: string): Promise<CampaignRow | undefined> {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('campaign_id', '=', campaignId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export async function updateCampaign(db: Db, campaignId: string, changes: Updateable<CampaignsTable>): Promise<void> {
+  await db.updateTable('campaigns').set(changes).where('campaign_id', '=', campaignId).execute()
+}
+
+export async function updateCreative(db: Db, campaignId: string, changes: Updateable<CreativesTable>): Promise<void> {
+  await db.updateTable('creatives').set(changes).where('campaign_id', '=', campaignId).execute()
+}
+
+/** Puts the first queued block into service, when no block is serving yet. */
+export async function startFirstQueuedBlock(db: Db, campaignId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('blocks')
+    .set({ status: 'serving', started_at: now })
+    .where('campaign_id', '=', campaignId)
+    .where('block_index', '=', (eb) =>
+      eb.selectFrom('blocks').select((e) => e.fn.min('block_index').as('i')).where('campaign_id', '=', campaignId).where('status', '=', 'queued'),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('blocks').select('block_index').where('campaign_id', '=', campaignId).where('status', '=', 'serving'))),
+    )
+    .execute()
+}
+
+export async function findCampaignByIdForOperator(db: Db, campaignId: string): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()
+}
+
+export interface CreativeWithCampaign {
+  creative: CreativeRow
+  campaign: CampaignRow
+  blocks: BlockRow[]
+}
+
+/** The account's creatives, newest first, at most `limit`. */
+export async function listCreatives(db: Db, userId: string, limit: number): Promise<CampaignGraph[]> {
+  const campaigns = await db
+    .selectFrom('campaigns')
+    .innerJoin('creatives', 'creatives.campaign_id', 'campaigns.campaign_id')
+    .selectAll('campaigns')
+    .where('campaigns.user_id', '=', userId)
+    .orderBy('creatives.created_at', 'desc')
+    .orderBy('campaigns.seq', 'desc')
+    .limit(limit)
+    .execute()
+  return attach(db, campaigns)
+}
+
+export async function findCreativeGraph(db: Db, userId: string, creativeId: string): Promise<CampaignGraph | undefined> {
+  const creative = await db
+    .selectFrom('creatives')
+    .select('campaign_id')
+    .where('user_id', '=', userId)
+    .where('creative_id', '=', creativeId)
+    .executeTakeFirst()
+  return creative ? findCampaignGraph(db, userId, creative.campaign_id) : undefined
+}
+
+/**
+ * Exposure of an account's live orders: value delivered so far by every
+ * campaign, plus the undelivered face value of campaigns that may still
+ * deliver (active or paused). In micros.
+ */
+export async function accountExposure(db: Db, userId: string): Promise<{ deliveredMicros: number; bookedUndeliveredMicros: number }> {
+  const row = await db
+    .selectFrom('campaigns')
+    .select([
+      sql<string>`coalesce(sum(lifetime_spent_micros), 0)`.as('delivered'),
+      sql<string>`coalesce(sum(case when status in ('active', 'paused')
+        then greatest(cpm_micros * block_count - lifetime_spent_micros, 0) else 0 end), 0)`.as('booked'),
+    ])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+  return { deliveredMicros: Number(row.delivered), bookedUndeliveredMicros: Number(row.booked) }
+}

@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { PGlite } from '@electric-sql/pglite'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import type { Database } from './schema.ts'
+import { migrateToLatest } from './migrate.ts'
+
+export type Db = Kysely<Database>
+
+export interface Store {
+  readonly kind: 'postgres' | 'embedded'
+  readonly db: Db
+  /** True while the store answers a trivial query. */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+const INT8_OID = 20
+const INT8_ARRAY_OID = 1016
+
+function parseInt8(text: string): number {
+  const n = Number(text)
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${text} exceeds the safe integer range`)
+  return n
+}
+
+/**
+ * Both stores speak the PostgreSQL wire protocol to `pg`, so one set of type
+ * parsers applies: int8 (micros, cents, counts) becomes a JS number, checked
+ * to be exact.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID) return parseInt8
+    if (oid === INT8_ARRAY_OID) {
+      const parseArray = pg.types.getTypeParser(oid as never) as (v: string) => string[]
+      return (v: string) => parseArray(v).map((x) => (x === null ? x : parseInt8(x)))
+    }
+    return pg.types.getTypeParser(oid as never, format ?? 'text')
+  },
+} as pg.CustomTypesConfig
+
+export interface OpenStoreOptions {
+  databaseUrl: string | null
+  dataDir: string
+  /** Embedded only: start from this dump of a data directory (tests use a migrated template). */
+  loadDataDir?: Blob
+  /** Embedded only: keep the database in memory instead of DATA_DIR. */
+  inMemory?: boolean
+  poolSize?: number
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  let store: Store
+  if (options.databaseUrl !== null) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
+    store = wrap('postgres', pool, async () => {})
+  } else {
+    let dataDir: string | undefined
+    if (!options.inMemory) {
+      mkdirSync(options.dataDir, { recursive: true })
+      dataDir = `${options.dataDir}/pglite`
+    }
+    const lite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+    // PGlite is one connection on the main thread: a pool of one serializes
+    // transactions exactly as PostgreSQL's locks would order them.
+    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types })
+    store = wrap('embedded', pool, () => lite.close())
+  }
+  await migrateToLatest(store.db as unknown as Kysely<unknown>)
+  return store
+}
+
+function wrap(kind: Store['kind'], pool: pg.Pool, closeEngine: () => Promise<void>): Store {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    kind,
+    db,
+    async ping() {
+      try {
+        await sql`select 1`.execute(db)
+        return true
+      } catch {
+        return false
+      }
+    },
+    async close() {
+      await db.destroy()
+      await closeEngine()
+    },
+  }
+}

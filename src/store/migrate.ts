@@ -1,0 +1,36 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url))
+
+/**
+ * Versioned plain-SQL migrations (`NNNN_name.sql`), applied in name order by
+ * Kysely's Migrator, which records them and takes a lock so that several
+ * instances starting at once apply each file exactly once.
+ */
+class SqlFileMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort()
+    const migrations: Record<string, Migration> = {}
+    for (const file of files) {
+      const text = await readFile(MIGRATIONS_DIR + file, 'utf8')
+      migrations[file.replace(/\.sql$/, '')] = {
+        // No parameters: pg sends it as a simple query, so one file may hold many statements.
+        up: async (db) => {
+          await sql.raw(text).execute(db)
+        },
+      }
+    }
+    return migrations
+  }
+}
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`)
+  }
+}

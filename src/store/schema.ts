@@ -1,0 +1,127 @@
+import type { ColumnType, Generated } from 'kysely'
+
+/** Table types for Kysely; they mirror src/store/migrations/*.sql. */
+
+type Timestamp = ColumnType<Date, Date, Date>
+type Int8 = ColumnType<number, number, number>
+
+export interface AccountsTable {
+  user_id: string
+  email: string
+  billing_email: string | null
+  created_at: Timestamp
+  api_key_hash: Buffer
+  key_prefix: string
+  key_created_at: Timestamp
+  key_last_used_at: Timestamp | null
+  write_approved: Generated<boolean>
+  terms_accepted: Generated<boolean>
+  terms_accepted_at: Timestamp | null
+  writes_disabled: Generated<boolean>
+  collection_status: Generated<string>
+  requested_billing_mode: string | null
+  effective_billing_mode: Generated<string>
+  credit_limit_cents: ColumnType<number, number | undefined, number>
+  processor_customer_id: string | null
+  payment_method_id: string | null
+  card_brand: string | null
+  card_last4: string | null
+  billing_country: string | null
+  billing_enrolled_at: Timestamp | null
+}
+
+export interface SettingsTable {
+  key: string
+  value: ColumnType<unknown, string, string>
+}
+
+export interface ComponentStatesTable {
+  component: string
+  state: string
+  updated_at: Timestamp
+}
+
+export interface CampaignsTable {
+  campaign_id: string
+  seq: ColumnType<number, never, never>
+  user_id: string
+  creation_channel: string
+  name: string
+  status: string
+  kind: string
+  cpm_micros: Int8
+  impressions: number
+  block_count: number
+  target_surface: string
+  target_countries: string[] | null
+  pace_minutes: number | null
+  optin_leaderboard: boolean
+  start_paused: boolean
+  amount_cents: Int8
+  lifetime_spent_micros: ColumnType<number, number | undefined, number>
+  report_uuid: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  activated_at: Timestamp | null
+  paused_at: Timestamp | null
+  paused_ms: ColumnType<number, number | undefined, number>
+  cancelled_at: Timestamp | null
+}
+
+export interface CreativesTable {
+  creative_id: string
+  campaign_id: string
+  user_id: string
+  ad_line: string
+  destination_url: string
+  brand: string | null
+  icon_url: string | null
+  moderation_status: string
+  moderation_reason: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface BlocksTable {
+  campaign_id: string
+  block_index: number
+  status: string
+  impressions_target: number
+  impressions_served: ColumnType<number, number | undefined, number>
+  started_at: Timestamp | null
+  exhausted_at: Timestamp | null
+}
+
+export interface CampaignCreateRequestsTable {
+  user_id: string
+  idempotency_key: string
+  fingerprint: string
+  campaign_id: string
+  response: ColumnType<unknown, string, string>
+  created_at: Timestamp
+}
+
+export interface PreviewsTable {
+  token_hash: Buffer
+  user_id: string
+  campaign_id: string | null
+  ad_line: string
+  destination_url: string
+  brand: string | null
+  icon_url: string | null
+  target_surface: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  revoked_at: Timestamp | null
+}
+
+export interface Database {
+  accounts: AccountsTable
+  settings: SettingsTable
+  component_states: ComponentStatesTable
+  campaigns: CampaignsTable
+  creatives: CreativesTable
+  blocks: BlocksTable
+  campaign_create_requests: CampaignCreateRequestsTable
+  previews: PreviewsTable
+}

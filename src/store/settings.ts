@@ -1,0 +1,52 @@
+import type { Db } from './db.ts'
+import { DEFAULT_CONFIG, type ServiceConfig } from '../domain/order-config.ts'
+
+/** Operator overrides are stored as one JSON document over the code defaults. */
+const CONFIG_KEY = 'service_config'
+const MANUAL_CLOCK_KEY = 'manual_clock'
+
+export async function readConfig(db: Db): Promise<ServiceConfig> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', CONFIG_KEY).executeTakeFirst()
+  return { ...DEFAULT_CONFIG, ...((row?.value as Partial<ServiceConfig> | undefined) ?? {}) }
+}
+
+export async function writeConfigOverrides(db: Db, patch: Partial<ServiceConfig>): Promise<ServiceConfig> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('settings').select('value').where('key', '=', CONFIG_KEY).forUpdate().executeTakeFirst()
+    const merged = { ...((row?.value as Partial<ServiceConfig> | undefined) ?? {}), ...patch }
+    await trx
+      .insertInto('settings')
+      .values({ key: CONFIG_KEY, value: JSON.stringify(merged) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(merged) }))
+      .execute()
+    return { ...DEFAULT_CONFIG, ...merged }
+  })
+}
+
+export async function readComponentStates(db: Db): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('component_states').select(['component', 'state']).execute()
+  return new Map(rows.map((r) => [r.component, r.state]))
+}
+
+export async function writeComponentState(db: Db, component: string, state: string, now: Date): Promise<void> {
+  await db
+    .insertInto('component_states')
+    .values({ component, state, updated_at: now })
+    .onConflict((oc) => oc.column('component').doUpdateSet({ state, updated_at: now }))
+    .execute()
+}
+
+/** The manual clock's last instant, so a restart never moves service time backwards. */
+export async function readManualClock(db: Db): Promise<Date | null> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', MANUAL_CLOCK_KEY).executeTakeFirst()
+  return typeof row?.value === 'string' ? new Date(row.value) : null
+}
+
+export async function writeManualClock(db: Db, now: Date): Promise<void> {
+  const value = JSON.stringify(now.toISOString())
+  await db
+    .insertInto('settings')
+    .values({ key: MANUAL_CLOCK_KEY, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute()
+}
