@@ -14,7 +14,8 @@
  * - Runs of single-letter tokens are re-joined ("s e x" -> "sex") so spacing can't sneak short words past
  *   the token form.
  * - Repeated letters are handled in the matcher (a run of N letters in a term matches N or more), not by
- *   collapsing the text, so "caaasino" still hits but "Niger" can never turn into a slur.
+ *   collapsing the text, so "caaasino" still hits but "Niger" can never turn into a slur. (Runs are only
+ *   capped at 3, which no term exceeds, to keep regex work linear on hostile input.)
  * - Ambiguous leet characters (1 | !) fold to "i"; terms accept "i" wherever they have "l".
  * - Trailing "!" is punctuation, not leet; digit-only tokens ("2024", "100") are left alone.
  * - Deny beats review. Review means "may run, but a human looks first".
@@ -246,11 +247,14 @@ function joinSingleLetters(tokens: readonly string[]): string[] {
   return out
 }
 
+/** Runs longer than any term needs are capped at 3, which keeps matching linear on hostile input. */
+const capRuns = (s: string): string => s.replace(/(\p{L})\1{3,}/gu, '$1$1$1')
+
 /** Token form: folded, de-leeted words separated by single spaces (emoji and punctuation dropped). */
 export function normalizeForScreening(text: string): string {
   const chunks = foldCharacters(text).match(/[\p{L}\p{N}@$!|€]+/gu) ?? []
   const tokens = chunks.flatMap((chunk) => deLeet(chunk).split(/[^\p{L}\p{N}]+/u)).filter(Boolean)
-  return joinSingleLetters(tokens).join(' ')
+  return capRuns(joinSingleLetters(tokens).join(' '))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -285,7 +289,7 @@ const REVIEW_RULES = REVIEW.map(([reason, set]) => [reason, compileTermSet(set)]
 
 export function screenAdLine(text: string): Screening {
   const tokens = normalizeForScreening(text)
-  const forms: Forms = { tokens, squashed: tokens.replace(/[^a-z]/g, '') }
+  const forms: Forms = { tokens, squashed: capRuns(tokens.replace(/[^a-z]/g, '')) }
   for (const [category, matches] of DENY_RULES) if (matches(forms)) return { verdict: 'deny', category }
   for (const [reason, matches] of REVIEW_RULES) if (matches(forms)) return { verdict: 'review', reason }
   return { verdict: 'allow' }

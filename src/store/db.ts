@@ -13,6 +13,8 @@ export interface Store {
   readonly db: Db
   /** True while the store answers a trivial query. */
   ping(): Promise<boolean>
+  /** Embedded only: a compressed dump of the data directory (tests clone a migrated template from it). */
+  dump?(): Promise<Blob>
   close(): Promise<void>
 }
 
@@ -66,7 +68,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // PGlite is one connection on the main thread: a pool of one serializes
     // transactions exactly as PostgreSQL's locks would order them.
     const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types })
-    store = wrap('embedded', pool, () => lite.close())
+    store = { ...wrap('embedded', pool, () => lite.close()), dump: () => lite.dumpDataDir('gzip') }
   }
   await migrateToLatest(store.db as unknown as Kysely<unknown>)
   return store

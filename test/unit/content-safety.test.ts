@@ -24,6 +24,8 @@ test('normalizeForScreening folds case, spacing, leet, diacritics, width, homogl
     ['\u03BF\u03BD\u03B1', 'ova'], // Greek ο ν α
     ['ca$ino!', 'casino'],
     ['Betta fish of databases 🐟', 'betta fish of databases'],
+    ['caaaaaasinooooo', 'caaasinooo'], // long runs capped; the matcher accepts any run length
+    ['P.0.R.N', 'porn'],
     ['Save $100 in 2024!', 'save 100 in 2024'],
     ['Password manager for teams — try 1Password', 'password manager for teams try ipassword'],
     ['🚀🔥✨', ''],
@@ -54,6 +56,11 @@ const DENIED: ReadonlyArray<readonly [string, SafetyCategory]> = [
   ['Best sp0rts b3tting odds', 'gambling'],
   ['P.0.R.N for free', 'adult'],
   ['S E X chat now', 'adult'],
+  ['pr0n', 'adult'],
+  ['\u0455\u0435\u0445\u0443 chat', 'adult'],
+  ['\u{1D4EC}\u{1D4EA}\u{1D4FC}\u{1D4F2}\u{1D4F7}\u{1D4F8}', 'gambling'], // script letters
+  ['\u24D2\u24D0\u24E2\u24D8\u24DD\u24DE', 'gambling'], // circled letters
+  ['ca.si.no', 'gambling'],
   ['Hot singles in your area', 'adult'],
   ['D0ubl3 y0ur B1TC01N today', 'scam'],
   ['Free crypto airdrop, claim now', 'scam'],
@@ -139,6 +146,7 @@ const REVIEWED: ReadonlyArray<readonly [string, string]> = [
   ['Join the $ACME token presale', 'crypto_offer'],
   ['Bitcoin payments SDK for devs', 'crypto_offer'],
   ['Guaranteed returns on idle cash', 'financial_offer'],
+  ['Guaranteed 20% monthly returns', 'financial_offer'],
   ['Passive income for side-project devs', 'financial_offer'],
   ['Instant loans for freelancers', 'lending'],
   ['Dating app for developers ❤️', 'dating'],
@@ -167,4 +175,12 @@ test('emoji, symbols and odd input do not break screening', () => {
   assert.deepEqual(screenAdLine(''), { verdict: 'allow' })
   assert.deepEqual(screenAdLine('\u200B\u200B\u200B'), { verdict: 'allow' })
   assert.deepEqual(screenAdLine('🎲 online betting 🎲'), { verdict: 'deny', category: 'gambling' })
+})
+
+test('hostile long input is screened quickly', () => {
+  const started = performance.now()
+  for (const s of ['s'.repeat(20_000), 'e '.repeat(10_000), 'your account '.repeat(1_500), 'l1|'.repeat(7_000)]) {
+    assert.equal(screenAdLine(s).verdict, 'allow')
+  }
+  assert.ok(performance.now() - started < 1_000)
 })

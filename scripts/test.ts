@@ -1,0 +1,66 @@
+/**
+ * npm test: every test file on the embedded store, then, when
+ * TEST_DATABASE_URL is set, every test file again on that PostgreSQL (each
+ * test file creates and drops its own database). Ends with one summary line.
+ */
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { openStore } from '../src/store/db.ts'
+
+const root = new URL('..', import.meta.url).pathname
+const tmp = join(root, '.tmp')
+mkdirSync(tmp, { recursive: true })
+
+const only = process.argv.slice(2)
+const files = (only.length > 0 ? only : readdirSync(join(root, 'test'), { recursive: true }).map(String))
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => (f.startsWith('test/') ? f : join('test', f)))
+  .sort()
+
+/** A migrated embedded database, dumped once per migration set; each test file starts from a copy. */
+async function pgliteTemplate(): Promise<string> {
+  const dir = join(root, 'src/store/migrations')
+  const hash = createHash('sha256')
+  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)))
+  const path = join(tmp, `pglite-template-${hash.digest('hex').slice(0, 12)}.tgz`)
+  if (!existsSync(path)) {
+    const store = await openStore({ databaseUrl: null, dataDir: '', inMemory: true })
+    writeFileSync(path, Buffer.from(await (await store.dump!()).arrayBuffer()))
+    await store.close()
+  }
+  return path
+}
+
+function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pass: number; fail: number } {
+  console.log(`\n=== ${files.length} test files on the ${store} store ===`)
+  const tap = join(tmp, `results-${store}.tap`)
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      ...files,
+    ],
+    { stdio: 'inherit', env: { ...process.env, ...env, TEST_STORE: store } },
+  )
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : ''
+  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+  const pass = count('pass')
+  const fail = count('fail') + (result.status !== 0 && count('fail') === 0 ? 1 : 0)
+  console.log(`${store}: ${pass} passed, ${fail} failed`)
+  return { pass, fail }
+}
+
+const results = [run('embedded', { TEST_PGLITE_TEMPLATE: await pgliteTemplate() })]
+if (process.env.TEST_DATABASE_URL) results.push(run('postgres', {}))
+else console.log('\nTEST_DATABASE_URL is not set: skipping the PostgreSQL run.')
+
+const pass = results.reduce((n, r) => n + r.pass, 0)
+const fail = results.reduce((n, r) => n + r.fail, 0)
+console.log(`\ntotal: ${pass} passed, ${fail} failed`)
+process.exit(fail > 0 || pass === 0 ? 1 : 0)

@@ -1,0 +1,52 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import type { Ajv } from 'ajv'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+interface OpenApiDoc {
+  openapi: string
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+}
+
+/**
+ * Validates real responses against the served OpenAPI document: the status
+ * must be documented for the operation and the body must match its schema.
+ */
+export class OpenApiValidator {
+  readonly doc: OpenApiDoc
+  readonly #ajv: Ajv2020
+  readonly #templates: { template: string; regex: RegExp }[]
+  readonly #cache = new Map<string, ReturnType<Ajv2020['compile']>>()
+
+  constructor(doc: OpenApiDoc) {
+    this.doc = doc
+    this.#ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }))
+    this.#ajv.addSchema(doc as object, 'openapi.json')
+    this.#templates = Object.keys(doc.paths).map((template) => ({
+      template,
+      regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }))
+  }
+
+  /** Returns a list of problems (empty when the response conforms). */
+  check(method: string, path: string, status: number, body: unknown): string[] {
+    const bare = path.split('?')[0]!
+    const match = this.#templates.find((t) => t.regex.test(bare))
+    if (!match) return [`${method} ${bare}: path not in the OpenAPI document`]
+    const operation = this.doc.paths[match.template]![method.toLowerCase()]
+    if (!operation) return [`${method} ${match.template}: method not in the OpenAPI document`]
+    const response = operation.responses[String(status)]
+    if (!response) return [`${method} ${match.template}: status ${status} not documented`]
+    const schema = response.content?.['application/json']?.schema
+    if (schema === undefined) return body === undefined || body === '' ? [] : [`${method} ${match.template} ${status}: undocumented body`]
+    const pointer = `openapi.json#/paths/${match.template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`
+    let validate = this.#cache.get(pointer)
+    if (!validate) {
+      validate = this.#ajv.compile({ $ref: pointer })
+      this.#cache.set(pointer, validate)
+    }
+    if (validate(body)) return []
+    return (validate.errors ?? []).map((e) => `${method} ${match.template} ${status}: ${e.instancePath || '/'} ${e.message}`)
+  }
+}

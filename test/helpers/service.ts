@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { loadSettings } from '../../src/platform/env.ts'
+import { createService, type Service } from '../../src/start/service.ts'
+import { ManualClock } from '../../src/platform/clock.ts'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789'
+export const CLOCK_START = '2026-11-02T09:00:00.000Z' // a Monday
+
+export type StoreKind = 'embedded' | 'postgres'
+export const STORE: StoreKind = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'embedded'
+
+export interface TestService {
+  service: Service
+  baseUrl: string
+  clock: ManualClock
+  close(): Promise<void>
+}
+
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `adapi_test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+/**
+ * A real service over real HTTP on a fresh store: the embedded store cloned
+ * from a migrated template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL
+ * database created on TEST_DATABASE_URL and dropped afterwards.
+ */
+export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+  let databaseUrl: string | undefined
+  let drop = async () => {}
+  let loadDataDir: Blob | undefined
+  if (STORE === 'postgres') {
+    const adminUrl = process.env.TEST_DATABASE_URL
+    if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
+    ;({ url: databaseUrl, drop } = await createDatabase(adminUrl))
+  } else if (process.env.TEST_PGLITE_TEMPLATE) {
+    loadDataDir = new Blob([await readFile(process.env.TEST_PGLITE_TEMPLATE)])
+  }
+  const settings = loadSettings({
+    PORT: '0',
+    ADMIN_TOKEN,
+    CLOCK: 'manual',
+    CLOCK_START,
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: 'silent',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  })
+  const service = await createService(settings, { loadDataDir, inMemory: true, logger: false })
+  await service.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = service.app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no address')
+  const baseUrl = `http://127.0.0.1:${address.port}`
+  // PUBLIC_URL defaults to the configured port; tests read absolute URLs through baseUrl.
+  return {
+    service,
+    baseUrl,
+    clock: service.clock as ManualClock,
+    async close() {
+      await service.close()
+      await drop()
+    },
+  }
+}
