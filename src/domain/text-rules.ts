@@ -5,9 +5,7 @@
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' })
 
 export function graphemeLength(text: string): number {
-  let n = 0
-  for (const _ of segmenter.segment(text)) n++
-  return n
+  return [...segmenter.segment(text)].length
 }
 
 // C0/C1 controls plus bidirectional overrides and isolates, which could make a
