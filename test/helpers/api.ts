@@ -74,8 +74,11 @@ export interface TestHarness {
   config(patch: Record<string, unknown>): Promise<void>
 }
 
-/** Registers before/after hooks that run one service for the test file; returns the harness. */
-export function useService(env: Record<string, string> = {}): TestHarness {
+/**
+ * Registers before/after hooks that run one service for the test file;
+ * returns the harness. `config` is applied through the operator API at start.
+ */
+export function useService(env: Record<string, string> = {}, config?: Record<string, unknown>): TestHarness {
   const h = {} as TestHarness
   before(async () => {
     h.svc = await startService(env)
@@ -105,6 +108,7 @@ export function useService(env: Record<string, string> = {}): TestHarness {
       const res = await h.admin.patch('/admin/v1/config', patch)
       assert.equal(res.status, 200, res.text)
     }
+    if (config) await h.config(config)
   })
   after(async () => {
     await h.svc?.close()
