@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
@@ -37,7 +37,7 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ]
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string): FastifyServerOptions['logger'] & object {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -52,9 +52,9 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   }
 }
 
-export async function buildApp(deps: RouteDeps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<App> {
+export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLogger }): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(deps.settings.logLevel),
+    loggerInstance: options.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: deps.settings.trustProxy,

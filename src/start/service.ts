@@ -1,4 +1,4 @@
-import pino from 'pino'
+import pino, { type DestinationStream, type LoggerOptions } from 'pino'
 import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
 import type { Settings } from '../platform/env.ts'
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
@@ -23,7 +23,16 @@ export interface Service {
  * Wires one service instance: web, scheduler and (later) workers in one
  * process, as the embedded default wants; each part is separable for scale.
  */
-export async function createService(settings: Settings, options: { loadDataDir?: Blob; inMemory?: boolean; logger?: unknown } = {}): Promise<Service> {
+export interface ServiceOptions {
+  /** Embedded store: start from this dump (tests clone a migrated template). */
+  loadDataDir?: Blob
+  /** Embedded store: keep it in memory instead of DATA_DIR. */
+  inMemory?: boolean
+  /** Where logs go (default stdout). */
+  logStream?: DestinationStream
+}
+
+export async function createService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
   const store = await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
@@ -40,11 +49,11 @@ export async function createService(settings: Settings, options: { loadDataDir?:
     clock = new SystemClock()
   }
   const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
-  const log = pino({ ...(loggerOptions(settings.logLevel) as object), ...((options.logger as object) ?? {}) })
+  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
   const scheduler = new Scheduler(clock, [expiryJob(store.db)], log.child({ component: 'scheduler' }))
   const app = await buildApp(
     { db: store.db, clock, settings, counters, processor: new SimulatedProcessor(), scheduler },
-    { logger: options.logger === false ? false : undefined },
+    { logger: log },
   )
   scheduler.start()
   return {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import type { DestinationStream } from 'pino'
 import { loadSettings } from '../../src/platform/env.ts'
 import { createService, type Service } from '../../src/start/service.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
@@ -42,7 +43,7 @@ async function createDatabase(adminUrl: string): Promise<{ url: string; drop: ()
  * from a migrated template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL
  * database created on TEST_DATABASE_URL and dropped afterwards.
  */
-export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startService(env: Record<string, string> = {}, options: { logStream?: DestinationStream } = {}): Promise<TestService> {
   let databaseUrl: string | undefined
   let drop = async () => {}
   let loadDataDir: Blob | undefined
@@ -63,7 +64,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   })
-  const service = await createService(settings, { loadDataDir, inMemory: true, logger: false })
+  const service = await createService(settings, { loadDataDir, inMemory: true, logStream: options.logStream })
   await service.app.listen({ port: 0, host: '127.0.0.1' })
   const address = service.app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no address')
