@@ -27,5 +27,6 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorRef]))
 }
 
-const Id = Type.String({ minLength: 1, maxLength: 64 })
+// No length bound: an id of any length that is not the account's is simply unknown (404).
+const Id = Type.String({ minLength: 1 })
 export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)

@@ -5,6 +5,7 @@ import { PreviewCreatedSchema, PreviewCreateSchema, RevokedSchema } from '../../
 import { thinkingText } from '../../pages/preview-page.ts'
 import { checkAdLine, checkIcon, checkOptionalLabel } from '../../../domain/campaign-order.ts'
 import { invalid } from '../../../domain/errors.ts'
+import { normalizeDestinationUrl } from '../../../domain/destination-url.ts'
 import { createPreview, previewCampaign, revokeOwnedPreview, type PreviewContent, type PreviewSurface } from '../../../services/previews.ts'
 
 export function previewUrl(publicUrl: string, token: string): string {
@@ -41,7 +42,9 @@ export function previewRoutes(deps: RouteDeps) {
       },
       async (request, reply) => {
         const body = request.body
-        if (!/^https:\/\//i.test(body.destination_url)) throw invalid('destination_url', 'https_required')
+        // Validated like a campaign destination, but shown exactly as sent (the spec: not normalized).
+        const destination = normalizeDestinationUrl(body.destination_url)
+        if ('problem' in destination) throw invalid('destination_url', destination.problem)
         const content: PreviewContent = {
           ad_line: checkAdLine(body.ad_line).adLine,
           destination_url: body.destination_url,
