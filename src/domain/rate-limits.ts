@@ -41,3 +41,14 @@ export function rateLimitHeaders(name: PolicyName, s: WindowState): Record<strin
 export const LOCKOUT_THRESHOLD = 10
 export const LOCKOUT_WINDOW_MS = 15 * 60_000
 export const LOCKOUT_MS = 15 * 60_000
+
+/**
+ * Serving abuse limits (operations.md section 2), per minute of service time.
+ * A real install asks for a decision at most every ten seconds per surface,
+ * so 30 a minute per viewer is generous; one address may front a whole office.
+ */
+export const SERVING_LIMITS = {
+  decisionsPerViewer: 30,
+  decisionsPerAddress: 3_000,
+  eventsPerAddress: 6_000,
+} as const

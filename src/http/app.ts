@@ -15,6 +15,7 @@ import { creativeRoutes } from './routes/v1/creatives.ts'
 import { previewRoutes } from './routes/v1/previews.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
+import { servingRoutes } from './routes/serve.ts'
 import { OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -114,6 +115,15 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     )
   }
   await app.register(pageRoutes(deps))
+  await app.register(
+    async (serve) => {
+      serve.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true }
+      })
+      await serve.register(servingRoutes(deps))
+    },
+    { prefix: '/serve/v1' },
+  )
 
   void OPENAPI_VERSION
   return app

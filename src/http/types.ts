@@ -4,6 +4,7 @@ import type { ServiceContext } from '../services/context.ts'
 import type { CounterStore } from '../platform/counters.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
+import type { ServingEngine } from '../serving/engine.ts'
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -12,4 +13,5 @@ export interface RouteDeps extends ServiceContext {
   counters: CounterStore
   processor: PaymentProcessor
   scheduler: Scheduler
+  serving: ServingEngine
 }

@@ -9,12 +9,14 @@ import { Scheduler } from '../jobs/scheduler.ts'
 import { expiryJob } from '../jobs/expiry.ts'
 import { buildApp, loggerOptions } from '../http/app.ts'
 import type { App } from '../http/types.ts'
+import { ServingEngine } from '../serving/engine.ts'
 
 export interface Service {
   app: App
   store: Store
   clock: Clock
   scheduler: Scheduler
+  serving: ServingEngine
   /** Stops taking requests, lets in-flight ones finish, then closes the store. */
   close(): Promise<void>
 }
@@ -51,8 +53,9 @@ export async function createService(settings: Settings, options: ServiceOptions 
   const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
   const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
   const scheduler = new Scheduler(clock, [expiryJob(store.db)], log.child({ component: 'scheduler' }))
+  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
   const app = await buildApp(
-    { db: store.db, clock, settings, counters, processor: new SimulatedProcessor(), scheduler },
+    { db: store.db, clock, settings, counters, processor: new SimulatedProcessor(), scheduler, serving },
     { logger: log },
   )
   scheduler.start()
@@ -61,8 +64,10 @@ export async function createService(settings: Settings, options: ServiceOptions 
     store,
     clock,
     scheduler,
+    serving,
     async close() {
       await app.close()
+      await serving.close()
       await scheduler.stop()
       await counters.close()
       await store.close()

@@ -66,6 +66,8 @@ export interface CampaignsTable {
   paused_at: Timestamp | null
   paused_ms: ColumnType<number, number | undefined, number>
   cancelled_at: Timestamp | null
+  impressions_billed: ColumnType<number, number | undefined, number>
+  completed_at: Timestamp | null
 }
 
 export interface CreativesTable {
@@ -115,7 +117,31 @@ export interface PreviewsTable {
   revoked_at: Timestamp | null
 }
 
+export interface LedgerEventsTable {
+  event_id: ColumnType<number, never, never>
+  occurred_at: Timestamp
+  event_type: 'offer' | 'impression' | 'view' | 'click'
+  impression_id: string
+  user_id: string
+  campaign_id: string
+  creative_id: string
+  surface: string
+  country: string | null
+  billable: boolean
+  debit_micros: ColumnType<number, number | undefined, never>
+  dwell_ms: number | null
+  reason: string | null
+  viewer_key: string
+}
+
+export interface ServingEpochTable {
+  id: number
+  epoch: Int8
+}
+
 export interface Database {
+  ledger_events: LedgerEventsTable
+  serving_epoch: ServingEpochTable
   accounts: AccountsTable
   settings: SettingsTable
   component_states: ComponentStatesTable

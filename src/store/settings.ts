@@ -50,3 +50,14 @@ export async function writeManualClock(db: Db, now: Date): Promise<void> {
     .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
     .execute()
 }
+
+/** The serving secret (offer signatures, viewer keys), created once and shared by every instance. */
+export async function ensureServingSecret(db: Db, fresh: () => string): Promise<Buffer> {
+  await db
+    .insertInto('settings')
+    .values({ key: 'serving_secret', value: JSON.stringify(fresh()) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'serving_secret').executeTakeFirstOrThrow()
+  return Buffer.from(row.value as string, 'hex')
+}

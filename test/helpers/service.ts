@@ -16,6 +16,7 @@ export interface TestService {
   service: Service
   baseUrl: string
   clock: ManualClock
+  databaseUrl: string | null
   close(): Promise<void>
 }
 
@@ -47,7 +48,10 @@ export async function startService(env: Record<string, string> = {}, options: { 
   let databaseUrl: string | undefined
   let drop = async () => {}
   let loadDataDir: Blob | undefined
-  if (STORE === 'postgres') {
+  if (env.DATABASE_URL) {
+    // Sharing another service's database (a second instance); the owner drops it.
+    databaseUrl = env.DATABASE_URL
+  } else if (STORE === 'postgres') {
     const adminUrl = process.env.TEST_DATABASE_URL
     if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
     ;({ url: databaseUrl, drop } = await createDatabase(adminUrl))
@@ -73,6 +77,7 @@ export async function startService(env: Record<string, string> = {}, options: { 
   return {
     service,
     baseUrl,
+    databaseUrl: databaseUrl ?? null,
     clock: service.clock as ManualClock,
     async close() {
       await service.close()

@@ -1,0 +1,74 @@
+import { Type } from 'typebox'
+import type { FastifyRequest } from 'fastify'
+import type { App, RouteDeps } from '../types.ts'
+import type { ServingEngine } from '../../serving/engine.ts'
+import { ApiError, tooManyRequests } from '../../domain/errors.ts'
+import { RATE_WINDOW_MS, SERVING_LIMITS, windowStart, windowState } from '../../domain/rate-limits.ts'
+
+const DecisionBody = Type.Object(
+  {
+    surface: Type.String({ enum: ['extension', 'terminal'] }),
+    viewer_id: Type.String({ minLength: 1, maxLength: 128 }),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  },
+  { additionalProperties: false },
+)
+const ViewBody = Type.Object({ dwell_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }) }, { additionalProperties: false })
+const ImpressionParams = Type.Object({ impression_id: Type.String({ minLength: 1 }) })
+
+/**
+ * The public serving endpoints (operations.md section 2), called by the
+ * editor extension and the terminal status line. They never reveal account data.
+ */
+export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
+  const { serving } = deps
+
+  async function limit(request: FastifyRequest, key: string, perMinute: number): Promise<void> {
+    const nowMs = deps.clock.nowMs()
+    let count = 0
+    try {
+      count = await deps.counters.increment(key, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS)
+    } catch (err) {
+      request.log.warn({ err }, 'serving limit store unavailable; failing open')
+    }
+    if (count > perMinute) throw tooManyRequests(windowState(perMinute, count, nowMs).resetMs / 1000, 'too many requests')
+  }
+
+  return async (app: App) => {
+    app.post('/decisions', { schema: { body: DecisionBody } }, async (request, reply) => {
+      const { surface, viewer_id, country } = request.body
+      await limit(request, `serve-addr:${request.ip}`, SERVING_LIMITS.decisionsPerAddress)
+      await limit(request, `serve-viewer:${serving.viewerKey(viewer_id)}`, SERVING_LIMITS.decisionsPerViewer)
+      const decision = await serving.decide({ surface: surface as 'extension' | 'terminal', country: country ?? null, viewerId: viewer_id })
+      if (!decision) return reply.code(204).send()
+      const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
+      return {
+        impression_id: decision.impressionId,
+        ad_line: decision.winner.adLine,
+        brand: decision.winner.brand,
+        icon_url: decision.winner.iconUrl,
+        view_url: `${base}/view`,
+        click_url: `${base}/click`,
+      }
+    })
+
+    app.post(
+      '/impressions/:impression_id/view',
+      { schema: { params: ImpressionParams, body: ViewBody } },
+      async (request, reply) => {
+        await limit(request, `serve-events:${request.ip}`, SERVING_LIMITS.eventsPerAddress)
+        const result = await serving.view(request.params.impression_id, request.body.dwell_ms)
+        if (result.status === 'unknown') throw new ApiError(404, 'impression not found')
+        if (result.status === 'expired') throw new ApiError(410, 'the offer is older than one hour')
+        return reply.code(204).send()
+      },
+    )
+
+    app.get('/impressions/:impression_id/click', { schema: { params: ImpressionParams } }, async (request, reply) => {
+      await limit(request, `serve-events:${request.ip}`, SERVING_LIMITS.eventsPerAddress)
+      const destination = await serving.click(request.params.impression_id)
+      if (!destination) throw new ApiError(404, 'impression not found')
+      return reply.header('cache-control', 'no-store').redirect(destination, 302)
+    })
+  }
+}

@@ -1,0 +1,73 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Surface } from '../domain/auction.ts'
+
+/**
+ * An impression id is a signed offer: everything the view and click paths
+ * need travels in the id, so any instance can verify it without a store read
+ * and an offer is never lost before its view arrives.
+ */
+export interface Offer {
+  campaignId: string
+  creativeId: string
+  userId: string
+  surface: Surface
+  country: string | null
+  viewerKey: string
+  offeredAtMs: number
+}
+
+const MAC_BYTES = 16
+
+export class OfferSigner {
+  readonly #key: Buffer
+
+  constructor(secret: Buffer) {
+    this.#key = secret
+  }
+
+  #mac(payload: string): Buffer {
+    return createHmac('sha256', this.#key).update(payload).digest().subarray(0, MAC_BYTES)
+  }
+
+  /** A keyed hash of the install id: stable per viewer, meaningless outside this service, never exported. */
+  viewerKey(viewerId: string): string {
+    return createHmac('sha256', this.#key).update(`viewer:${viewerId}`).digest('base64url').slice(0, 22)
+  }
+
+  sign(offer: Offer): string {
+    const fields = [
+      offer.campaignId,
+      offer.creativeId,
+      offer.userId,
+      offer.surface === 'extension' ? 'e' : 't',
+      offer.country ?? '',
+      offer.viewerKey,
+      offer.offeredAtMs.toString(36),
+      randomBytes(6).toString('base64url'),
+    ]
+    const payload = Buffer.from(fields.join('~')).toString('base64url')
+    return `imp_${payload}.${this.#mac(payload).toString('base64url')}`
+  }
+
+  /** The offer inside a genuine id, or null for anything forged, truncated or foreign. */
+  verify(impressionId: string): Offer | null {
+    const match = /^imp_([A-Za-z0-9_-]{20,400})\.([A-Za-z0-9_-]{22})$/.exec(impressionId)
+    if (!match) return null
+    const [, payload, mac] = match as unknown as [string, string, string]
+    const expected = this.#mac(payload)
+    const given = Buffer.from(mac, 'base64url')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null
+    const f = Buffer.from(payload, 'base64url').toString().split('~')
+    if (f.length !== 8) return null
+    const [campaignId, creativeId, userId, surface, country, viewerKey, offeredAt] = f as [string, string, string, string, string, string, string]
+    return {
+      campaignId,
+      creativeId,
+      userId,
+      surface: surface === 'e' ? 'extension' : 'terminal',
+      country: country === '' ? null : country,
+      viewerKey,
+      offeredAtMs: parseInt(offeredAt, 36),
+    }
+  }
+}

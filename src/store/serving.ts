@@ -1,0 +1,60 @@
+import { sql } from 'kysely'
+import type { Db } from './db.ts'
+import type { Candidate } from '../domain/auction.ts'
+
+export async function readServingEpoch(db: Db): Promise<number> {
+  const row = await db.selectFrom('serving_epoch').select('epoch').where('id', '=', 1).executeTakeFirstOrThrow()
+  return row.epoch
+}
+
+/** Every campaign that may win an auction now: active, approved, with inventory left. */
+export async function loadCandidates(db: Db): Promise<Candidate[]> {
+  const rows = await db
+    .selectFrom('campaigns as c')
+    .innerJoin('creatives as cr', 'cr.campaign_id', 'c.campaign_id')
+    .select([
+      'c.campaign_id',
+      'c.user_id',
+      'cr.creative_id',
+      'c.seq',
+      'c.cpm_micros',
+      'c.target_surface',
+      'c.target_countries',
+      'c.pace_minutes',
+      'c.impressions',
+      'c.impressions_billed',
+      'c.activated_at',
+      'c.paused_ms',
+      'cr.ad_line',
+      'cr.brand',
+      'cr.icon_url',
+      'cr.destination_url',
+    ])
+    .where('c.status', '=', 'active')
+    .where('cr.moderation_status', '=', 'approved')
+    .where(sql<boolean>`c.impressions_billed < c.impressions`)
+    .execute()
+  return rows.map((r) => ({
+    campaignId: r.campaign_id,
+    userId: r.user_id,
+    creativeId: r.creative_id,
+    seq: r.seq,
+    cpmMicros: r.cpm_micros,
+    targetSurface: r.target_surface as Candidate['targetSurface'],
+    targetCountries: r.target_countries ? new Set(r.target_countries) : null,
+    paceMinutes: r.pace_minutes,
+    impressions: r.impressions,
+    billed: r.impressions_billed,
+    activatedAtMs: r.activated_at?.getTime() ?? null,
+    pausedMs: r.paused_ms,
+    adLine: r.ad_line,
+    brand: r.brand,
+    iconUrl: r.icon_url,
+    destinationUrl: r.destination_url,
+  }))
+}
+
+export async function findDestination(db: Db, campaignId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('creatives').select('destination_url').where('campaign_id', '=', campaignId).executeTakeFirst()
+  return row?.destination_url
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import type { Client, TestHarness } from './api.ts'
+
+let scopeCounter = 0
+/**
+ * A private-use country code per test: campaigns targeted at it compete only
+ * with each other, so tests in one file never see each other's auctions.
+ */
+export function privateCountry(): string {
+  const n = scopeCounter++
+  return `${'QX'[Math.floor(n / 26) % 2]}${String.fromCharCode(65 + (n % 26))}`
+}
+
+export interface Decision {
+  impression_id: string
+  ad_line: string
+  brand: string | null
+  icon_url: string | null
+  view_url: string
+  click_url: string
+}
+
+export async function decide(client: Client, body: { surface?: string; viewer_id?: string; country?: string }): Promise<Decision | null> {
+  const res = await client.post('/serve/v1/decisions', { surface: 'extension', viewer_id: `viewer-${Math.random()}`, ...body })
+  if (res.status === 204) return null
+  assert.equal(res.status, 200, res.text)
+  return res.body
+}
+
+export async function view(client: Client, impressionId: string, dwellMs: number): Promise<number> {
+  return (await client.post(`/serve/v1/impressions/${impressionId}/view`, { dwell_ms: dwellMs })).status
+}
+
+export async function advance(h: TestHarness, seconds: number): Promise<void> {
+  const res = await h.admin.post('/admin/v1/clock', { advance_seconds: seconds })
+  assert.equal(res.status, 200, res.text)
+}
+
+/** Billed impressions of a campaign, as its owner reads them. */
+export async function served(adv: Client, campaignId: string): Promise<number> {
+  const res = await adv.get(`/v1/campaigns/${campaignId}`)
+  assert.equal(res.status, 200)
+  return res.body.impressions_served
+}
