@@ -61,7 +61,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     trustProxy: deps.settings.trustProxy,
     bodyLimit: 64 * 1024,
     // Impression ids are signed offers of about 200 characters.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
