@@ -36,7 +36,8 @@ export function rateLimitHeaders(name: PolicyName, s: WindowState): Record<strin
 
 /**
  * Authentication lockout: per source address, LOCKOUT_THRESHOLD failures
- * within one LOCKOUT_WINDOW_MS window lock the address for LOCKOUT_MS.
+ * within any LOCKOUT_WINDOW_MS (an exact sliding log) lock the address for
+ * LOCKOUT_MS.
  */
 export const LOCKOUT_THRESHOLD = 10
 export const LOCKOUT_WINDOW_MS = 15 * 60_000

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { App, RouteDeps } from './types.ts'
-import { ErrorBody } from './schemas/common.ts'
+import { ErrorBody, errors } from './schemas/common.ts'
 import { registerErrorHandling } from './plugins/errors.ts'
 import { authenticate } from './plugins/auth.ts'
 import { accountRoutes } from './routes/v1/account.ts'
@@ -68,6 +68,14 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   const ajv = validators()
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.params).compile(schema))
   app.addSchema(ErrorBody)
+  // Body-less calls (pause, resume, …) may still say `Content-Type: application/json`:
+  // an empty body is no body. Anything else goes through Fastify's safe JSON parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined)
+    else parseJson(request, body as string, done)
+  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -90,6 +98,12 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
 
   await app.register(
     async (v1) => {
+      v1.addHook('onRoute', (route) => {
+        // Answers every route can give, documented once: body parsing (400/413/415) and store trouble (503).
+        const schema = (route.schema ??= {}) as { body?: unknown; response?: Record<number, unknown> }
+        const common = [500, 503, ...(schema.body ? [400, 413, 415] : [])]
+        schema.response = { ...errors(...common), ...(schema.response ?? {}) }
+      })
       await v1.register(statusRoutes(deps))
       await v1.register(async (authed) => {
         authed.addHook('onRequest', authenticate(deps))

@@ -6,11 +6,18 @@ const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */
 const PREVIEW_TOMBSTONE_MS = 7 * 24 * HOUR
 
-/** Hourly: deletes expired artifacts. Idempotent: a rerun finds nothing more to delete. */
+/**
+ * Daily at 00:30 UTC: deletes expired artifacts. Expiry itself is checked on
+ * every read, so this only reclaims space. Idempotent: a rerun finds nothing more to delete.
+ */
 export function expiryJob(db: Db): Job {
   return {
     name: 'expiry',
-    nextDue: (after) => new Date((Math.floor(after.getTime() / HOUR) + 1) * HOUR),
+    nextDue: (after) => {
+      const day = 24 * HOUR
+      const next = Math.floor(after.getTime() / day) * day + HOUR / 2
+      return new Date(next > after.getTime() ? next : next + day)
+    },
     run: async (now) => ({ previews_deleted: await purgeExpiredPreviews(db, now, PREVIEW_TOMBSTONE_MS) }),
   }
 }

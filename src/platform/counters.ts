@@ -1,13 +1,22 @@
 import { Redis } from 'ioredis'
 
 /**
- * Fixed-window counters and timed locks for rate limits and the auth lockout.
+ * Window counters and timed locks for rate limits and the auth lockout.
  * Windows are indexed by service-clock time, so a manual clock drives them;
  * the store only needs to forget old windows eventually (real-time TTLs).
  */
+export interface WindowCounts {
+  /** Count in the current window, including this hit. */
+  current: number
+  /** Count in the window just before it (for sliding-window estimates). */
+  previous: number
+}
+
 export interface CounterStore {
-  /** Adds one to `key` in the window starting at `windowStartMs`; returns the new count. */
-  increment(key: string, windowStartMs: number, windowMs: number): Promise<number>
+  /** Adds one to `key` in the window starting at `windowStartMs`. */
+  increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts>
+  /** Logs one event at `nowMs` and returns how many logged events lie within the last `windowMs` (a sliding log). */
+  logEvent(key: string, nowMs: number, windowMs: number): Promise<number>
   /** Sets a lock on `key` until `untilMs` (service time). */
   lock(key: string, untilMs: number, ttlMs: number): Promise<void>
   /** The service time a lock on `key` holds until, or null. */
@@ -15,19 +24,42 @@ export interface CounterStore {
   close(): Promise<void>
 }
 
-export class MemoryCounterStore implements CounterStore {
-  #counts = new Map<string, { count: number; windowStartMs: number }>()
-  #locks = new Map<string, number>()
+const SWEEP_EVERY = 4096
 
-  async increment(key: string, windowStartMs: number): Promise<number> {
+export class MemoryCounterStore implements CounterStore {
+  #counts = new Map<string, { windowStartMs: number; windowMs: number; count: number; previous: number }>()
+  #locks = new Map<string, number>()
+  #logs = new Map<string, number[]>()
+  #ops = 0
+  #latestMs = 0
+
+  async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {
+    this.#latestMs = Math.max(this.#latestMs, windowStartMs)
+    if (++this.#ops % SWEEP_EVERY === 0) this.#sweep()
     const entry = this.#counts.get(key)
     if (!entry || entry.windowStartMs !== windowStartMs) {
-      // Re-setting the key on a new window keeps the map at one entry per key.
-      this.#counts.set(key, { count: 1, windowStartMs })
-      return 1
+      // One entry per key: a new window keeps only the count of the window just before it.
+      const previous = entry && entry.windowStartMs === windowStartMs - windowMs ? entry.count : 0
+      this.#counts.set(key, { windowStartMs, windowMs, count: 1, previous })
+      return { current: 1, previous }
     }
     entry.count += 1
-    return entry.count
+    return { current: entry.count, previous: entry.previous }
+  }
+
+  async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {
+    this.#latestMs = Math.max(this.#latestMs, nowMs)
+    const log = (this.#logs.get(key) ?? []).filter((t) => t > nowMs - windowMs)
+    log.push(nowMs)
+    this.#logs.set(key, log)
+    return log.length
+  }
+
+  /** Forgets windows, logs and locks that can no longer matter, so memory stays bounded by active keys. */
+  #sweep(): void {
+    for (const [key, log] of this.#logs) if (log.every((t) => t + 3_600_000 < this.#latestMs)) this.#logs.delete(key)
+    for (const [key, e] of this.#counts) if (e.windowStartMs + 2 * e.windowMs < this.#latestMs) this.#counts.delete(key)
+    for (const [key, until] of this.#locks) if (until < this.#latestMs) this.#locks.delete(key)
   }
 
   async lock(key: string, untilMs: number): Promise<void> {
@@ -50,10 +82,24 @@ export class RedisCounterStore implements CounterStore {
     this.#redis.on('error', () => {})
   }
 
-  async increment(key: string, windowStartMs: number, windowMs: number): Promise<number> {
+  async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {
     const k = `adapi:rl:${key}:${windowStartMs}`
-    const [[, count]] = (await this.#redis.multi().incr(k).pexpire(k, windowMs * 2).exec()) as [[Error | null, number]]
-    return count
+    const prev = `adapi:rl:${key}:${windowStartMs - windowMs}`
+    const replies = (await this.#redis.multi().incr(k).pexpire(k, windowMs * 2).get(prev).exec()) as [Error | null, unknown][]
+    return { current: Number(replies[0]![1]), previous: Number(replies[2]![1] ?? 0) }
+  }
+
+  async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {
+    const k = `adapi:log:${key}`
+    const member = `${nowMs}:${Math.random().toString(36).slice(2, 8)}`
+    const replies = (await this.#redis
+      .multi()
+      .zremrangebyscore(k, '-inf', nowMs - windowMs)
+      .zadd(k, nowMs, member)
+      .zcard(k)
+      .pexpire(k, windowMs * 2)
+      .exec()) as [Error | null, unknown][]
+    return Number(replies[2]![1])
   }
 
   async lock(key: string, untilMs: number, ttlMs: number): Promise<void> {

@@ -136,3 +136,11 @@ test('GET /campaigns lists only the account\'s campaigns, newest first', async (
   assert.deepEqual(list.map((c: any) => c.campaign_id), [second, first])
   assert.equal((await b.get(`/v1/campaigns/${first}`)).status, 404)
 })
+
+test('body-less writes accept an empty body sent as application/json', async () => {
+  const adv = await h.advertiser()
+  const id = await newCampaign(adv)
+  const res = await adv.call('POST', `/v1/campaigns/${id}/pause`, { raw: '', headers: { 'content-type': 'application/json' } })
+  assert.equal(res.status, 200, res.text)
+  assert.equal(res.body.status, 'paused')
+})

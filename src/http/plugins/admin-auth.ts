@@ -9,7 +9,8 @@ export function adminAuth(token: string) {
   const expected = digest(token)
   return async function adminAuthHook(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization
-    const presented = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : ''
+    const match = typeof header === 'string' ? /^bearer +(.+)$/i.exec(header) : null
+    const presented = match?.[1] ?? ''
     if (!timingSafeEqual(digest(presented), expected)) throw new ApiError(401, 'invalid operator token')
   }
 }

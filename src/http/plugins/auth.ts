@@ -64,8 +64,7 @@ export function authenticate(deps: AuthDeps) {
     const account = typeof userId === 'string' && userId.length <= 64 ? await findAccount(deps.db, userId) : undefined
     const ok = typeof apiKey === 'string' && apiKey.length <= 128 && apiKeyMatches(apiKey, account?.api_key_hash ?? null)
     if (!ok || !account) {
-      const start = windowStart(nowMs, LOCKOUT_WINDOW_MS)
-      const failures = await safely(request, 0, () => deps.counters.increment(`auth-fail:${request.ip}`, start, LOCKOUT_WINDOW_MS))
+      const failures = await safely(request, 0, () => deps.counters.logEvent(`auth-fail:${request.ip}`, nowMs, LOCKOUT_WINDOW_MS))
       if (failures >= LOCKOUT_THRESHOLD) {
         await safely(request, undefined, () => deps.counters.lock(lockKey, nowMs + LOCKOUT_MS, LOCKOUT_MS))
       }
@@ -83,7 +82,9 @@ export function authenticate(deps: AuthDeps) {
     const policy: PolicyName = request.method === 'POST' && request.routeOptions.url === '/v1/campaigns' ? 'creates' : 'requests'
     const limit = policy === 'creates' ? config.create_rate_limit_per_min : config.read_rate_limit_per_min
     const start = windowStart(nowMs, RATE_WINDOW_MS)
-    const count = await safely(request, 0, () => deps.counters.increment(`${policy}:${account.user_id}`, start, RATE_WINDOW_MS))
+    const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
+      deps.counters.increment(`${policy}:${account.user_id}`, start, RATE_WINDOW_MS),
+    )
     const state = windowState(limit, count, nowMs)
     reply.headers(rateLimitHeaders(policy, state))
     if (count > limit) {
@@ -102,7 +103,7 @@ export async function requireWriteAccess(request: FastifyRequest): Promise<void>
 export function limitByAddress(deps: AuthDeps, perMinute: number) {
   return async function addressLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const nowMs = deps.clock.nowMs()
-    const count = await safely(request, 0, () =>
+    const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
       deps.counters.increment(`public:${request.ip}`, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS),
     )
     const state = windowState(perMinute, count, nowMs)

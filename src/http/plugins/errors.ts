@@ -80,6 +80,8 @@ function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // An unknown route is 404 whatever its body looked like.
+    if (request.is404) return reply.code(404).send({ detail: `no route ${request.method} ${request.url.split('?')[0]}` })
     if (error instanceof ApiError) {
       return reply.code(error.status).headers(error.headers).send({ detail: error.detail })
     }

@@ -27,7 +27,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     const nowMs = deps.clock.nowMs()
     let count = 0
     try {
-      count = await deps.counters.increment(key, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS)
+      count = (await deps.counters.increment(key, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS)).current
     } catch (err) {
       request.log.warn({ err }, 'serving limit store unavailable; failing open')
     }

@@ -55,6 +55,7 @@ export const ComponentPutSchema = Type.Object(
 export const ModerationSchema = Type.Object({ status: Type.String({ enum: ['approved', 'rejected'] }) }, { additionalProperties: false })
 
 export const ClockSchema = Type.Union([
-  Type.Object({ advance_seconds: Type.Number({ minimum: 0 }) }, { additionalProperties: false }),
+  // At most about three years per move: enough for any billing or reporting scenario.
+  Type.Object({ advance_seconds: Type.Number({ minimum: 0, maximum: 100_000_000 }) }, { additionalProperties: false }),
   Type.Object({ now: DateTime }, { additionalProperties: false }),
 ])

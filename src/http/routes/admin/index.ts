@@ -27,6 +27,8 @@ import { moderateCampaign } from '../../../services/moderation.ts'
 import { readConfig, writeComponentState, writeConfigOverrides, writeManualClock } from '../../../store/settings.ts'
 import { Type } from 'typebox'
 
+const MAX_CLOCK_MOVE_MS = 100_000_000_000
+
 /** The operator API (operations.md section 3). Mounted only when ADMIN_TOKEN is set. */
 export function adminRoutes(deps: RouteDeps, token: string) {
   return async (app: App) => {
@@ -95,7 +97,9 @@ export function adminRoutes(deps: RouteDeps, token: string) {
       if (!(clock instanceof ManualClock)) throw conflict('the service runs on the system clock; set CLOCK=manual to move time')
       const body = request.body as { advance_seconds?: number; now?: string }
       const target = body.now !== undefined ? new Date(body.now) : new Date(clock.nowMs() + Math.round((body.advance_seconds ?? 0) * 1000))
+      if (Number.isNaN(target.getTime())) throw invalid('now', 'invalid_format')
       if (target.getTime() < clock.nowMs()) throw invalid('now', 'clock_moves_forward_only', { current: clock.now().toISOString() })
+      if (target.getTime() - clock.nowMs() > MAX_CLOCK_MOVE_MS) throw invalid('now', 'above_maximum', { max_seconds: MAX_CLOCK_MOVE_MS / 1000 })
       await deps.scheduler.advanceManualClock(target, (to) => clock.set(to))
       await writeManualClock(deps.db, clock.now())
       return { now: clock.now().toISOString() }

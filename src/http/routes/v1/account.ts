@@ -23,7 +23,8 @@ export function accountRoutes(deps: RouteDeps) {
           readConfig(deps.db),
           readComponentStates(deps.db),
         ])
-        const reporting = components.get('reporting') === 'degraded' ? 'degraded' : 'operational'
+        // Anything short of operational (degraded, disabled, unknown) is reported as degraded.
+        const reporting = (components.get('reporting') ?? 'operational') === 'operational' ? 'operational' : 'degraded'
         return presentAccount(request.account, facts, config, reporting, deps.clock.now())
       },
     )

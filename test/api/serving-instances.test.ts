@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { ADMIN_TOKEN, startService, STORE, type TestService } from '../helpers/service.ts'
+import { campaignBody } from '../helpers/api.ts'
+
+/**
+ * Two service instances on one PostgreSQL: changes made through one take
+ * effect on the other's next decision, and together they never bill a
+ * campaign beyond what it bought. (The embedded store is one process by
+ * design, so this file runs on PostgreSQL only.)
+ */
+const skip = STORE !== 'postgres' ? 'two instances need a shared PostgreSQL' : false
+
+let a: TestService
+let b: TestService
+
+before(async () => {
+  if (skip) return
+  a = await startService()
+  b = await startService({ DATABASE_URL: a.databaseUrl! })
+})
+after(async () => {
+  if (skip) return
+  await b.close()
+  await a.close()
+})
+
+async function call(svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(svc.baseUrl + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+
+async function advertiser(): Promise<Record<string, string>> {
+  const { body } = await call(a, 'POST', '/admin/v1/accounts', { email: 'two@example.dev' }, admin)
+  await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/write-approval`, { approved: true }, admin)
+  await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/terms`, { accepted: true }, admin)
+  await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/billing`, { mode: 'weekly_autopay', card_number: '4242424242424242' }, admin)
+  return { 'x-service-user-id': body.user_id, 'x-service-api-key': body.api_key, 'x-forwarded-for': '203.0.113.7' }
+}
+
+async function advanceBoth(seconds: number) {
+  for (const svc of [a, b]) assert.equal((await call(svc, 'POST', '/admin/v1/clock', { advance_seconds: seconds }, admin)).status, 200)
+}
+
+test('a change made on one instance takes effect on the next decision of the other', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await call(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QQ'] }), auth)
+  assert.equal(created.status, 201)
+  const id = created.body.campaign_id
+  assert.equal((await call(b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: 'x', country: 'QQ' })).status, 200)
+  assert.equal((await call(a, 'POST', `/v1/campaigns/${id}/pause`, undefined, auth)).status, 200)
+  assert.equal((await call(b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: 'x', country: 'QQ' })).status, 204)
+  await call(b, 'POST', `/v1/campaigns/${id}/resume`, undefined, auth)
+  assert.equal((await call(a, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: 'x', country: 'QQ' })).status, 200)
+  await call(a, 'PATCH', `/v1/campaigns/${id}`, { ad_line: 'Rewritten on instance A' }, auth)
+  const d = await call(b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: 'x', country: 'QQ' })
+  assert.equal(d.body.ad_line, 'Rewritten on instance A')
+})
+
+test('two instances billing one campaign concurrently never exceed what it bought', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await call(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QR'], impressions: 1000 }), auth)
+  const id = created.body.campaign_id
+  for (let round = 0; round < 3; round++) {
+    // 400 offers per round from each instance; views cross over to the other instance.
+    const offers = await Promise.all(
+      Array.from({ length: 800 }, (_, i) =>
+        call(i % 2 ? a : b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: `r${round}-v${i}`, country: 'QR' }),
+      ),
+    )
+    await advanceBoth(10)
+    await Promise.all(
+      offers
+        .filter((o) => o.status === 200)
+        .map((o, i) => call(i % 2 ? b : a, 'POST', `/serve/v1/impressions/${o.body.impression_id}/view`, { dwell_ms: 10_000 })),
+    )
+  }
+  const campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  assert.equal(campaign.impressions_served, 1000)
+  assert.equal(campaign.status, 'completed')
+  const n = await a.service.store.db
+    .selectFrom('ledger_events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('campaign_id', '=', id)
+    .where('event_type', '=', 'impression')
+    .executeTakeFirstOrThrow()
+  assert.equal(Number(n.n), 1000)
+})

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { test } from 'node:test'
+import pg from 'pg'
+import { sql } from 'kysely'
+import { openStore } from '../../src/store/db.ts'
+import { STORE } from '../helpers/service.ts'
+
+const ADMIN = 'durability-admin-token-000'
+const root = new URL('../..', import.meta.url).pathname
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+function start(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn', ADMIN_TOKEN: ADMIN, CLOCK: 'manual', CLOCK_START: '2026-11-02T09:00:00Z' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((r) => child.once('exit', () => r()))
+}
+
+async function waitHealthy(base: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error('service did not start')
+}
+
+async function json(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
+test('every acknowledged billable view survives SIGKILL, and none is billed twice', { timeout: 180_000 }, async () => {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  let env: Record<string, string>
+  let cleanup: () => Promise<void>
+  if (STORE === 'postgres') {
+    const name = `adapi_kill_${randomBytes(4).toString('hex')}`
+    const adminUrl = process.env.TEST_DATABASE_URL!
+    const c = new pg.Client({ connectionString: adminUrl })
+    await c.connect()
+    await c.query(`CREATE DATABASE ${name}`)
+    await c.end()
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    env = { DATABASE_URL: url.toString() }
+    cleanup = async () => {
+      const d = new pg.Client({ connectionString: adminUrl })
+      await d.connect()
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await d.end()
+    }
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'adapi-kill-'))
+    env = { DATA_DIR: dir }
+    cleanup = async () => rmSync(dir, { recursive: true, force: true })
+  }
+  env.PORT = String(port)
+
+  let child = start(env)
+  try {
+    await waitHealthy(base)
+    const admin = { authorization: `Bearer ${ADMIN}` }
+    const account = (await json(base, 'POST', '/admin/v1/accounts', { email: 'kill@example.dev' }, admin)).body
+    for (const [p, b] of [
+      ['write-approval', { approved: true }],
+      ['terms', { accepted: true }],
+      ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
+    ] as const) {
+      await json(base, 'POST', `/admin/v1/accounts/${account.user_id}/${p}`, b, admin)
+    }
+    const auth = { 'x-service-user-id': account.user_id, 'x-service-api-key': account.api_key }
+    const created = await json(base, 'POST', '/v1/campaigns', {
+      ad_line: 'Durable delivery line',
+      destination_url: 'https://acme.dev/',
+      cpm_usd: 1.25,
+      impressions: 20_000,
+      idempotency_key: 'kill-test',
+    }, auth)
+    assert.equal(created.status, 201)
+
+    const offers: string[] = []
+    for (let wave = 0; wave < 6; wave++) {
+      const batch = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => json(base, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: `k-${wave}-${i}` })),
+      )
+      for (const d of batch) offers.push(d.body.impression_id)
+    }
+    await json(base, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin)
+
+    // Views stream in; the process is killed mid-stream.
+    const acknowledged: string[] = []
+    let killed = false
+    const inflight = offers.map(async (id, i) => {
+      await new Promise((r) => setTimeout(r, i))
+      try {
+        const res = await fetch(`${base}/serve/v1/impressions/${id}/view`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ dwell_ms: 10_000 }),
+        })
+        if (res.status === 204) acknowledged.push(id)
+      } catch {
+        // connection cut by the kill: not acknowledged
+      }
+      if (!killed && acknowledged.length >= 150) {
+        killed = true
+        child.kill('SIGKILL')
+      }
+    })
+    await Promise.all(inflight)
+    assert.ok(killed, 'the process was killed while views were in flight')
+    assert.ok(acknowledged.length >= 150 && acknowledged.length < offers.length, `acknowledged ${acknowledged.length}`)
+    await exited(child)
+
+    // Restart on the same data, then resend every view (clients retry): nothing bills twice.
+    child = start(env)
+    await waitHealthy(base)
+    await Promise.all(offers.map((id) => json(base, 'POST', `/serve/v1/impressions/${id}/view`, { dwell_ms: 10_000 })))
+    const campaign = (await json(base, 'GET', `/v1/campaigns/${created.body.campaign_id}`, undefined, auth)).body
+    child.kill('SIGTERM')
+    await exited(child)
+
+    const store = await openStore({ databaseUrl: env.DATABASE_URL ?? null, dataDir: env.DATA_DIR ?? '' })
+    try {
+      const billed = await store.db
+        .selectFrom('ledger_events')
+        .select(['impression_id', sql<string>`count(*)`.as('n'), sql<string>`sum(debit_micros)`.as('debit')])
+        .where('event_type', '=', 'impression')
+        .groupBy('impression_id')
+        .execute()
+      const byId = new Map(billed.map((r) => [r.impression_id, Number(r.n)]))
+      for (const id of acknowledged) assert.equal(byId.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
+      assert.ok([...byId.values()].every((n) => n === 1), 'no impression billed twice')
+      assert.equal(byId.size, offers.length, 'after the retries every offer is billed exactly once')
+      assert.equal(campaign.impressions_served, offers.length)
+      assert.equal(campaign.lifetime_spent_micros, offers.length * 1250)
+    } finally {
+      await store.close()
+    }
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL')
+    await cleanup()
+  }
+})
