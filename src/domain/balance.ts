@@ -4,7 +4,7 @@ import { microsToCents } from './money.ts'
 export interface BalanceFacts {
   /** Delivered value over all campaigns (the ledger's billable debits), micros. */
   deliveredMicros: number
-  /** Delivered value already put on finalized invoices, micros. */
+  /** Delivered value already put on finalized invoices, micros, and its cents. */
   invoicedMicros: number
   /** Finalized invoices not yet paid nor voided. */
   unpaidInvoiceCents: number
@@ -38,7 +38,8 @@ export interface BalanceFigures {
  */
 export function computeBalance(f: BalanceFacts): BalanceFigures {
   const unbilled = f.deliveredMicros - f.invoicedMicros
-  const pendingCents = microsToCents(unbilled)
+  // Exactly what the next invoice will say: cumulative rounding (see invoicing.ts).
+  const pendingCents = microsToCents(f.deliveredMicros) - f.invoicedCents
   return {
     owed_cents: pendingCents + f.unpaidInvoiceCents - f.unappliedCreditsCents,
     pending_cents: pendingCents,

@@ -31,3 +31,25 @@ export function nextMonthlyRun(now: Date): Date {
 export function nextRun(mode: BillingMode, now: Date): Date {
   return mode === 'weekly_autopay' ? nextWeeklyRun(now) : nextMonthlyRun(now)
 }
+
+/** The latest Monday 06:00 UTC at or before `now`. */
+export function lastWeeklyRun(now: Date): Date {
+  // The first run strictly after (now − 7 days) is the last one at or before now.
+  return nextWeeklyRun(new Date(now.getTime() - 7 * DAY))
+}
+
+/** The latest 1st-of-month 06:00 UTC at or before `now`. */
+export function lastMonthlyRun(now: Date): Date {
+  const thisMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1, 6)
+  return new Date(thisMonth <= now.getTime() ? thisMonth : Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1, 6))
+}
+
+/** The latest scheduled run of `mode` at or before `now`: a run never invents a period that has not come. */
+export function lastRun(mode: BillingMode, now: Date): Date {
+  return mode === 'weekly_autopay' ? lastWeeklyRun(now) : lastMonthlyRun(now)
+}
+
+/** Net 30: due thirty days after finalization; auto-pay is due when charged. */
+export function dueDate(mode: BillingMode, finalizedAt: Date): Date {
+  return mode === 'net30_invoice' ? new Date(finalizedAt.getTime() + 30 * DAY) : finalizedAt
+}

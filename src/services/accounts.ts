@@ -4,6 +4,7 @@ import { newId } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
 import type { ServiceContext } from './context.ts'
+import { reopenFailedAsNet30, retryFailedCharges } from './billing.ts'
 
 export async function createAccount(
   ctx: ServiceContext,
@@ -57,10 +58,24 @@ export type BillingEnrollment =
   | { mode: 'net30_invoice'; credit_limit_cents: number; billing_country?: string }
 
 /**
- * Enrolls billing through the payment processor. A working enrollment makes
- * collection `ready` (which also ends `payment_failed`).
+ * Enrolls billing through the payment processor. Enrolling makes collection
+ * `ready`; failed auto-pay charges are then retried on the new card (or,
+ * moving to Net 30, reopened on Net 30 terms), which settles `payment_failed`
+ * one way or the other.
  */
 export async function enrollBilling(
+  ctx: ServiceContext,
+  processor: PaymentProcessor,
+  userId: string,
+  input: BillingEnrollment,
+): Promise<AccountRow> {
+  await attachBilling(ctx, processor, userId, input)
+  if (input.mode === 'weekly_autopay') await retryFailedCharges({ ...ctx, processor }, userId)
+  else await reopenFailedAsNet30(ctx, userId)
+  return requireAccount(ctx, userId)
+}
+
+async function attachBilling(
   ctx: ServiceContext,
   processor: PaymentProcessor,
   userId: string,

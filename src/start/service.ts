@@ -7,6 +7,7 @@ import { openStore, type Store } from '../store/db.ts'
 import { readManualClock } from '../store/settings.ts'
 import { Scheduler } from '../jobs/scheduler.ts'
 import { expiryJob } from '../jobs/expiry.ts'
+import { invoicingJob } from '../jobs/invoicing.ts'
 import { buildApp, loggerOptions } from '../http/app.ts'
 import type { App } from '../http/types.ts'
 import { ServingEngine } from '../serving/engine.ts'
@@ -52,10 +53,15 @@ export async function createService(settings: Settings, options: ServiceOptions 
   }
   const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
   const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
-  const scheduler = new Scheduler(clock, [expiryJob(store.db)], log.child({ component: 'scheduler' }))
+  const processor = new SimulatedProcessor()
+  const scheduler = new Scheduler(
+    clock,
+    [invoicingJob({ db: store.db, clock, settings, processor }), expiryJob(store.db)],
+    log.child({ component: 'scheduler' }),
+  )
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
   const app = await buildApp(
-    { db: store.db, clock, settings, counters, processor: new SimulatedProcessor(), scheduler, serving },
+    { db: store.db, clock, settings, counters, processor, scheduler, serving },
     { logger: log },
   )
   scheduler.start()

@@ -146,15 +146,16 @@ export async function findCreativeGraph(db: Db, userId: string, creativeId: stri
 }
 
 /**
- * Exposure of an account's live orders: value delivered so far by every
- * campaign, plus the undelivered face value of campaigns that may still
- * deliver (active or paused). In micros.
+ * Exposure of an account's live orders: delivered value not yet invoiced,
+ * plus the undelivered face value of campaigns that may still deliver
+ * (active or paused). In micros.
  */
 export async function accountExposure(db: Db, userId: string): Promise<{ deliveredMicros: number; bookedUndeliveredMicros: number }> {
   const row = await db
     .selectFrom('campaigns')
     .select([
-      sql<string>`coalesce(sum(lifetime_spent_micros), 0)`.as('delivered'),
+      sql<string>`coalesce(sum(lifetime_spent_micros), 0)
+        - (select coalesce(sum(delivered_micros), 0) from invoices where user_id = ${userId})`.as('delivered'),
       sql<string>`coalesce(sum(case when status in ('active', 'paused')
         then greatest(cpm_micros * block_count - lifetime_spent_micros, 0) else 0 end), 0)`.as('booked'),
     ])

@@ -139,7 +139,46 @@ export interface ServingEpochTable {
   epoch: Int8
 }
 
+export interface InvoicesTable {
+  invoice_id: string
+  user_id: string
+  billing_mode: string
+  period_start: Timestamp
+  period_end: Timestamp
+  delivered_micros: Int8
+  amount_cents: Int8
+  credits_applied_cents: Int8
+  total_cents: Int8
+  status: 'open' | 'paid' | 'payment_failed' | 'void'
+  finalized_at: Timestamp
+  due_at: Timestamp
+  paid_at: Timestamp | null
+  charge_attempts: ColumnType<number, number | undefined, number>
+}
+
+export interface CreditsTable {
+  credit_id: string
+  user_id: string
+  amount_cents: Int8
+  memo: string
+  posted_at: Timestamp
+}
+
+export interface BillingEventsTable {
+  event_id: ColumnType<number, never, never>
+  user_id: string
+  occurred_at: Timestamp
+  event_type: string
+  invoice_id: string | null
+  credit_id: string | null
+  amount_cents: ColumnType<number, number | undefined, never>
+  detail: ColumnType<unknown, string | null, never>
+}
+
 export interface Database {
+  invoices: InvoicesTable
+  credits: CreditsTable
+  billing_events: BillingEventsTable
   ledger_events: LedgerEventsTable
   serving_epoch: ServingEpochTable
   accounts: AccountsTable

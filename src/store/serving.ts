@@ -7,11 +7,12 @@ export async function readServingEpoch(db: Db): Promise<number> {
   return row.epoch
 }
 
-/** Every campaign that may win an auction now: active, approved, with inventory left. */
+/** Every campaign that may win an auction now: active, approved, with inventory left, on an account in good standing. */
 export async function loadCandidates(db: Db): Promise<Candidate[]> {
   const rows = await db
     .selectFrom('campaigns as c')
     .innerJoin('creatives as cr', 'cr.campaign_id', 'c.campaign_id')
+    .innerJoin('accounts as a', 'a.user_id', 'c.user_id')
     .select([
       'c.campaign_id',
       'c.user_id',
@@ -32,6 +33,8 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     ])
     .where('c.status', '=', 'active')
     .where('cr.moderation_status', '=', 'approved')
+    // An account whose payment failed stops serving until billing recovers.
+    .where('a.collection_status', '<>', 'payment_failed')
     .where(sql<boolean>`c.impressions_billed < c.impressions`)
     .execute()
   return rows.map((r) => ({

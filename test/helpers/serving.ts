@@ -42,3 +42,20 @@ export async function served(adv: Client, campaignId: string): Promise<number> {
   assert.equal(res.status, 200)
   return res.body.impressions_served
 }
+
+let deliveryCounter = 0
+/**
+ * Delivers `n` billable impressions to whatever wins the auction for `country`
+ * (distinct viewers, dwell 10 s): n decisions, ten seconds of service time, n
+ * views. Returns how many decisions were filled.
+ */
+export async function deliver(h: TestHarness, country: string, n: number, surface = 'extension'): Promise<number> {
+  const run = deliveryCounter++
+  const offers = await Promise.all(
+    Array.from({ length: n }, (_, i) => decide(h.anonymous, { country, surface, viewer_id: `deliver-${process.pid}-${run}-${i}` })),
+  )
+  await advance(h, 10)
+  const filled = offers.filter((o): o is Decision => o !== null)
+  for (const status of await Promise.all(filled.map((o) => view(h.anonymous, o.impression_id, 10_000)))) assert.equal(status, 204)
+  return filled.length
+}

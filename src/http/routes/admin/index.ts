@@ -21,13 +21,34 @@ import {
   setTermsAccepted,
   setWriteApproval,
   setWritesEnabled,
+  requireAccount,
   type BillingEnrollment,
 } from '../../../services/accounts.ts'
+import { markInvoicePaid, postCredit } from '../../../services/billing.ts'
+import { listInvoices, type InvoiceRow } from '../../../store/billing.ts'
 import { moderateCampaign } from '../../../services/moderation.ts'
 import { readConfig, writeComponentState, writeConfigOverrides, writeManualClock } from '../../../store/settings.ts'
 import { Type } from 'typebox'
 
 const MAX_CLOCK_MOVE_MS = 100_000_000_000
+
+function presentInvoice(i: InvoiceRow) {
+  return {
+    invoice_id: i.invoice_id,
+    user_id: i.user_id,
+    billing_mode: i.billing_mode,
+    period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
+    delivered_micros: i.delivered_micros,
+    amount_cents: i.amount_cents,
+    credits_applied_cents: i.credits_applied_cents,
+    total_cents: i.total_cents,
+    status: i.status,
+    finalized_at: i.finalized_at.toISOString(),
+    due_at: i.due_at.toISOString(),
+    paid_at: i.paid_at?.toISOString() ?? null,
+    charge_attempts: i.charge_attempts,
+  }
+}
 
 /** The operator API (operations.md section 3). Mounted only when ADMIN_TOKEN is set. */
 export function adminRoutes(deps: RouteDeps, token: string) {
@@ -73,6 +94,32 @@ export function adminRoutes(deps: RouteDeps, token: string) {
 
     app.post('/accounts/:user_id/rotate-key', { schema: { params: UserParams } }, async (request) =>
       rotateKey(deps, request.params.user_id),
+    )
+
+    app.post(
+      '/accounts/:user_id/credits',
+      {
+        schema: {
+          params: UserParams,
+          body: Type.Object(
+            { amount_cents: Type.Integer({ minimum: 1, maximum: 100_000_000 }), memo: Type.String({ minLength: 1, maxLength: 500 }) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        const credit = await postCredit(deps, request.params.user_id, request.body.amount_cents, request.body.memo)
+        return reply.code(201).send({ ...credit, posted_at: credit.posted_at.toISOString() })
+      },
+    )
+
+    app.get('/accounts/:user_id/invoices', { schema: { params: UserParams } }, async (request) => {
+      await requireAccount(deps, request.params.user_id)
+      return { invoices: (await listInvoices(deps.db, request.params.user_id)).map(presentInvoice) }
+    })
+
+    app.post('/invoices/:invoice_id/mark-paid', { schema: { params: Type.Object({ invoice_id: Type.String() }) } }, async (request) =>
+      presentInvoice(await markInvoicePaid(deps, request.params.invoice_id)),
     )
 
     app.get('/config', async () => readConfig(deps.db))

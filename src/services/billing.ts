@@ -1,0 +1,205 @@
+import { conflict, notFound } from '../domain/errors.ts'
+import { dueDate, lastRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { invoiceFigures } from '../domain/invoicing.ts'
+import { newId } from '../platform/ids.ts'
+import type { PaymentProcessor } from '../platform/payment-processor.ts'
+import { findAccount, lockAccount, updateAccount } from '../store/accounts.ts'
+import {
+  accountsInMode,
+  availableCreditsCents,
+  findInvoice,
+  findInvoiceForPeriod,
+  insertCredit,
+  insertInvoice,
+  invoicedTotals,
+  invoicesWithStatus,
+  lockDeliveredMicros,
+  recordBillingEvent,
+  unchargedAutopayInvoices,
+  updateInvoice,
+  type CreditRow,
+  type InvoiceRow,
+} from '../store/billing.ts'
+import type { ServiceContext } from './context.ts'
+
+export interface BillingContext extends ServiceContext {
+  processor: PaymentProcessor
+}
+
+const MODES: BillingMode[] = ['weekly_autopay', 'net30_invoice']
+
+/**
+ * Finalizes the invoice of one account for the period ending at `periodEnd`:
+ * delivered value not yet invoiced, minus posted credits. Idempotent by
+ * period (one invoice per account and period end); returns null when the
+ * period is already invoiced or there is nothing to invoice.
+ */
+export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode: BillingMode, periodEnd: Date): Promise<InvoiceRow | null> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const account = await lockAccount(trx, userId)
+    // Only accounts on this cadence when the period ended belong to it.
+    if (!account || account.effective_billing_mode !== mode) return null
+    if (!account.billing_enrolled_at || account.billing_enrolled_at >= periodEnd) return null
+    if (await findInvoiceForPeriod(trx, userId, periodEnd)) return null
+    const prior = await invoicedTotals(trx, userId)
+    if (prior.lastPeriodEnd && prior.lastPeriodEnd >= periodEnd) return null
+    const delivered = await lockDeliveredMicros(trx, userId)
+    const figures = invoiceFigures({
+      priorInvoicedMicros: prior.micros,
+      priorInvoicedCents: prior.cents,
+      newDeliveredMicros: delivered - prior.micros,
+      availableCreditsCents: await availableCreditsCents(trx, userId),
+    })
+    // Nothing to bill yet: the delivered micros carry into the next period.
+    if (figures.amountCents === 0) return null
+    const now = ctx.clock.now()
+    const invoice: InvoiceRow = {
+      invoice_id: newId('inv'),
+      user_id: userId,
+      billing_mode: mode,
+      period_start: prior.lastPeriodEnd ?? account.created_at,
+      period_end: periodEnd,
+      delivered_micros: delivered - prior.micros,
+      amount_cents: figures.amountCents,
+      credits_applied_cents: figures.creditsAppliedCents,
+      total_cents: figures.totalCents,
+      // Fully credited invoices are settled at once.
+      status: figures.totalCents === 0 ? 'paid' : 'open',
+      finalized_at: now,
+      due_at: dueDate(mode, periodEnd),
+      paid_at: figures.totalCents === 0 ? now : null,
+      charge_attempts: 0,
+    }
+    await insertInvoice(trx, invoice)
+    const base = { user_id: userId, occurred_at: now, invoice_id: invoice.invoice_id }
+    await recordBillingEvent(trx, {
+      ...base,
+      event_type: 'invoice_finalized',
+      amount_cents: invoice.amount_cents,
+      detail: { period_end: periodEnd.toISOString(), delivered_micros: invoice.delivered_micros },
+    })
+    if (invoice.credits_applied_cents > 0) {
+      await recordBillingEvent(trx, { ...base, event_type: 'credit_applied', amount_cents: invoice.credits_applied_cents })
+    }
+    return invoice
+  })
+}
+
+/**
+ * Charges an auto-pay invoice through the processor (outside any
+ * transaction), then records the outcome. A failure puts the account in
+ * `payment_failed`: writes answer 402 and its campaigns stop serving.
+ */
+export async function chargeInvoice(ctx: BillingContext, invoiceId: string): Promise<InvoiceRow> {
+  const attempt = await ctx.db.transaction().execute(async (trx) => {
+    const invoice = await findInvoice(trx, invoiceId, true)
+    if (!invoice) throw notFound('invoice')
+    if (invoice.status === 'paid' || invoice.status === 'void') return null
+    const account = await findAccount(trx, invoice.user_id)
+    const attempts = invoice.charge_attempts + 1
+    await updateInvoice(trx, invoiceId, { charge_attempts: attempts })
+    await recordBillingEvent(trx, {
+      user_id: invoice.user_id,
+      occurred_at: ctx.clock.now(),
+      event_type: 'charge_attempted',
+      invoice_id: invoiceId,
+      amount_cents: invoice.total_cents,
+      detail: { attempt: attempts },
+    })
+    return { invoice, attempts, paymentMethod: account?.payment_method_id ?? null }
+  })
+  if (!attempt) return (await findInvoice(ctx.db, invoiceId))!
+  const result = attempt.paymentMethod
+    ? await ctx.processor.charge(attempt.paymentMethod, attempt.invoice.total_cents, `${invoiceId}:${attempt.attempts}`)
+    : ({ ok: false, code: 'no_payment_method' } as const)
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now()
+    const userId = attempt.invoice.user_id
+    await lockAccount(trx, userId)
+    await updateInvoice(trx, invoiceId, result.ok ? { status: 'paid', paid_at: now } : { status: 'payment_failed' })
+    await recordBillingEvent(trx, {
+      user_id: userId,
+      occurred_at: now,
+      event_type: result.ok ? 'charge_succeeded' : 'charge_failed',
+      invoice_id: invoiceId,
+      amount_cents: attempt.invoice.total_cents,
+      detail: result.ok ? { charge_id: result.chargeId } : { code: result.code },
+    })
+    const stillFailed = (await invoicesWithStatus(trx, userId, 'payment_failed')).length > 0
+    await updateAccount(trx, userId, { collection_status: stillFailed ? 'payment_failed' : 'ready' })
+  })
+  return (await findInvoice(ctx.db, invoiceId))!
+}
+
+/**
+ * The invoicing job: for each cadence, finalize the period of its latest
+ * scheduled run at or before `now` for every account on that cadence (never a
+ * period that has not come), then charge auto-pay invoices not yet charged.
+ * Running it twice, late, or after a crash converges.
+ */
+export async function runInvoicing(ctx: BillingContext, now: Date): Promise<Record<string, number>> {
+  let finalized = 0
+  for (const mode of MODES) {
+    const periodEnd = lastRun(mode, now)
+    for (const userId of await accountsInMode(ctx.db, mode)) {
+      if (await finalizeInvoice(ctx, userId, mode, periodEnd)) finalized++
+    }
+  }
+  let charged = 0
+  let failed = 0
+  for (const invoice of await unchargedAutopayInvoices(ctx.db)) {
+    const after = await chargeInvoice(ctx, invoice.invoice_id)
+    if (after.status === 'paid') charged++
+    else failed++
+  }
+  return { invoices_finalized: finalized, charges_succeeded: charged, charges_failed: failed }
+}
+
+/** After a working card is enrolled: retry every failed charge of the account. */
+export async function retryFailedCharges(ctx: BillingContext, userId: string): Promise<void> {
+  for (const invoice of await invoicesWithStatus(ctx.db, userId, 'payment_failed')) await chargeInvoice(ctx, invoice.invoice_id)
+}
+
+/** Moving to Net 30 turns failed auto-pay charges into open invoices due on Net 30 terms. */
+export async function reopenFailedAsNet30(ctx: ServiceContext, userId: string): Promise<void> {
+  const now = ctx.clock.now()
+  for (const invoice of await invoicesWithStatus(ctx.db, userId, 'payment_failed')) {
+    await updateInvoice(ctx.db, invoice.invoice_id, { status: 'open', due_at: dueDate('net30_invoice', now) })
+  }
+}
+
+export async function postCredit(ctx: ServiceContext, userId: string, amountCents: number, memo: string): Promise<CreditRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAccount(trx, userId))) throw notFound('account')
+    const credit: CreditRow = { credit_id: newId('crd'), user_id: userId, amount_cents: amountCents, memo, posted_at: ctx.clock.now() }
+    await insertCredit(trx, credit)
+    await recordBillingEvent(trx, {
+      user_id: userId,
+      occurred_at: credit.posted_at,
+      event_type: 'credit_posted',
+      credit_id: credit.credit_id,
+      amount_cents: amountCents,
+      detail: { memo },
+    })
+    return credit
+  })
+}
+
+/** Records payment of an invoice (Net 30, or an auto-pay invoice settled out of band). Paying twice is a no-op. */
+export async function markInvoicePaid(ctx: ServiceContext, invoiceId: string): Promise<InvoiceRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const invoice = await findInvoice(trx, invoiceId, true)
+    if (!invoice) throw notFound('invoice')
+    if (invoice.status === 'void') throw conflict('a void invoice cannot be paid')
+    if (invoice.status === 'paid') return invoice
+    const now = ctx.clock.now()
+    await updateInvoice(trx, invoiceId, { status: 'paid', paid_at: now })
+    await recordBillingEvent(trx, { user_id: invoice.user_id, occurred_at: now, event_type: 'invoice_paid', invoice_id: invoiceId, amount_cents: invoice.total_cents })
+    if ((await invoicesWithStatus(trx, invoice.user_id, 'payment_failed')).length === 0) {
+      const account = await lockAccount(trx, invoice.user_id)
+      if (account?.collection_status === 'payment_failed') await updateAccount(trx, invoice.user_id, { collection_status: 'ready' })
+    }
+    return (await findInvoice(trx, invoiceId))!
+  })
+}
+

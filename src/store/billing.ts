@@ -1,0 +1,106 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import type { Db } from './db.ts'
+import type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema.ts'
+
+export type InvoiceRow = Selectable<InvoicesTable>
+export type CreditRow = Selectable<CreditsTable>
+
+/**
+ * Locks every campaign of the account (in id order, like the ledger batches)
+ * and returns their total delivered value. Holding these locks, no delivery
+ * can commit between reading it and finalizing an invoice over it.
+ */
+export async function lockDeliveredMicros(db: Db, userId: string): Promise<number> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['campaign_id', 'lifetime_spent_micros'])
+    .where('user_id', '=', userId)
+    .orderBy('campaign_id')
+    .forUpdate()
+    .execute()
+  return rows.reduce((sum, r) => sum + r.lifetime_spent_micros, 0)
+}
+
+export async function invoicedTotals(db: Db, userId: string): Promise<{ micros: number; cents: number; lastPeriodEnd: Date | null }> {
+  const row = await db
+    .selectFrom('invoices')
+    .select([
+      sql<string>`coalesce(sum(delivered_micros), 0)`.as('micros'),
+      sql<string>`coalesce(sum(amount_cents), 0)`.as('cents'),
+      sql<Date | null>`max(period_end)`.as('last'),
+    ])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+  return { micros: Number(row.micros), cents: Number(row.cents), lastPeriodEnd: row.last ? new Date(row.last) : null }
+}
+
+/** Posted credits not yet applied to an invoice. */
+export async function availableCreditsCents(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectNoFrom([
+      sql<string>`(select coalesce(sum(amount_cents), 0) from credits where user_id = ${userId})`.as('posted'),
+      sql<string>`(select coalesce(sum(credits_applied_cents), 0) from invoices where user_id = ${userId})`.as('applied'),
+    ])
+    .executeTakeFirstOrThrow()
+  return Number(row.posted) - Number(row.applied)
+}
+
+export async function findInvoiceForPeriod(db: Db, userId: string, periodEnd: Date): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).where('period_end', '=', periodEnd).executeTakeFirst()
+}
+
+export async function insertInvoice(db: Db, row: Insertable<InvoicesTable>): Promise<void> {
+  await db.insertInto('invoices').values(row).execute()
+}
+
+export async function updateInvoice(db: Db, invoiceId: string, changes: Updateable<InvoicesTable>): Promise<void> {
+  await db.updateTable('invoices').set(changes).where('invoice_id', '=', invoiceId).execute()
+}
+
+export async function findInvoice(db: Db, invoiceId: string, forUpdate = false): Promise<InvoiceRow | undefined> {
+  let q = db.selectFrom('invoices').selectAll().where('invoice_id', '=', invoiceId)
+  if (forUpdate) q = q.forUpdate()
+  return q.executeTakeFirst()
+}
+
+export async function listInvoices(db: Db, userId: string): Promise<InvoiceRow[]> {
+  return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).orderBy('period_end', 'desc').execute()
+}
+
+/** Auto-pay invoices still to be charged (finalized but not yet attempted, e.g. after a crash). */
+export async function unchargedAutopayInvoices(db: Db): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('billing_mode', '=', 'weekly_autopay')
+    .where('status', '=', 'open')
+    .orderBy('finalized_at')
+    .execute()
+}
+
+export async function invoicesWithStatus(db: Db, userId: string, status: InvoiceRow['status']): Promise<InvoiceRow[]> {
+  return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).where('status', '=', status).orderBy('period_end').execute()
+}
+
+export async function accountsInMode(db: Db, mode: string): Promise<string[]> {
+  const rows = await db.selectFrom('accounts').select('user_id').where('effective_billing_mode', '=', mode).orderBy('user_id').execute()
+  return rows.map((r) => r.user_id)
+}
+
+export async function insertCredit(db: Db, row: CreditRow): Promise<void> {
+  await db.insertInto('credits').values(row).execute()
+}
+
+export async function recordBillingEvent(
+  db: Db,
+  event: Omit<Insertable<BillingEventsTable>, 'detail'> & { detail?: Record<string, unknown> },
+): Promise<void> {
+  await db
+    .insertInto('billing_events')
+    .values({ ...event, detail: event.detail ? JSON.stringify(event.detail) : null })
+    .execute()
+}
+
+export async function listBillingEvents(db: Db, userId: string) {
+  return db.selectFrom('billing_events').selectAll().where('user_id', '=', userId).orderBy('event_id').execute()
+}
