@@ -3,12 +3,13 @@ import type { Client, TestHarness } from './api.ts'
 
 let scopeCounter = 0
 /**
- * A private-use country code per test: campaigns targeted at it compete only
- * with each other, so tests in one file never see each other's auctions.
+ * A country code of its own per test (AA, AB, …; each test file runs its own
+ * service): campaigns targeted at it compete only with each other, so tests
+ * in one file never see each other's auctions.
  */
 export function privateCountry(): string {
-  const n = scopeCounter++
-  return `${'QX'[Math.floor(n / 26) % 2]}${String.fromCharCode(65 + (n % 26))}`
+  const n = scopeCounter++ % (26 * 26)
+  return String.fromCharCode(65 + Math.floor(n / 26), 65 + (n % 26))
 }
 
 export interface Decision {
