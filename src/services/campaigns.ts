@@ -8,7 +8,8 @@ import {
   type CampaignCreateInput,
 } from '../domain/campaign-order.ts'
 import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
-import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
+import { microsToUsd } from '../domain/money.ts'
+import { checkExposure } from '../domain/exposure.ts'
 import { newId } from '../platform/ids.ts'
 import { lockAccount } from '../store/accounts.ts'
 import {
@@ -52,7 +53,8 @@ export async function createCampaign(ctx: ServiceContext, userId: string, input:
 
   const fingerprint = createFingerprint(input)
   return ctx.db.transaction().execute(async (trx) => {
-    if (!(await lockAccount(trx, userId))) throw notFound('account')
+    const account = await lockAccount(trx, userId)
+    if (!account) throw notFound('account')
 
     const prior = await findCreateRequest(trx, userId, input.idempotency_key)
     if (prior) {
@@ -65,20 +67,12 @@ export async function createCampaign(ctx: ServiceContext, userId: string, input:
     const config = await readConfig(trx)
     const order = validateOrder(input, config)
 
-    if (config.outstanding_balance_cap_usd !== null) {
-      const capMicros = Math.round(config.outstanding_balance_cap_usd * MICROS_PER_USD)
-      const { deliveredMicros, bookedUndeliveredMicros } = await accountExposure(trx, userId)
-      const orderMicros = order.cpmMicros * order.blocks
-      if (deliveredMicros + bookedUndeliveredMicros + orderMicros > capMicros) {
-        throw new ApiError(402, {
-          field: 'impressions',
-          reason: 'outstanding_balance_cap',
-          cap_usd: config.outstanding_balance_cap_usd,
-          exposure_usd: microsToUsd(deliveredMicros + bookedUndeliveredMicros),
-          order_total_usd: microsToUsd(orderMicros),
-        })
-      }
-    }
+    const exposure = await accountExposure(trx, userId)
+    const denial = checkExposure(exposure, order.cpmMicros * order.blocks, {
+      capUsd: config.outstanding_balance_cap_usd,
+      net30CreditLimitCents: account.effective_billing_mode === 'net30_invoice' ? account.credit_limit_cents : null,
+    })
+    if (denial) throw new ApiError(402, { field: 'impressions', ...denial })
 
     const now = ctx.clock.now()
     const campaignId = newId('cmp')

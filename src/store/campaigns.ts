@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BlocksTable, CampaignsTable, CreativesTable } from './schema.ts'
+import type { Exposure } from '../domain/exposure.ts'
 
 export type CampaignRow = Selectable<CampaignsTable>
 export type CreativeRow = Selectable<CreativesTable>
@@ -146,20 +147,20 @@ export async function findCreativeGraph(db: Db, userId: string, creativeId: stri
 }
 
 /**
- * Exposure of an account's live orders: delivered value not yet invoiced,
- * plus the undelivered face value of campaigns that may still deliver
- * (active or paused). In micros.
+ * Exposure of an account's orders, in micros (see domain/exposure.ts):
+ * delivered value not yet invoiced, the undelivered face value of campaigns
+ * that may still deliver (active or paused), and finalized unpaid invoices.
  */
-export async function accountExposure(db: Db, userId: string): Promise<{ deliveredMicros: number; bookedUndeliveredMicros: number }> {
+export async function accountExposure(db: Db, userId: string): Promise<Exposure> {
   const row = await db
-    .selectFrom('campaigns')
-    .select([
-      sql<string>`coalesce(sum(lifetime_spent_micros), 0)
-        - (select coalesce(sum(delivered_micros), 0) from invoices where user_id = ${userId})`.as('delivered'),
-      sql<string>`coalesce(sum(case when status in ('active', 'paused')
-        then greatest(cpm_micros * block_count - lifetime_spent_micros, 0) else 0 end), 0)`.as('booked'),
+    .selectNoFrom([
+      sql<string>`(select coalesce(sum(lifetime_spent_micros), 0) from campaigns where user_id = ${userId})
+        - (select coalesce(sum(delivered_micros), 0) from invoices where user_id = ${userId})`.as('unbilled'),
+      sql<string>`(select coalesce(sum(greatest(cpm_micros * block_count - lifetime_spent_micros, 0)), 0)
+        from campaigns where user_id = ${userId} and status in ('active', 'paused'))`.as('booked'),
+      sql<string>`(select coalesce(sum(total_cents), 0) from invoices
+        where user_id = ${userId} and status in ('open', 'payment_failed'))`.as('unpaid'),
     ])
-    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow()
-  return { deliveredMicros: Number(row.delivered), bookedUndeliveredMicros: Number(row.booked) }
+  return { unbilledMicros: Number(row.unbilled), bookedUndeliveredMicros: Number(row.booked), unpaidInvoiceCents: Number(row.unpaid) }
 }

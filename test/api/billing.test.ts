@@ -213,3 +213,16 @@ test('the outstanding-balance cap counts delivered but uninvoiced value and book
     await h.config({ outstanding_balance_cap_usd: null })
   }
 })
+
+test('a Net 30 account orders within its credit limit, unpaid invoices included', async () => {
+  await moveTo('2027-03-01T10:00:00Z')
+  const adv = await h.advertiser({ billing: 'none' })
+  await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing`, { mode: 'net30_invoice', credit_limit_cents: 1000 })
+  const country = privateCountry()
+  await campaign(adv, country, { cpm_usd: 5, impressions: 1000 }) // 5 USD booked of a 10 USD limit
+  const over = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 5.001, impressions: 1000 }))
+  assert.equal(over.status, 402)
+  assert.equal(over.body.detail.reason, 'credit_limit')
+  assert.equal(over.body.detail.credit_limit_cents, 1000)
+  assert.equal((await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 5, impressions: 1000 }))).status, 201)
+})
