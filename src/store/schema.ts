@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely'
+import type { ExportsTables } from './schema-exports.ts'
 
 /** Table types for Kysely; they mirror src/store/migrations/*.sql. */
 
@@ -175,7 +176,7 @@ export interface BillingEventsTable {
   detail: ColumnType<unknown, string | null, never>
 }
 
-export interface Database {
+export interface Database extends ExportsTables {
   invoices: InvoicesTable
   credits: CreditsTable
   billing_events: BillingEventsTable
