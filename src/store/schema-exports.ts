@@ -1,2 +1,35 @@
+import type { ColumnType } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date, Date>
+
 /** Table types of the export tables (migrations/0005_exports.sql); merged into Database in schema.ts. */
-export interface ExportsTables {}
+export interface ExportJobsTable {
+  export_id: string
+  user_id: string
+  status: 'queued' | 'running' | 'ready' | 'failed'
+  schema_version: 'ledger-export-v1' | 'ledger-export-v2'
+  /** ReportFilters as JSON, plus the window: { start, end, campaign_ids?, creative_ids?, surfaces?, countries? }. */
+  filters: ColumnType<unknown, string, string>
+  window_start: Timestamp
+  window_end: Timestamp
+  row_count: number | null
+  size_bytes: ColumnType<number | null, number | null, number | null>
+  sha256: string | null
+  error_code: string | null
+  created_at: Timestamp
+  started_at: Timestamp | null
+  finished_at: Timestamp | null
+  expires_at: Timestamp
+}
+
+/** The CSV artifact, stored in order in chunks so every instance can stream it with constant memory. */
+export interface ExportChunksTable {
+  export_id: string
+  seq: number
+  data: Buffer
+}
+
+export interface ExportsTables {
+  export_jobs: ExportJobsTable
+  export_chunks: ExportChunksTable
+}
