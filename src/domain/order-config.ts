@@ -18,6 +18,8 @@ export interface ServiceConfig extends OrderConfig {
   export_max_days: number
   export_max_rows: number
   export_schema_version: 'ledger-export-v1' | 'ledger-export-v2'
+  /** /stats refuses a live ledger scan estimated above this many events (window_too_costly). */
+  stats_max_live_events: number
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -33,6 +35,7 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   export_max_days: 31,
   export_max_rows: 250_000,
   export_schema_version: 'ledger-export-v2',
+  stats_max_live_events: 5_000_000,
 }
 
 /** Export limits may only be lowered by operators (advertiser spec section 8). */

@@ -110,11 +110,35 @@ export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummary
   }
 }
 
+export interface CreativeMetrics {
+  events: number
+  billable: number
+  ticks: number
+  clicks: number
+  spend: number
+  viewers: number
+  first: Date | null
+  last: Date | null
+}
+
+const UNAVAILABLE = {
+  metrics_availability: 'temporarily_unavailable',
+  billable_impressions: null,
+  clicks: null,
+  ctr: null,
+  viewable_ticks: null,
+  unique_viewers: null,
+  spend_micros: null,
+  first_served_at: null,
+  last_served_at: null,
+} as const
+
 /**
- * A creative. Metrics stay null with `temporarily_unavailable` until
- * closed-day rollup coverage exists; null is never a measured zero.
+ * A creative. Metrics are given only with contiguous closed-day rollup
+ * coverage (`complete`, exact from the ledger); otherwise they are null with
+ * `temporarily_unavailable`: null is never a measured zero.
  */
-export function presentCreative(g: CampaignGraph): Static<typeof CreativeSchema> {
+export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = null): Static<typeof CreativeSchema> {
   const { campaign: c, creative: cr } = g
   const servedImpressions = served(g)
   return {
@@ -138,17 +162,19 @@ export function presentCreative(g: CampaignGraph): Static<typeof CreativeSchema>
       remaining_impressions: c.impressions - servedImpressions,
     },
     blocks: presentBlocks(g),
-    delivery: {
-      metrics_availability: 'temporarily_unavailable',
-      billable_impressions: null,
-      clicks: null,
-      ctr: null,
-      viewable_ticks: null,
-      unique_viewers: null,
-      spend_micros: null,
-      first_served_at: null,
-      last_served_at: null,
-    },
+    delivery: m
+      ? {
+          metrics_availability: 'complete',
+          billable_impressions: m.billable,
+          clicks: m.clicks,
+          ctr: m.billable === 0 ? 0 : m.clicks / m.billable,
+          viewable_ticks: m.ticks,
+          unique_viewers: m.viewers,
+          spend_micros: m.spend,
+          first_served_at: iso(m.first),
+          last_served_at: iso(m.last),
+        }
+      : UNAVAILABLE,
     created_at: cr.created_at.toISOString(),
     updated_at: cr.updated_at.toISOString(),
   }

@@ -8,6 +8,7 @@ import { readManualClock } from '../store/settings.ts'
 import { Scheduler } from '../jobs/scheduler.ts'
 import { expiryJob } from '../jobs/expiry.ts'
 import { invoicingJob } from '../jobs/invoicing.ts'
+import { rollupsJob, runRollups } from '../jobs/rollups.ts'
 import { buildApp, loggerOptions } from '../http/app.ts'
 import type { App } from '../http/types.ts'
 import { ServingEngine } from '../serving/engine.ts'
@@ -56,7 +57,7 @@ export async function createService(settings: Settings, options: ServiceOptions 
   const processor = new SimulatedProcessor()
   const scheduler = new Scheduler(
     clock,
-    [invoicingJob({ db: store.db, clock, settings, processor }), expiryJob(store.db)],
+    [rollupsJob(store.db), invoicingJob({ db: store.db, clock, settings, processor }), expiryJob(store.db)],
     log.child({ component: 'scheduler' }),
   )
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
@@ -64,6 +65,8 @@ export async function createService(settings: Settings, options: ServiceOptions 
     { db: store.db, clock, settings, counters, processor, scheduler, serving },
     { logger: log },
   )
+  // Close any day that ended while the service was down before serving reports.
+  await runRollups(store.db, clock.now())
   scheduler.start()
   return {
     app,

@@ -20,6 +20,7 @@ export interface Store {
 
 const INT8_OID = 20
 const INT8_ARRAY_OID = 1016
+const DATE_OID = 1082
 
 function parseInt8(text: string): number {
   const n = Number(text)
@@ -30,11 +31,13 @@ function parseInt8(text: string): number {
 /**
  * Both stores speak the PostgreSQL wire protocol to `pg`, so one set of type
  * parsers applies: int8 (micros, cents, counts) becomes a JS number, checked
- * to be exact.
+ * to be exact; a date stays an ISO date string.
  */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return parseInt8
+    // A calendar date stays 'YYYY-MM-DD' (pg would make it a local-time Date).
+    if (oid === DATE_OID) return (v: string) => v
     if (oid === INT8_ARRAY_OID) {
       const parseArray = pg.types.getTypeParser(oid as never) as (v: string) => string[]
       return (v: string) => parseArray(v).map((x) => (x === null ? x : parseInt8(x)))

@@ -176,7 +176,38 @@ export interface BillingEventsTable {
   detail: ColumnType<unknown, string | null, never>
 }
 
+export interface DailyRollupsTable {
+  day: ColumnType<string, string, string>
+  user_id: string
+  campaign_id: string
+  creative_id: string
+  surface: string
+  events: Int8
+  billable_impressions: Int8
+  viewable_ticks: Int8
+  clicks: Int8
+  spend_micros: Int8
+}
+
+export interface DailyViewersTable {
+  day: ColumnType<string, string, string>
+  user_id: string
+  campaign_id: string
+  creative_id: string
+  surface: string
+  viewer_key: string
+}
+
+export interface RollupStateTable {
+  id: number
+  rolled_through: ColumnType<string | null, string | null, string | null>
+  updated_at: Timestamp | null
+}
+
 export interface Database extends ExportsTables {
+  daily_rollups: DailyRollupsTable
+  daily_viewers: DailyViewersTable
+  rollup_state: RollupStateTable
   invoices: InvoicesTable
   credits: CreditsTable
   billing_events: BillingEventsTable

@@ -42,6 +42,7 @@ export const ConfigPatchSchema = Type.Object(
     export_max_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
     export_max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 250_000 })),
     export_schema_version: Type.Optional(Type.String({ enum: ['ledger-export-v1', 'ledger-export-v2'] })),
+    stats_max_live_events: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false, minProperties: 1 },
 )

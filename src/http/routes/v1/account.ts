@@ -4,6 +4,8 @@ import { errors } from '../../schemas/common.ts'
 import { presentAccount } from '../../presenters.ts'
 import { readBalanceFacts } from '../../../store/balance.ts'
 import { readComponentStates, readConfig } from '../../../store/settings.ts'
+import { readRolledThrough } from '../../../store/rollups.ts'
+import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
 
 export function accountRoutes(deps: RouteDeps) {
   return async (app: App) => {
@@ -18,13 +20,15 @@ export function accountRoutes(deps: RouteDeps) {
         },
       },
       async (request) => {
-        const [facts, config, components] = await Promise.all([
+        const [facts, config, components, rolledThrough] = await Promise.all([
           readBalanceFacts(deps.db, request.account.user_id),
           readConfig(deps.db),
           readComponentStates(deps.db),
+          readRolledThrough(deps.db),
         ])
-        // Anything short of operational (degraded, disabled, unknown) is reported as degraded.
-        const reporting = (components.get('reporting') ?? 'operational') === 'operational' ? 'operational' : 'degraded'
+        // Anything short of operational (rollups behind, degraded, disabled, unknown) is reported as degraded.
+        const state = reportingState(components.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs()))
+        const reporting = state === 'operational' ? 'operational' : 'degraded'
         return presentAccount(request.account, facts, config, reporting, deps.clock.now())
       },
     )

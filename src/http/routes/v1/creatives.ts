@@ -4,6 +4,10 @@ import { CreativeListSchema, CreativeSchema } from '../../schemas/creatives.ts'
 import { presentCreative } from '../../presenters.ts'
 import { notFound } from '../../../domain/errors.ts'
 import { findCreativeGraph, listCreatives } from '../../../store/campaigns.ts'
+import { readComponentStates } from '../../../store/settings.ts'
+import { readRolledThrough } from '../../../store/rollups.ts'
+import { creativeLifetimeMetrics } from '../../../store/stats.ts'
+import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
 
 export const CREATIVE_COLLECTION_LIMIT = 500
 
@@ -20,7 +24,7 @@ export function creativeRoutes(deps: RouteDeps) {
         },
       },
       async (request) => ({
-        creatives: (await listCreatives(deps.db, request.account.user_id, CREATIVE_COLLECTION_LIMIT)).map(presentCreative),
+        creatives: (await listCreatives(deps.db, request.account.user_id, CREATIVE_COLLECTION_LIMIT)).map((g) => presentCreative(g)),
       }),
     )
 
@@ -29,7 +33,9 @@ export function creativeRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: 'One creative',
-          description: 'Metrics are returned only with contiguous closed-day rollup coverage; otherwise null with `temporarily_unavailable`.',
+          description:
+            'With contiguous closed-day rollup coverage (rollups closed through yesterday and reporting operational) the metrics are ' +
+            '`complete`: exact all-time figures from the ledger. Otherwise they are null with `temporarily_unavailable`.',
           tags: ['creatives'],
           params: IdParams('creative_id'),
           response: { 200: CreativeSchema, ...errors(401, 404, 429) },
@@ -38,7 +44,9 @@ export function creativeRoutes(deps: RouteDeps) {
       async (request) => {
         const graph = await findCreativeGraph(deps.db, request.account.user_id, request.params.creative_id)
         if (!graph) throw notFound('creative')
-        return presentCreative(graph)
+        const [components, rolledThrough] = await Promise.all([readComponentStates(deps.db), readRolledThrough(deps.db)])
+        const covered = reportingState(components.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs())) === 'operational'
+        return presentCreative(graph, covered ? await creativeLifetimeMetrics(deps.db, graph.creative.creative_id) : null)
       },
     )
   }

@@ -2,6 +2,8 @@ import type { App, RouteDeps } from '../../types.ts'
 import { COMPONENTS, StatusSchema } from '../../schemas/status.ts'
 import { errors } from '../../schemas/common.ts'
 import { readComponentStates } from '../../../store/settings.ts'
+import { readRolledThrough } from '../../../store/rollups.ts'
+import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
 import { limitByAddress } from '../../plugins/auth.ts'
 
 export const STATUS_RATE_PER_MIN = 120
@@ -21,8 +23,9 @@ export function statusRoutes(deps: RouteDeps) {
         },
       },
       async () => {
-        const stored = await readComponentStates(deps.db)
+        const [stored, rolledThrough] = await Promise.all([readComponentStates(deps.db), readRolledThrough(deps.db)])
         const components = Object.fromEntries(COMPONENTS.map((c) => [c, stored.get(c) ?? 'operational']))
+        components.reporting = reportingState(stored.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs()))
         return {
           components: components as Record<(typeof COMPONENTS)[number], string>,
           write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],

@@ -1,0 +1,63 @@
+import { Type } from 'typebox'
+import { DateTime } from './common.ts'
+
+export const StatsQuerySchema = Type.Object(
+  {
+    start: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start (UTC), honoured verbatim.' })),
+    end: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end (UTC), honoured verbatim. With only `start`, the window ends now.' })),
+    last_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3653, description: 'Last N complete UTC days. With start or end: 400 `conflicting_window`.' }),
+    ),
+    granularity: Type.Optional(Type.String({ enum: ['hour', 'day', 'month'], default: 'day' })),
+    campaign_id: Type.Optional(Type.String({ description: 'Comma-separated campaign ids (at most 100); foreign or unknown ids are 404.' })),
+    creative_id: Type.Optional(Type.String({ description: 'Comma-separated creative ids (at most 100); foreign or unknown ids are 404.' })),
+    group_by: Type.Optional(Type.String({ enum: ['account', 'creative'], default: 'account', description: '`creative` requires creative_id.' })),
+    surface: Type.Optional(Type.String({ description: 'Comma-separated: extension, terminal.' })),
+    country: Type.Optional(Type.String({ description: 'Comma-separated ISO 3166-1 alpha-2 codes (at most 50).' })),
+  },
+  { additionalProperties: false },
+)
+
+const metricFields = {
+  billable_impressions: Type.Integer(),
+  viewable_ticks: Type.Integer({ description: 'Whole seconds of measured dwell, at most ten per measured view.' }),
+  clicks: Type.Integer(),
+  events: Type.Integer({ description: 'Ledger events of every type (offers, measured views, billable impressions, clicks).' }),
+  unique_viewers: Type.Integer({ description: 'Distinct viewers with any event, within the bucket (or the whole interval for totals); never sum buckets.' }),
+  spend_micros: Type.Integer({ minimum: 0 }),
+  ctr: Type.Number({ description: 'clicks / billable_impressions; 0 when there were no billable impressions.' }),
+}
+
+export const MetricSetSchema = Type.Object(metricFields)
+export const PointSchema = Type.Object({ bucket: DateTime, ...metricFields })
+
+export const SeriesSchema = Type.Object({
+  creative_id: Type.String(),
+  campaign_id: Type.String(),
+  points: Type.Array(PointSchema, { description: 'One point per UTC bucket of [start, end), zero-filled; identical spine for every series.' }),
+  totals: MetricSetSchema,
+  sample_size: Type.Object(
+    { events: Type.Integer(), billable_impressions: Type.Integer(), unique_viewers: Type.Integer() },
+    { description: 'Raw counts behind the series.' },
+  ),
+  caveat: Type.String({ description: 'Observed-data caveat: these are not controlled comparisons.' }),
+})
+
+export const StatsSchema = Type.Object({
+  granularity: Type.String({ enum: ['hour', 'day', 'month'] }),
+  start: DateTime,
+  end: DateTime,
+  filters: Type.Object(
+    {
+      campaign_ids: Type.Optional(Type.Array(Type.String())),
+      creative_ids: Type.Optional(Type.Array(Type.String())),
+      surfaces: Type.Optional(Type.Array(Type.String())),
+      countries: Type.Optional(Type.Array(Type.String())),
+    },
+    { description: 'Echo of the applied filters (only those sent).' },
+  ),
+  served_from: Type.String({ enum: ['daily_rollup', 'ledger'] }),
+  totals: MetricSetSchema,
+  points: Type.Array(PointSchema, { description: 'Zero-activity buckets omitted; the first and last buckets are clipped by [start, end).' }),
+  series: Type.Optional(Type.Array(SeriesSchema, { description: 'Only with group_by=creative: one entry per requested creative.' })),
+})

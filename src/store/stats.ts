@@ -1,0 +1,182 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Db } from './db.ts'
+import type { ReportFilters } from '../domain/report-filters.ts'
+import type { Granularity, Window } from '../domain/stats.ts'
+import { isoDay } from '../domain/stats.ts'
+
+export interface MetricRow {
+  /** Bucket label (ms), or null for interval totals. */
+  bucket: number | null
+  creativeId: string | null
+  events: number
+  billable: number
+  ticks: number
+  clicks: number
+  spend: number
+  viewers: number
+}
+
+function ledgerFilterSql(f: ReportFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = []
+  if (f.campaignIds) parts.push(sql`AND e.campaign_id IN (${sql.join(f.campaignIds)})`)
+  if (f.creativeIds) parts.push(sql`AND e.creative_id IN (${sql.join(f.creativeIds)})`)
+  if (f.surfaces) parts.push(sql`AND e.surface IN (${sql.join(f.surfaces)})`)
+  if (f.countries) parts.push(sql`AND e.country IN (${sql.join(f.countries)})`)
+  return parts.length ? sql.join(parts, sql` `) : sql``
+}
+
+function rollupFilterSql(f: ReportFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = []
+  if (f.campaignIds) parts.push(sql`AND r.campaign_id IN (${sql.join(f.campaignIds)})`)
+  if (f.creativeIds) parts.push(sql`AND r.creative_id IN (${sql.join(f.creativeIds)})`)
+  if (f.surfaces) parts.push(sql`AND r.surface IN (${sql.join(f.surfaces)})`)
+  return parts.length ? sql.join(parts, sql` `) : sql``
+}
+
+type Row = { bucket: Date | string | null; creative_id: string | null; events: string; billable: string; ticks: string; clicks: string; spend: string; viewers: string }
+
+function toMetricRow(r: Row): MetricRow {
+  const bucket = r.bucket === null ? null : typeof r.bucket === 'string' ? Date.parse(`${r.bucket.slice(0, 10)}T00:00:00Z`) : r.bucket.getTime()
+  return {
+    bucket,
+    creativeId: r.creative_id,
+    events: Number(r.events),
+    billable: Number(r.billable),
+    ticks: Number(r.ticks),
+    clicks: Number(r.clicks),
+    spend: Number(r.spend),
+    viewers: Number(r.viewers),
+  }
+}
+
+/**
+ * Metrics straight from the ledger over [start, end): per bucket (and per
+ * creative) when `byBucket`, else interval totals. unique viewers are
+ * distinct within each group.
+ */
+export async function ledgerMetrics(
+  db: Db,
+  userId: string,
+  w: Window,
+  g: Granularity,
+  f: ReportFilters,
+  options: { byBucket: boolean; byCreative: boolean },
+): Promise<MetricRow[]> {
+  const bucket = options.byBucket ? sql`date_trunc(${g}, e.occurred_at, 'UTC')` : sql`NULL::timestamptz`
+  const creative = options.byCreative ? sql`e.creative_id` : sql`NULL::text`
+  const groupBy = [...(options.byBucket ? [sql`1`] : []), ...(options.byCreative ? [sql`2`] : [])]
+  const result = await sql<Row>`
+    SELECT ${bucket} AS bucket, ${creative} AS creative_id,
+      count(*) AS events,
+      count(*) FILTER (WHERE e.event_type = 'impression') AS billable,
+      coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0) AS ticks,
+      count(*) FILTER (WHERE e.event_type = 'click') AS clicks,
+      coalesce(sum(e.debit_micros), 0) AS spend,
+      count(DISTINCT e.viewer_key) AS viewers
+    FROM ledger_events e
+    WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(w.startMs)} AND e.occurred_at < ${new Date(w.endMs)}
+      ${ledgerFilterSql(f)}
+    ${groupBy.length ? sql`GROUP BY ${sql.join(groupBy)}` : sql``}`.execute(db)
+  return result.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
+}
+
+/** The same metrics from the daily rollups (whole UTC days only; no country dimension). */
+export async function rollupMetrics(
+  db: Db,
+  userId: string,
+  w: Window,
+  g: Granularity,
+  f: ReportFilters,
+  options: { byBucket: boolean },
+): Promise<MetricRow[]> {
+  const from = isoDay(w.startMs)
+  const to = isoDay(w.endMs)
+  const bucket = options.byBucket ? sql`date_trunc(${g}, r.day)::date::text` : sql`NULL::text`
+  const groupBy = options.byBucket ? sql`GROUP BY 1` : sql``
+  const sums = await sql<Row>`
+    SELECT ${bucket} AS bucket, NULL::text AS creative_id,
+      sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
+      sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, 0 AS viewers
+    FROM daily_rollups r
+    WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
+    ${groupBy}`.execute(db)
+  const viewers = await sql<{ bucket: string | null; viewers: string }>`
+    SELECT ${bucket} AS bucket, count(DISTINCT r.viewer_key) AS viewers
+    FROM daily_viewers r
+    WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
+    ${groupBy}`.execute(db)
+  const viewersBy = new Map(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
+  return sums.rows
+    .filter((r) => r.events !== null && Number(r.events) > 0)
+    .map((r) => toMetricRow({ ...r, viewers: String(viewersBy.get(r.bucket as string | null) ?? 0) }))
+}
+
+/**
+ * Events a live scan of the window would touch, per UTC day: closed days
+ * from the rollups (country filters ignored: an upper bound), the days after
+ * the watermark counted from the ledger but never past `cap` rows.
+ */
+export async function estimateEventsPerDay(
+  db: Db,
+  userId: string,
+  w: Window,
+  f: ReportFilters,
+  rolledThroughMs: number | null,
+  cap: number,
+): Promise<Map<number, number>> {
+  const perDay = new Map<number, number>()
+  const liveFromMs = rolledThroughMs === null ? w.startMs : Math.max(w.startMs, rolledThroughMs + 86_400_000)
+  if (rolledThroughMs !== null && liveFromMs > w.startMs) {
+    const rolled = await sql<{ day: string; events: string }>`
+      SELECT r.day::text AS day, sum(r.events) AS events FROM daily_rollups r
+      WHERE r.user_id = ${userId} AND r.day >= ${isoDay(w.startMs)}::date AND r.day < ${isoDay(liveFromMs - 1)}::date + 1
+        ${rollupFilterSql(f)}
+      GROUP BY r.day`.execute(db)
+    for (const r of rolled.rows) perDay.set(Date.parse(`${r.day}T00:00:00Z`), Number(r.events))
+  }
+  if (liveFromMs < w.endMs) {
+    const live = await sql<{ day: Date; events: string }>`
+      SELECT date_trunc('day', x.occurred_at, 'UTC') AS day, count(*) AS events FROM (
+        SELECT e.occurred_at FROM ledger_events e
+        WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(liveFromMs)} AND e.occurred_at < ${new Date(w.endMs)}
+          ${ledgerFilterSql(f)}
+        LIMIT ${cap + 1}
+      ) x GROUP BY 1`.execute(db)
+    for (const r of live.rows) perDay.set(new Date(r.day).getTime(), (perDay.get(new Date(r.day).getTime()) ?? 0) + Number(r.events))
+  }
+  return perDay
+}
+
+/** Exact all-time metrics of one creative from the ledger, with its first and last billable impression. */
+export async function creativeLifetimeMetrics(db: Db, creativeId: string) {
+  const r = await sql<{
+    events: string
+    billable: string
+    ticks: string
+    clicks: string
+    spend: string
+    viewers: string
+    first: Date | null
+    last: Date | null
+  }>`
+    SELECT count(*) AS events,
+      count(*) FILTER (WHERE event_type = 'impression') AS billable,
+      coalesce(sum(least(dwell_ms, 10000) / 1000) FILTER (WHERE event_type IN ('impression', 'view')), 0) AS ticks,
+      count(*) FILTER (WHERE event_type = 'click') AS clicks,
+      coalesce(sum(debit_micros), 0) AS spend,
+      count(DISTINCT viewer_key) AS viewers,
+      min(occurred_at) FILTER (WHERE event_type = 'impression') AS first,
+      max(occurred_at) FILTER (WHERE event_type = 'impression') AS last
+    FROM ledger_events WHERE creative_id = ${creativeId}`.execute(db)
+  const row = r.rows[0]!
+  return {
+    events: Number(row.events),
+    billable: Number(row.billable),
+    ticks: Number(row.ticks),
+    clicks: Number(row.clicks),
+    spend: Number(row.spend),
+    viewers: Number(row.viewers),
+    first: row.first ? new Date(row.first) : null,
+    last: row.last ? new Date(row.last) : null,
+  }
+}
