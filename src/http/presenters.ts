@@ -1,6 +1,7 @@
 import type { Static } from 'typebox'
 import type { AccountRow } from '../store/accounts.ts'
 import type { CampaignGraph } from '../store/campaigns.ts'
+import type { CreativeMetrics } from '../store/stats.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
 import { campaignWrites } from '../domain/access.ts'
@@ -108,17 +109,6 @@ export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummary
     pace_minutes: c.pace_minutes,
     blocks: presentBlocks(g),
   }
-}
-
-export interface CreativeMetrics {
-  events: number
-  billable: number
-  ticks: number
-  clicks: number
-  spend: number
-  viewers: number
-  first: Date | null
-  last: Date | null
 }
 
 const UNAVAILABLE = {

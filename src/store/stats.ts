@@ -147,8 +147,13 @@ export async function estimateEventsPerDay(
   return perDay
 }
 
+export interface CreativeMetrics extends Omit<MetricRow, 'bucket' | 'creativeId'> {
+  first: Date | null
+  last: Date | null
+}
+
 /** Exact all-time metrics of one creative from the ledger, with its first and last billable impression. */
-export async function creativeLifetimeMetrics(db: Db, creativeId: string) {
+export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promise<CreativeMetrics> {
   const r = await sql<{
     events: string
     billable: string

@@ -4,12 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import pg from 'pg'
 import { sql } from 'kysely'
 import { openStore } from '../../src/store/db.ts'
-import { STORE } from '../helpers/service.ts'
+import { createDatabase, STORE } from '../helpers/service.ts'
 
 const ADMIN = 'durability-admin-token-000'
 const root = new URL('../..', import.meta.url).pathname
@@ -64,21 +62,9 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
   let env: Record<string, string>
   let cleanup: () => Promise<void>
   if (STORE === 'postgres') {
-    const name = `adapi_kill_${randomBytes(4).toString('hex')}`
-    const adminUrl = process.env.TEST_DATABASE_URL!
-    const c = new pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    await c.query(`CREATE DATABASE ${name}`)
-    await c.end()
-    const url = new URL(adminUrl)
-    url.pathname = `/${name}`
-    env = { DATABASE_URL: url.toString() }
-    cleanup = async () => {
-      const d = new pg.Client({ connectionString: adminUrl })
-      await d.connect()
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await d.end()
-    }
+    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_kill')
+    env = { DATABASE_URL: db.url }
+    cleanup = db.drop
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'adapi-kill-'))
     env = { DATA_DIR: dir }

@@ -20,8 +20,9 @@ export interface TestService {
   close(): Promise<void>
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `adapi_test_${process.pid}_${randomBytes(4).toString('hex')}`
+/** A new PostgreSQL database on the server of `adminUrl`, with a function that drops it. */
+export async function createDatabase(adminUrl: string, prefix = 'adapi_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)
