@@ -13,6 +13,7 @@ import { statusRoutes } from './routes/v1/status.ts'
 import { campaignRoutes } from './routes/v1/campaigns.ts'
 import { creativeRoutes } from './routes/v1/creatives.ts'
 import { previewRoutes } from './routes/v1/previews.ts'
+import { exportRoutes } from './routes/v1/exports.ts'
 import { statsRoutes } from './routes/v1/stats.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
@@ -112,6 +113,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
         await authed.register(campaignRoutes(deps))
         await authed.register(creativeRoutes(deps))
         await authed.register(previewRoutes(deps))
+        await authed.register(exportRoutes(deps))
         await authed.register(statsRoutes(deps))
       })
     },

@@ -1,10 +1,13 @@
 import type { Job } from './scheduler.ts'
 import type { Db } from '../store/db.ts'
 import { purgeExpiredPreviews } from '../store/previews.ts'
+import { purgeExpiredExports } from '../store/exports.ts'
 
 const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */
 const PREVIEW_TOMBSTONE_MS = 7 * 24 * HOUR
+/** Export artifacts are deleted by the first run after they expire (the download answers 410 either way); the job row stays readable a week longer. */
+const EXPORT_TOMBSTONE_MS = 7 * 24 * HOUR
 
 /**
  * Daily at 00:30 UTC: deletes expired artifacts. Expiry itself is checked on
@@ -18,6 +21,10 @@ export function expiryJob(db: Db): Job {
       const next = Math.floor(after.getTime() / day) * day + HOUR / 2
       return new Date(next > after.getTime() ? next : next + day)
     },
-    run: async (now) => ({ previews_deleted: await purgeExpiredPreviews(db, now, PREVIEW_TOMBSTONE_MS) }),
+    run: async (now) => {
+      const previews = await purgeExpiredPreviews(db, now, PREVIEW_TOMBSTONE_MS)
+      const jobs = await purgeExpiredExports(db, now, EXPORT_TOMBSTONE_MS)
+      return { previews_deleted: previews, export_artifacts_deleted: jobs.artifacts_deleted, export_jobs_deleted: jobs.jobs_deleted }
+    },
   }
 }

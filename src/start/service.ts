@@ -8,6 +8,7 @@ import { readManualClock } from '../store/settings.ts'
 import { Scheduler } from '../jobs/scheduler.ts'
 import { expiryJob } from '../jobs/expiry.ts'
 import { invoicingJob } from '../jobs/invoicing.ts'
+import { exportsJob, kickExports } from '../jobs/exports.ts'
 import { rollupsJob, runRollups } from '../jobs/rollups.ts'
 import { buildApp, loggerOptions } from '../http/app.ts'
 import type { App } from '../http/types.ts'
@@ -57,7 +58,12 @@ export async function createService(settings: Settings, options: ServiceOptions 
   const processor = new SimulatedProcessor()
   const scheduler = new Scheduler(
     clock,
-    [rollupsJob(store.db), invoicingJob({ db: store.db, clock, settings, processor }), expiryJob(store.db)],
+    [
+      rollupsJob(store.db),
+      invoicingJob({ db: store.db, clock, settings, processor }),
+      expiryJob(store.db),
+      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
+    ],
     log.child({ component: 'scheduler' }),
   )
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
@@ -68,6 +74,8 @@ export async function createService(settings: Settings, options: ServiceOptions 
   // Close any day that ended while the service was down before serving reports.
   await runRollups(store.db, clock.now())
   scheduler.start()
+  // Export jobs left queued by a previous run start at once (POST /exports kicks the worker the same way).
+  kickExports(scheduler, log)
   return {
     app,
     store,

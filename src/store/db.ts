@@ -60,6 +60,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let store: Store
   if (options.databaseUrl !== null) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
+    // An idle connection dropped by the server (restart, failover, a forced drop) is discarded by
+    // the pool; without a listener the 'error' event would crash the process.
+    pool.on('error', () => {})
     store = wrap('postgres', pool, async () => {})
   } else {
     let dataDir: string | undefined

@@ -1,0 +1,320 @@
+import { createHash, type Hash } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { ApiError, conflict, invalid, notFound } from '../domain/errors.ts'
+import { headerLine, rowLine, type ExportSchemaVersion } from '../domain/export-csv.ts'
+import { EXPORT_CEILING } from '../domain/order-config.ts'
+import { parseFilterLists, type ReportFilters } from '../domain/report-filters.ts'
+import { newId } from '../platform/ids.ts'
+import type { Db } from '../store/db.ts'
+import { findAccount } from '../store/accounts.ts'
+import {
+  appendExportChunk,
+  claimExportJob,
+  countLedgerRowsUpTo,
+  findExportJob,
+  pendingExports,
+  insertExportJob,
+  markExportFailed,
+  markExportReady,
+  readExportChunk,
+  readLedgerExportPage,
+  type ExportJobRow,
+  type ExportLease,
+  type LedgerCursor,
+  type LedgerWindow,
+} from '../store/exports.ts'
+import { assertFiltersOwned } from '../store/report-filters.ts'
+import { readComponentStates, readConfig } from '../store/settings.ts'
+import type { ServiceContext } from './context.ts'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+
+/** A job (and its artifact) is available for this long after it was queued. */
+export const EXPORT_TTL_MS = DAY
+/** A job `running` for longer than this is presumed dead (crashed worker) and is claimed again. */
+export const EXPORT_STUCK_MS = 10 * MINUTE
+/** Ledger rows read per keyset page. */
+export const EXPORT_PAGE_ROWS = 5_000
+/** Artifact chunk size in the store. */
+export const EXPORT_CHUNK_BYTES = 256 * 1024
+/** At most this many jobs per worker run; the next run (a minute later, or the next kick) takes the rest. */
+export const EXPORT_JOBS_PER_RUN = 100
+
+export const EXPORTS_DISABLED = 'exports are disabled by the operator (component `exports`); queued jobs wait, retry later'
+
+export interface ExportCreateInput {
+  start: string
+  end: string
+  campaign_ids?: string[]
+  creative_ids?: string[]
+  surfaces?: string[]
+  countries?: string[]
+}
+
+/** The stored `filters` document: the window plus the filter dimensions that were set. */
+export interface ExportFiltersEcho {
+  start: string
+  end: string
+  campaign_ids?: string[]
+  creative_ids?: string[]
+  surfaces?: string[]
+  countries?: string[]
+}
+
+export const EXPORT_FILTER_LIMITS = { campaign: 100, creative: 100, surface: 20, country: 50 } as const
+
+interface Log {
+  info(obj: object, msg?: string): void
+  warn(obj: object, msg?: string): void
+  error(obj: object, msg?: string): void
+}
+
+async function assertExportsEnabled(db: Db): Promise<void> {
+  if ((await readComponentStates(db)).get('exports') === 'disabled') throw new ApiError(503, EXPORTS_DISABLED)
+}
+
+/** [start, end): end strictly after start, at most `maxDays` days long. */
+export function checkExportWindow(startText: string, endText: string, maxDays: number): { start: Date; end: Date } {
+  const start = new Date(startText)
+  const end = new Date(endText)
+  if (Number.isNaN(start.getTime())) throw invalid('start', 'invalid_format')
+  if (Number.isNaN(end.getTime())) throw invalid('end', 'invalid_format')
+  if (end.getTime() <= start.getTime()) throw invalid('end', 'end_not_after_start')
+  if (end.getTime() - start.getTime() > maxDays * DAY) throw invalid('end', 'interval_too_long', { max_days: maxDays })
+  return { start, end }
+}
+
+export function filtersOfJob(job: ExportJobRow): ReportFilters {
+  const f = job.filters as ExportFiltersEcho
+  return {
+    campaignIds: f.campaign_ids ?? null,
+    creativeIds: f.creative_ids ?? null,
+    surfaces: (f.surfaces as ReportFilters['surfaces']) ?? null,
+    countries: f.countries ?? null,
+  }
+}
+
+/**
+ * POST /exports: validates the window and filters (foreign ids are 404),
+ * fixes the CSV schema version from config, and queues the job. The caller
+ * kicks the worker afterwards.
+ */
+export async function queueExport(ctx: ServiceContext, userId: string, input: ExportCreateInput): Promise<ExportJobRow> {
+  await assertExportsEnabled(ctx.db)
+  const config = await readConfig(ctx.db)
+  const { start, end } = checkExportWindow(input.start, input.end, Math.min(config.export_max_days, EXPORT_CEILING.days))
+  const filters = parseFilterLists(
+    { campaign: input.campaign_ids, creative: input.creative_ids, surface: input.surfaces, country: input.countries },
+    { campaign: 'campaign_ids', creative: 'creative_ids', surface: 'surfaces', country: 'countries' },
+    EXPORT_FILTER_LIMITS,
+  )
+  await assertFiltersOwned(ctx.db, userId, filters)
+  const echo: ExportFiltersEcho = { start: start.toISOString(), end: end.toISOString() }
+  if (filters.campaignIds) echo.campaign_ids = filters.campaignIds
+  if (filters.creativeIds) echo.creative_ids = filters.creativeIds
+  if (filters.surfaces) echo.surfaces = filters.surfaces
+  if (filters.countries) echo.countries = filters.countries
+  const now = ctx.clock.now()
+  return insertExportJob(ctx.db, {
+    export_id: newId('exp'),
+    user_id: userId,
+    status: 'queued',
+    schema_version: config.export_schema_version,
+    filters: JSON.stringify(echo),
+    window_start: start,
+    window_end: end,
+    row_count: null,
+    size_bytes: null,
+    sha256: null,
+    error_code: null,
+    created_at: now,
+    started_at: null,
+    finished_at: null,
+    expires_at: new Date(now.getTime() + EXPORT_TTL_MS),
+  })
+}
+
+/** GET /exports/{id}: the account's own job; unknown and foreign ids are the same 404. */
+export async function readExport(ctx: ServiceContext, userId: string, exportId: string): Promise<ExportJobRow> {
+  const job = await findExportJob(ctx.db, userId, exportId)
+  if (!job) throw notFound('export')
+  return job
+}
+
+export const isExpired = (job: ExportJobRow, nowMs: number) => nowMs >= job.expires_at.getTime()
+
+/**
+ * GET /exports/{id}/download: 404 foreign or unknown, 410 expired (also
+ * after the artifact was purged), 409 not ready or failed. Answers the job and
+ * a stream over its stored chunks.
+ */
+export async function openExportDownload(ctx: ServiceContext, userId: string, exportId: string): Promise<{ job: ExportJobRow; body: Readable }> {
+  await assertExportsEnabled(ctx.db)
+  const job = await readExport(ctx, userId, exportId)
+  if (isExpired(job, ctx.clock.nowMs())) {
+    throw new ApiError(410, { field: 'export_id', reason: 'expired', expires_at: job.expires_at.toISOString() })
+  }
+  if (job.status === 'failed') {
+    throw conflict({ field: 'export_id', reason: 'export_failed', status: job.status, error_code: job.error_code ?? 'internal_error' })
+  }
+  if (job.status !== 'ready' || job.size_bytes === null) {
+    throw conflict({ field: 'export_id', reason: 'not_ready', status: job.status })
+  }
+  return { job, body: artifactStream(ctx.db, job.export_id, job.size_bytes) }
+}
+
+/**
+ * The stored artifact as a stream that reads one chunk per `read()`: memory
+ * stays at about one chunk whatever the file size. A chunk missing before
+ * `sizeBytes` were sent (purged mid-download) aborts the stream.
+ */
+export function artifactStream(db: Db, exportId: string, sizeBytes: number): Readable {
+  let seq = 0
+  let sent = 0
+  return new Readable({
+    highWaterMark: EXPORT_CHUNK_BYTES,
+    read() {
+      readExportChunk(db, exportId, seq++).then(
+        (chunk) => {
+          if (chunk === undefined) {
+            if (sent === sizeBytes) this.push(null)
+            else this.destroy(new Error(`export ${exportId}: artifact incomplete (${sent} of ${sizeBytes} bytes)`))
+            return
+          }
+          sent += chunk.length
+          this.push(chunk)
+          if (sent === sizeBytes) this.push(null)
+        },
+        (err: Error) => this.destroy(err),
+      )
+    },
+  })
+}
+
+/**
+ * Cuts the CSV text into fixed-size chunks as it is produced, hashing and
+ * counting every byte on the way, so the artifact never sits in memory whole.
+ */
+export class ChunkWriter {
+  readonly #store: (seq: number, data: Buffer) => Promise<boolean>
+  readonly #chunkBytes: number
+  readonly #hash: Hash = createHash('sha256')
+  #parts: Buffer[] = []
+  #pending = 0
+  #seq = 0
+  size = 0
+
+  constructor(store: (seq: number, data: Buffer) => Promise<boolean>, chunkBytes = EXPORT_CHUNK_BYTES) {
+    this.#store = store
+    this.#chunkBytes = chunkBytes
+  }
+
+  /** False when the store refused a chunk (the lease was lost). */
+  async write(text: string): Promise<boolean> {
+    const bytes = Buffer.from(text, 'utf8')
+    this.#hash.update(bytes)
+    this.size += bytes.length
+    this.#parts.push(bytes)
+    this.#pending += bytes.length
+    while (this.#pending >= this.#chunkBytes) {
+      const all = Buffer.concat(this.#parts)
+      this.#parts = [all.subarray(this.#chunkBytes)]
+      this.#pending = all.length - this.#chunkBytes
+      if (!(await this.#store(this.#seq++, all.subarray(0, this.#chunkBytes)))) return false
+    }
+    return true
+  }
+
+  /** Stores the last partial chunk; answers the lowercase hex SHA-256 of everything written, or null when the lease was lost. */
+  async end(): Promise<string | null> {
+    if (this.#pending > 0 && !(await this.#store(this.#seq++, Buffer.concat(this.#parts)))) return null
+    this.#parts = []
+    this.#pending = 0
+    return this.#hash.digest('hex')
+  }
+}
+
+type JobOutcome = 'ready' | 'failed' | 'lost'
+
+/** Generates one claimed job's artifact. */
+async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLease): Promise<JobOutcome> {
+  const fail = async (code: string): Promise<JobOutcome> =>
+    (await markExportFailed(ctx.db, lease, code, ctx.clock.now())) ? 'failed' : 'lost'
+
+  if (isExpired(job, ctx.clock.nowMs())) return fail('expired')
+  const config = await readConfig(ctx.db)
+  const maxRows = Math.min(config.export_max_rows, EXPORT_CEILING.rows)
+  const window: LedgerWindow = { userId: job.user_id, start: job.window_start, end: job.window_end, filters: filtersOfJob(job) }
+  if ((await countLedgerRowsUpTo(ctx.db, window, maxRows + 1)) > maxRows) return fail('row_limit_exceeded')
+
+  const version = job.schema_version as ExportSchemaVersion
+  const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
+  const writer = new ChunkWriter((seq, data) => appendExportChunk(ctx.db, lease, seq, data))
+  if (!(await writer.write(headerLine(version)))) return 'lost'
+  let cursor: LedgerCursor | null = null
+  let rows = 0
+  for (;;) {
+    const page = await readLedgerExportPage(ctx.db, window, cursor, EXPORT_PAGE_ROWS)
+    rows += page.length
+    // Events recorded into the window after the count can still push it over.
+    if (rows > maxRows) return fail('row_limit_exceeded')
+    if (page.length > 0 && !(await writer.write(page.map((r) => rowLine(version, r, billingCountry)).join('')))) return 'lost'
+    if (page.length < EXPORT_PAGE_ROWS) break
+    const last = page[page.length - 1]!
+    cursor = { occurredAt: last.occurred_at, eventId: last.event_id }
+  }
+  const sha256 = await writer.end()
+  if (sha256 === null) return 'lost'
+  const ready = await markExportReady(ctx.db, lease, { row_count: rows, size_bytes: writer.size, sha256, finished_at: ctx.clock.now() })
+  return ready ? 'ready' : 'lost'
+}
+
+export interface ExportRunResult {
+  ready: string[]
+  failed: string[]
+  /** Jobs this worker lost to another one (reclaimed as stuck) or could not even mark failed. */
+  lost: string[]
+  /** Some job is still unfinished (queued or running, here or on another instance) after this run. */
+  in_flight: boolean
+  /** The `exports` component is disabled: queued jobs wait. */
+  paused?: boolean
+}
+
+/**
+ * The export worker: claims waiting jobs one at a time (queued, or stuck in
+ * `running` for over ten minutes) and generates each. Safe to run on every
+ * instance at once: claims are atomic and writes check the claim's lease.
+ * While the `exports` component is disabled, jobs stay queued.
+ */
+export async function runPendingExports(ctx: ServiceContext, log: Log): Promise<ExportRunResult> {
+  const stuckBefore = () => new Date(ctx.clock.nowMs() - EXPORT_STUCK_MS)
+  // The idle case costs one indexed read.
+  const pending = await pendingExports(ctx.db, stuckBefore())
+  const result: ExportRunResult = { ready: [], failed: [], lost: [], in_flight: pending.unfinished }
+  if (!pending.claimable) return result
+  if ((await readComponentStates(ctx.db)).get('exports') === 'disabled') return { ...result, paused: true }
+  for (let i = 0; i < EXPORT_JOBS_PER_RUN; i++) {
+    const job = await claimExportJob(ctx.db, ctx.clock.now(), stuckBefore())
+    if (!job) break
+    const lease: ExportLease = { exportId: job.export_id, startedAt: job.started_at! }
+    let outcome: JobOutcome
+    try {
+      outcome = await generate(ctx, job, lease)
+      if (outcome === 'lost') log.warn({ export_id: job.export_id }, 'export job was reclaimed by another worker')
+    } catch (err) {
+      log.error({ err, export_id: job.export_id }, 'export job failed')
+      // Best effort: when even this fails (store down), the job stays `running` and is reclaimed after EXPORT_STUCK_MS.
+      outcome = await markExportFailed(ctx.db, lease, 'internal_error', ctx.clock.now()).then(
+        (marked) => (marked ? 'failed' : 'lost'),
+        () => 'lost' as const,
+      )
+    }
+    result[outcome].push(job.export_id)
+  }
+  // What is still unfinished after this run (e.g. other instances' jobs, or more than one run's worth).
+  if (result.ready.length + result.failed.length + result.lost.length > 0) {
+    result.in_flight = (await pendingExports(ctx.db, stuckBefore())).unfinished
+  }
+  return result
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { test } from 'node:test'
+import {
+  CSV_LINE_END,
+  csvField,
+  csvLine,
+  exportColumns,
+  exportFileName,
+  headerLine,
+  rowLine,
+  type ExportLedgerRow,
+} from '../../src/domain/export-csv.ts'
+import { ChunkWriter, checkExportWindow } from '../../src/services/exports.ts'
+import { ApiError } from '../../src/domain/errors.ts'
+
+const row: ExportLedgerRow = {
+  occurred_at: new Date('2026-11-02T09:00:10Z'),
+  event_type: 'impression',
+  campaign_id: 'cmp_A',
+  creative_id: 'crv_B',
+  surface: 'extension',
+  country: 'DE',
+  billable: true,
+  debit_micros: 2500,
+}
+
+test('RFC 4180 fields: quoted only when they hold a comma, a quote, CR or LF; inner quotes doubled', () => {
+  assert.equal(csvField('plain'), 'plain')
+  assert.equal(csvField(''), '')
+  assert.equal(csvField('a,b'), '"a,b"')
+  assert.equal(csvField('say "hi"'), '"say ""hi"""')
+  assert.equal(csvField('"'), '""""')
+  assert.equal(csvField('line\nbreak'), '"line\nbreak"')
+  assert.equal(csvField('cr\rhere'), '"cr\rhere"')
+  assert.equal(csvField('crlf\r\n'), '"crlf\r\n"')
+  assert.equal(csvField(' padded '), ' padded ', 'spaces are data, not quoted')
+  assert.equal(csvField('=SUM(A1)'), '=SUM(A1)')
+  assert.equal(csvLine(['a', 'b,c', '']), 'a,"b,c",\r\n')
+})
+
+test('lines end in CRLF', () => {
+  assert.equal(CSV_LINE_END, '\r\n')
+  assert.ok(headerLine('ledger-export-v1').endsWith('\r\n'))
+  assert.ok(rowLine('ledger-export-v2', row, null).endsWith('\r\n'))
+  assert.equal(rowLine('ledger-export-v1', row, null).split('\r\n').length, 2)
+})
+
+test('header rows, exactly', () => {
+  assert.equal(headerLine('ledger-export-v1'), 'timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros\r\n')
+  assert.equal(
+    headerLine('ledger-export-v2'),
+    'timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country\r\n',
+  )
+  assert.deepEqual(exportColumns('ledger-export-v2').slice(0, 8), exportColumns('ledger-export-v1'))
+  for (const version of ['ledger-export-v1', 'ledger-export-v2'] as const) {
+    for (const column of exportColumns(version)) assert.doesNotMatch(column, /viewer|client|ip|network|impression_id/)
+  }
+})
+
+test('v1 rows: ISO-8601 UTC with milliseconds, true/false, integer micros, blank country when unknown', () => {
+  assert.equal(rowLine('ledger-export-v1', row, 'FR'), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500\r\n')
+  assert.equal(
+    rowLine('ledger-export-v1', { ...row, occurred_at: new Date('2026-11-02T09:00:10.123Z'), event_type: 'view', country: null, billable: false, debit_micros: 0 }, null),
+    '2026-11-02T09:00:10.123Z,view,cmp_A,crv_B,extension,,false,0\r\n',
+  )
+  assert.equal(rowLine('ledger-export-v1', { ...row, debit_micros: 123_456_789_012 }, null).split(',')[7], '123456789012\r\n')
+  assert.throws(() => rowLine('ledger-export-v1', { ...row, debit_micros: 2.5 }, null), RangeError)
+})
+
+test('v2 rows append the processor billing country, blank when none is on file', () => {
+  assert.equal(rowLine('ledger-export-v2', row, 'FR'), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500,FR\r\n')
+  assert.equal(rowLine('ledger-export-v2', row, null), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500,\r\n')
+  assert.equal(rowLine('ledger-export-v2', { ...row, country: null }, null).split(',').length, 9)
+})
+
+test('a field that needs it is escaped inside a row', () => {
+  assert.equal(
+    rowLine('ledger-export-v1', { ...row, campaign_id: 'cmp,"odd"' }, null),
+    '2026-11-02T09:00:10.000Z,impression,"cmp,""odd""",crv_B,extension,DE,true,2500\r\n',
+  )
+})
+
+test('file name', () => {
+  assert.equal(exportFileName('exp_abc'), 'ledger-export-exp_abc.csv')
+})
+
+test('the chunk writer cuts exact-size chunks in order and hashes every byte', async () => {
+  const stored: Buffer[] = []
+  const writer = new ChunkWriter(async (seq, data) => {
+    assert.equal(seq, stored.length)
+    stored.push(Buffer.from(data))
+    return true
+  }, 10)
+  const parts = ['héllo,', 'wörld\r\n', 'x'.repeat(25), '', 'end\r\n']
+  for (const p of parts) assert.equal(await writer.write(p), true)
+  const digest = await writer.end()
+  const whole = Buffer.from(parts.join(''), 'utf8')
+  assert.equal(writer.size, whole.length)
+  assert.equal(digest, createHash('sha256').update(whole).digest('hex'))
+  assert.deepEqual(Buffer.concat(stored), whole)
+  for (const c of stored.slice(0, -1)) assert.equal(c.length, 10)
+  assert.ok(stored.at(-1)!.length <= 10 && stored.at(-1)!.length > 0)
+})
+
+test('the chunk writer stops when the store refuses a chunk (lease lost)', async () => {
+  const writer = new ChunkWriter(async () => false, 4)
+  assert.equal(await writer.write('abc'), true, 'nothing stored yet')
+  assert.equal(await writer.write('def'), false)
+  const tail = new ChunkWriter(async () => false, 100)
+  await tail.write('short')
+  assert.equal(await tail.end(), null)
+})
+
+test('export window: end after start, at most max_days', () => {
+  const reason = (start: string, end: string, days = 31) => {
+    try {
+      checkExportWindow(start, end, days)
+      return 'ok'
+    } catch (err) {
+      assert.ok(err instanceof ApiError)
+      assert.equal(err.status, 400)
+      return err.detail
+    }
+  }
+  assert.equal(reason('2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z'), 'ok')
+  assert.deepEqual(reason('2026-01-01T00:00:00Z', '2026-02-01T00:00:00.001Z'), { field: 'end', reason: 'interval_too_long', max_days: 31 })
+  assert.deepEqual(reason('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'), { field: 'end', reason: 'end_not_after_start' })
+  assert.equal((reason('2026-01-02T00:00:00Z', '2026-01-01T00:00:00Z') as { reason: string }).reason, 'end_not_after_start')
+  assert.deepEqual(reason('2026-01-01T00:00:00Z', '2026-01-03T00:00:00Z', 1), { field: 'end', reason: 'interval_too_long', max_days: 1 })
+  assert.equal(reason('2026-01-01T00:00:00+02:00', '2026-01-01T00:00:00Z'), 'ok', 'offsets are honoured')
+})
