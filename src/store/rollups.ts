@@ -49,6 +49,21 @@ export async function rollUpDay(db: Db, day: string): Promise<number> {
       SELECT DISTINCT ${day}::date, user_id, campaign_id, creative_id, surface, viewer_key
       FROM ledger_events
       WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
+    // Account-level viewer days and their "previous active day" counts (exact unique viewers; see 0006).
+    await trx.deleteFrom('account_viewer_days').where('day', '=', day).execute()
+    await trx.deleteFrom('daily_viewer_returns').where('day', '=', day).execute()
+    await sql`
+      INSERT INTO account_viewer_days (user_id, viewer_key, day)
+      SELECT DISTINCT user_id, viewer_key, ${day}::date
+      FROM ledger_events
+      WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
+    await sql`
+      INSERT INTO daily_viewer_returns (user_id, day, prev_day, viewers)
+      SELECT a.user_id, a.day,
+        (SELECT max(p.day) FROM account_viewer_days p WHERE p.user_id = a.user_id AND p.viewer_key = a.viewer_key AND p.day < a.day),
+        count(*)
+      FROM account_viewer_days a WHERE a.day = ${day}::date
+      GROUP BY 1, 2, 3`.execute(trx)
     return Number(inserted.numAffectedRows ?? 0)
   })
 }

@@ -198,6 +198,19 @@ export interface DailyViewersTable {
   viewer_key: string
 }
 
+export interface AccountViewerDaysTable {
+  user_id: string
+  viewer_key: string
+  day: ColumnType<string, string, string>
+}
+
+export interface DailyViewerReturnsTable {
+  user_id: string
+  day: ColumnType<string, string, string>
+  prev_day: ColumnType<string | null, string | null, string | null>
+  viewers: Int8
+}
+
 export interface RollupStateTable {
   id: number
   rolled_through: ColumnType<string | null, string | null, string | null>
@@ -208,6 +221,8 @@ export interface Database extends ExportsTables {
   daily_rollups: DailyRollupsTable
   daily_viewers: DailyViewersTable
   rollup_state: RollupStateTable
+  account_viewer_days: AccountViewerDaysTable
+  daily_viewer_returns: DailyViewerReturnsTable
   invoices: InvoicesTable
   credits: CreditsTable
   billing_events: BillingEventsTable

@@ -100,11 +100,22 @@ export async function rollupMetrics(
     FROM daily_rollups r
     WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
     ${groupBy}`.execute(db)
-  const viewers = await sql<{ bucket: string | null; viewers: string }>`
-    SELECT ${bucket} AS bucket, count(DISTINCT r.viewer_key) AS viewers
-    FROM daily_viewers r
-    WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
-    ${groupBy}`.execute(db)
+  const unfiltered = !f.campaignIds && !f.creativeIds && !f.surfaces
+  // Unfiltered: a viewer counts once, on its first active day in the bucket (or window), so
+  // sum the day's viewers whose previous active day lies before that bucket's start. Exact.
+  const bucketStart = options.byBucket ? sql`greatest(date_trunc(${g}, r.day)::date, ${from}::date)` : sql`${from}::date`
+  const viewers = unfiltered
+    ? await sql<{ bucket: string | null; viewers: string }>`
+        SELECT ${bucket} AS bucket, coalesce(sum(r.viewers), 0) AS viewers
+        FROM daily_viewer_returns r
+        WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date
+          AND (r.prev_day IS NULL OR r.prev_day < ${bucketStart})
+        ${groupBy}`.execute(db)
+    : await sql<{ bucket: string | null; viewers: string }>`
+        SELECT ${bucket} AS bucket, count(DISTINCT r.viewer_key) AS viewers
+        FROM daily_viewers r
+        WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
+        ${groupBy}`.execute(db)
   const viewersBy = new Map(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
   return sums.rows
     .filter((r) => r.events !== null && Number(r.events) > 0)
