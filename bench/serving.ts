@@ -1,0 +1,758 @@
+/**
+ * Serving benchmark: decisions/s and billable views/s of the real service, on
+ * each store, next to a plain node:http BASELINE measured in the same run with
+ * the same load generator. A benchmark, not a test: it reports, it never fails
+ * on a figure.
+ *
+ *   npm run bench                                   # baseline + embedded store
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # + PostgreSQL
+ *   npm run bench -- --duration 20 --connections 64 --stores postgres --cpu-prof .tmp/prof
+ *
+ * Method (docs/performance.md): a closed loop of N keep-alive connections
+ * (undici Clients, one request in flight each) for a warm-up and then a fixed
+ * measured window; throughput = responses completed in the window / window
+ * length; latency percentiles are exact (every sample of the window, sorted).
+ * Each target runs as its own child process; only loopback addresses are used.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import os from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { Client } from 'undici'
+import { Samples, viewerAddress, type LatencySummary } from '../scripts/simulate.ts'
+
+const root = new URL('..', import.meta.url).pathname
+const ADMIN_TOKEN = 'bench-admin-token-0123456789'
+const CLOCK_START = '2026-11-02T09:00:00Z' // a Monday morning: no job falls due during a run
+const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'FR', 'CA', 'JP', null] as const
+const SURFACES = ['extension', 'terminal'] as const
+
+// ---------------------------------------------------------------------------
+// Settings
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    stores: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean' },
+  },
+  strict: true,
+})
+if (args.help) {
+  process.stdout.write(`npm run bench -- [--duration S] [--warmup S] [--connections N] [--stores embedded,postgres] [--cpu-prof DIR] [--out FILE]
+
+  --duration S      measured seconds per phase (default $BENCH_DURATION_S or 10)
+  --warmup S        unmeasured warm-up seconds before each phase (default $BENCH_WARMUP_S or 2)
+  --connections N   concurrent keep-alive connections, one request in flight each (default $BENCH_CONNECTIONS or 64)
+  --stores LIST     which stores to run (default: embedded, plus postgres when BENCH_DATABASE_URL or TEST_DATABASE_URL is set)
+  --cpu-prof DIR    start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file)
+  --out FILE        results JSON (default .tmp/bench-results.json)
+`)
+  process.exit(0)
+}
+function numberSetting(flag: string | undefined, envName: string, fallback: number): number {
+  const raw = flag ?? process.env[envName]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!(n > 0)) throw new Error(`${envName}: must be a positive number, got "${raw}"`)
+  return n
+}
+const DURATION_S = numberSetting(args.duration, 'BENCH_DURATION_S', 10)
+const WARMUP_S = numberSetting(args.warmup, 'BENCH_WARMUP_S', 2)
+const CONNECTIONS = Math.floor(numberSetting(args.connections, 'BENCH_CONNECTIONS', 64))
+const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null
+const STORES = (args.stores ?? (PG_URL ? 'embedded,postgres' : 'embedded')).split(',').map((s) => s.trim()).filter(Boolean)
+for (const s of STORES) if (s !== 'embedded' && s !== 'postgres') throw new Error(`--stores: unknown store "${s}"`)
+if (STORES.includes('postgres') && !PG_URL) throw new Error('--stores postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
+const CPU_PROF_DIR = args['cpu-prof'] ?? null
+/** How long to wait for other work on the machine to finish before measuring a target (0: don't wait). */
+const IDLE_WAIT_S = process.env.BENCH_IDLE_WAIT_S === undefined ? 90 : Number(process.env.BENCH_IDLE_WAIT_S)
+const OUT = args.out ?? join(root, '.tmp', 'bench-results.json')
+/** Upper bound of requests per phase (a closed loop is time-bound already; this bounds it in count too). */
+const MAX_REQUESTS_PER_PHASE = 5_000_000
+
+// ---------------------------------------------------------------------------
+// Processes
+
+const children = new Set<ChildProcess>()
+const cleanups: (() => Promise<void>)[] = []
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+interface Proc {
+  child: ChildProcess
+  origin: string
+  stderrTail: string[]
+}
+
+function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  const stderrTail: string[] = []
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const l of chunk.split('\n').filter(Boolean)) {
+      stderrTail.push(l)
+      if (stderrTail.length > 20) stderrTail.shift()
+    }
+  })
+  return { child, origin: `http://127.0.0.1:${env.PORT}`, stderrTail }
+}
+
+async function waitHealthy(p: Proc, label: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) {
+      throw new Error(`${label} exited during start-up:\n${p.stderrTail.join('\n')}`)
+    }
+    try {
+      if ((await fetch(`${p.origin}/healthz`)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${label} did not become healthy in 60 s:\n${p.stderrTail.join('\n')}`)
+}
+
+async function stop(p: Proc): Promise<void> {
+  const { child } = p
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); null elsewhere. */
+function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
+
+function machineCpu(): { busy: number; total: number } {
+  let busy = 0
+  let total = 0
+  for (const c of os.cpus()) {
+    const t = c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle
+    total += t
+    busy += t - c.times.idle
+  }
+  return { busy, total }
+}
+
+// ---------------------------------------------------------------------------
+// The load generator: a closed loop over N keep-alive connections
+
+interface Req {
+  method: 'GET' | 'POST'
+  path: string
+  body?: string
+  headers: Record<string, string>
+}
+
+/** CPU used during the measured window, in % of ONE core (the machine has os.cpus().length of them). */
+interface CpuShare {
+  /** The server process (the service or the baseline). */
+  server: number | null
+  /** PostgreSQL: the backends of the service's database and the server's background processes (PostgreSQL store only). */
+  database: number | null
+  /** The load generator (this process). */
+  loadGenerator: number
+  /** Everything else on the machine (other sessions, the OS). */
+  other: number | null
+  /** The whole machine, in % of ALL cores. */
+  machineBusyPct: number
+}
+
+export interface PhaseResult {
+  requests: number
+  seconds: number
+  perSecond: number
+  latencyMs: LatencySummary & { p90: number | null }
+  statuses: Record<string, number>
+  /** Responses by status including the warm-up (what reached the server). */
+  allStatuses: Record<string, number>
+  networkErrors: number
+  /** The request source ran dry before the window ended (the window was shortened to the last response). */
+  exhausted: boolean
+  cpu: CpuShare | null
+}
+
+interface LoopOptions {
+  origin: string
+  warmupS: number
+  durationS: number
+  next: () => Req | null
+  onResponse?: (status: number, body: string) => void
+  serverPid?: number
+  /** PostgreSQL backend pids to charge as "database" CPU (looked up when the window starts). */
+  databasePids?: () => Promise<number[]>
+}
+
+function cpuSnapshot(serverPid: number | undefined, dbPids: number[]) {
+  const sum = (pids: number[]) => pids.reduce((s, p) => s + (processCpuSeconds(p) ?? 0), 0)
+  return {
+    at: performance.now(),
+    client: process.cpuUsage(),
+    server: processCpuSeconds(serverPid),
+    database: dbPids.length > 0 ? sum(dbPids) : null,
+    machine: machineCpu(),
+  }
+}
+
+/**
+ * Closed loop: CONNECTIONS keep-alive connections, each sending its next
+ * request as soon as the previous answer is read, for warmupS (not measured)
+ * then durationS (measured: responses completed inside the window).
+ */
+async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
+  const clients = Array.from({ length: CONNECTIONS }, () => new Client(o.origin, { pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 }))
+  const samples = new Samples()
+  const statuses = new Map<string, number>()
+  const allStatuses = new Map<string, number>()
+  let networkErrors = 0
+  let issued = 0
+  let exhausted = false
+  let lastDone = 0
+  const t0 = performance.now()
+  const measureStart = t0 + o.warmupS * 1000
+  const endAt = measureStart + o.durationS * 1000
+
+  let dbPids: number[] = []
+  let start: ReturnType<typeof cpuSnapshot> | null = null
+  let cpu: CpuShare | null = null
+  const startTimer = setTimeout(
+    () => {
+      void (async () => {
+        dbPids = o.databasePids ? await o.databasePids().catch(() => []) : []
+        start = cpuSnapshot(o.serverPid, dbPids)
+      })()
+    },
+    Math.max(0, measureStart - performance.now()),
+  )
+  const takeCpu = () => {
+    if (!start || cpu) return
+    const end = cpuSnapshot(o.serverPid, dbPids)
+    const wall = (end.at - start.at) / 1000
+    const pctOfCore = (seconds: number) => Math.round((seconds / wall) * 100)
+    const c = process.cpuUsage(start.client)
+    const server = end.server !== null && start.server !== null ? pctOfCore(end.server - start.server) : null
+    const database = end.database !== null && start.database !== null ? pctOfCore(end.database - start.database) : null
+    const loadGenerator = pctOfCore((c.user + c.system) / 1e6)
+    const busy = (end.machine.busy - start.machine.busy) / Math.max(1, end.machine.total - start.machine.total)
+    const machineCores = Math.round(busy * os.cpus().length * 100)
+    cpu = {
+      server,
+      database,
+      loadGenerator,
+      other: server === null ? null : Math.max(0, machineCores - server - (database ?? 0) - loadGenerator),
+      machineBusyPct: Math.round(busy * 100),
+    }
+  }
+  const endTimer = setTimeout(takeCpu, Math.max(0, endAt - performance.now()))
+
+  async function worker(client: Client): Promise<void> {
+    for (;;) {
+      if (performance.now() >= endAt) return
+      if (issued >= MAX_REQUESTS_PER_PHASE) return
+      const req = o.next()
+      if (req === null) {
+        exhausted = true
+        return
+      }
+      issued++
+      const started = performance.now()
+      try {
+        const res = await client.request({ method: req.method, path: req.path, body: req.body, headers: req.headers })
+        const text = await res.body.text()
+        const done = performance.now()
+        const key = String(res.statusCode)
+        allStatuses.set(key, (allStatuses.get(key) ?? 0) + 1)
+        o.onResponse?.(res.statusCode, text)
+        if (done >= measureStart && done <= endAt) {
+          samples.add(done - started)
+          statuses.set(key, (statuses.get(key) ?? 0) + 1)
+          lastDone = done
+        }
+      } catch {
+        networkErrors++
+      }
+    }
+  }
+
+  try {
+    await Promise.all(clients.map(worker))
+  } finally {
+    clearTimeout(startTimer)
+    clearTimeout(endTimer)
+    // The workers may all stop before the end timer gets its turn: take the reading here then.
+    takeCpu()
+    await Promise.all(clients.map((c) => c.close()))
+  }
+  const windowEnd = exhausted ? Math.min(endAt, lastDone) : endAt
+  const seconds = Math.max(0.001, (windowEnd - measureStart) / 1000)
+  const lat = samples.summary()
+  return {
+    requests: samples.count,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round((samples.count / seconds) * 10) / 10,
+    latencyMs: { ...lat, p90: samples.quantile(0.9) },
+    statuses: Object.fromEntries(statuses),
+    allStatuses: Object.fromEntries(allStatuses),
+    networkErrors,
+    exhausted,
+    cpu,
+  }
+}
+
+/**
+ * Waits (at most maxS) until the machine is nearly idle, so other work on it
+ * (another session's test suite…) does not skew a target; returns the busy
+ * share (% of all cores) of the last one-second sample.
+ */
+async function waitIdle(maxS = IDLE_WAIT_S): Promise<number> {
+  for (let waited = 0; ; waited++) {
+    const a = machineCpu()
+    await new Promise((r) => setTimeout(r, 1_000))
+    const b = machineCpu()
+    const busyPct = Math.round(((b.busy - a.busy) / Math.max(1, b.total - a.total)) * 100)
+    if (busyPct <= 10) return busyPct
+    if (waited + 1 >= maxS) {
+      process.stderr.write(`  machine ${busyPct}% busy: measuring anyway (see cpu "other")\n`)
+      return busyPct
+    }
+    if (waited === 0) process.stderr.write(`  waiting up to ${maxS}s for the machine to go idle (${busyPct}% busy)…\n`)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Requests
+
+let requestCounter = 0
+
+/** A decision from a distinct viewer behind a distinct address: abuse limits stay out of the way. */
+function decisionRequest(prefix: string): Req {
+  const i = requestCounter++
+  const country = COUNTRIES[i % COUNTRIES.length]
+  const surface = SURFACES[Math.floor(i / COUNTRIES.length) % SURFACES.length]!
+  return {
+    method: 'POST',
+    path: '/serve/v1/decisions',
+    body: JSON.stringify({ surface, viewer_id: `${prefix}-${i.toString(36)}`, ...(country ? { country } : {}) }),
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': viewerAddress(i % 130_000) },
+  }
+}
+
+const VIEW_BODY = JSON.stringify({ dwell_ms: 10_000 })
+function viewRequest(impressionId: string): Req {
+  const i = requestCounter++
+  return {
+    method: 'POST',
+    path: `/serve/v1/impressions/${encodeURIComponent(impressionId)}/view`,
+    body: VIEW_BODY,
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': viewerAddress(i % 130_000) },
+  }
+}
+
+async function api(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(origin + path, {
+    method,
+    headers: { 'x-forwarded-for': '198.19.255.250', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  let parsed: Record<string, unknown> = {}
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {}
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed, text }
+}
+
+async function must(p: ReturnType<typeof api>, status: number, what: string): Promise<Record<string, unknown>> {
+  const r = await p
+  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.text.slice(0, 300)}`)
+  return r.body
+}
+
+// ---------------------------------------------------------------------------
+// One target: decisions, then billable views
+
+interface Target {
+  decisions: PhaseResult
+  views: PhaseResult
+  fill: { filled: number; noFill: number }
+  /** Extra offers made (unmeasured) so the pool lasts the measured views window. */
+  topUp: { offers: number; seconds: number } | null
+  /** Views answered 204 (warm-up + measured) vs the billed count the advertiser API shows. */
+  verification: { viewsAnswered204: number; billedDelta: number; ok: boolean } | null
+  rateLimited: number
+  /** Machine busy share (all cores) just before the target was measured. */
+  idleBeforeStartPct: number
+  serverWarnings: string[]
+}
+
+/** The campaigns of the benchmark: four different winners across surfaces and countries, two bids that never win. */
+const BENCH_CAMPAIGNS = [
+  { ad_line: 'Bench: extension line for North America', cpm_usd: 8, target_surface: 'extension', target_countries: ['US', 'CA'] },
+  { ad_line: 'Bench: terminal line for Europe', cpm_usd: 7, target_surface: 'terminal', target_countries: ['DE', 'GB', 'FR'] },
+  { ad_line: 'Bench: extension line, global', cpm_usd: 5, target_surface: 'extension' },
+  { ad_line: 'Bench: terminal line, global', cpm_usd: 4, target_surface: 'terminal' },
+  { ad_line: 'Bench: a lower extension bid', cpm_usd: 2, target_surface: 'extension' },
+  { ad_line: 'Bench: a lower terminal bid for India', cpm_usd: 1, target_surface: 'terminal', target_countries: ['IN'] },
+] as const
+const CAMPAIGN_IMPRESSIONS = 100_000
+
+async function benchService(label: string, env: Record<string, string>, databasePids?: () => Promise<number[]>): Promise<Target> {
+  const port = await freePort()
+  // One directory per store: every thread writes its own profile (tsx's loader runs in a worker; the service's is the largest).
+  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : []
+  const proc = spawnNode('src/start/server.ts', { ...env, PORT: String(port) }, nodeArgs)
+  try {
+    await waitHealthy(proc, `service (${label})`)
+    const origin = proc.origin
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+    await must(
+      api(origin, 'PATCH', '/admin/v1/config', {
+        outstanding_balance_cap_usd: null,
+        max_blocks: 100,
+        max_total_usd: 100_000,
+        create_rate_limit_per_min: 1_000,
+        read_rate_limit_per_min: 100_000,
+      }, admin),
+      200,
+      'PATCH /admin/v1/config',
+    )
+    const account = await must(api(origin, 'POST', '/admin/v1/accounts', { email: `bench-${label}@example.com` }, admin), 201, 'POST /admin/v1/accounts')
+    const userId = String(account.user_id)
+    await must(api(origin, 'POST', `/admin/v1/accounts/${userId}/write-approval`, { approved: true }, admin), 200, 'write-approval')
+    await must(api(origin, 'POST', `/admin/v1/accounts/${userId}/terms`, { accepted: true }, admin), 200, 'terms')
+    await must(api(origin, 'POST', `/admin/v1/accounts/${userId}/billing`, { mode: 'weekly_autopay', card_number: '4242424242424242' }, admin), 200, 'billing')
+    const auth = { 'x-service-user-id': userId, 'x-service-api-key': String(account.api_key) }
+    for (const [i, c] of BENCH_CAMPAIGNS.entries()) {
+      const created = await must(
+        api(origin, 'POST', '/v1/campaigns', { ...c, destination_url: `https://example.com/bench/${i}`, impressions: CAMPAIGN_IMPRESSIONS, idempotency_key: `bench-${i}` }, auth),
+        201,
+        `POST /v1/campaigns (${c.ad_line})`,
+      )
+      if (created.moderation_status === 'pending') {
+        await must(api(origin, 'POST', `/admin/v1/campaigns/${String(created.campaign_id)}/moderation`, { status: 'approved' }, admin), 200, 'moderation')
+      }
+    }
+    const billedTotal = async () => {
+      const list = await must(api(origin, 'GET', '/v1/campaigns', undefined, auth), 200, 'GET /v1/campaigns')
+      return (list.campaigns as { impressions_served: number }[]).reduce((s, c) => s + c.impressions_served, 0)
+    }
+
+    // Phase 1: decisions. Every filled offer goes to the view pool (within each campaign's inventory).
+    const pool: string[] = []
+    const perCampaign = new Map<string, number>()
+    const cap = CAMPAIGN_IMPRESSIONS - 1_000
+    let filled = 0
+    let noFill = 0
+    const harvest = (status: number, body: string) => {
+      if (status === 204) noFill++
+      if (status !== 200) return
+      filled++
+      const d = JSON.parse(body) as { impression_id: string; ad_line: string }
+      const n = perCampaign.get(d.ad_line) ?? 0
+      if (n < cap) {
+        perCampaign.set(d.ad_line, n + 1)
+        pool.push(d.impression_id)
+      }
+    }
+    const common = { origin, serverPid: proc.child.pid, databasePids }
+    const idleBeforeStartPct = await waitIdle()
+    process.stderr.write(`  ${label}: decisions…\n`)
+    const decisions = await closedLoop({ ...common, warmupS: WARMUP_S, durationS: DURATION_S, next: () => decisionRequest(`bench-${label}`), onResponse: harvest })
+
+    // Phase 2: billable views. Ten seconds of service time make every offer's 10 s dwell real.
+    await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin), 200, 'POST /admin/v1/clock')
+    await new Promise((r) => setTimeout(r, 1_000)) // let the offers' background writes settle
+    const before = await billedTotal()
+    let cursor = 0
+    const nextView = () => (cursor < pool.length ? viewRequest(pool[cursor++]!) : null)
+    // The warm-up of the views doubles as a probe of their rate: when the pool
+    // cannot last the measured window, more offers are made first (unmeasured).
+    process.stderr.write(`  ${label}: billable views, warm-up (pool of ${pool.length} offers)…\n`)
+    const probe = await closedLoop({ ...common, warmupS: 0, durationS: WARMUP_S, next: nextView })
+    const needed = Math.ceil(probe.perSecond * (DURATION_S + 2) * 1.5)
+    let topUp: Target['topUp'] = null
+    if (pool.length - cursor < needed) {
+      const want = needed - (pool.length - cursor)
+      process.stderr.write(`  ${label}: making ${want} more offers for the measured window…\n`)
+      const t = performance.now()
+      let made = 0
+      await closedLoop({
+        origin,
+        warmupS: 0,
+        durationS: 120,
+        next: () => (made++ < want ? decisionRequest(`bench-${label}-more`) : null),
+        onResponse: harvest,
+      })
+      topUp = { offers: want, seconds: Math.round((performance.now() - t) / 100) / 10 }
+      await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin), 200, 'POST /admin/v1/clock')
+      await new Promise((r) => setTimeout(r, 1_000))
+    }
+    process.stderr.write(`  ${label}: billable views, measured…\n`)
+    const views = await closedLoop({ ...common, warmupS: 1, durationS: DURATION_S, next: nextView })
+    const after = await billedTotal()
+    const answered204 = (probe.allStatuses['204'] ?? 0) + (views.allStatuses['204'] ?? 0)
+    return {
+      decisions,
+      views,
+      fill: { filled, noFill },
+      topUp,
+      verification: { viewsAnswered204: answered204, billedDelta: after - before, ok: after - before === answered204 },
+      rateLimited: (decisions.allStatuses['429'] ?? 0) + (probe.allStatuses['429'] ?? 0) + (views.allStatuses['429'] ?? 0),
+      idleBeforeStartPct,
+      serverWarnings: proc.stderrTail.slice(-5),
+    }
+  } finally {
+    await stop(proc)
+  }
+}
+
+async function benchBaseline(): Promise<Target> {
+  const port = await freePort()
+  const proc = spawnNode('bench/baseline-server.ts', { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1' })
+  try {
+    await waitHealthy(proc, 'baseline server')
+    const pool: string[] = []
+    let filled = 0
+    const idleBeforeStartPct = await waitIdle()
+    process.stderr.write('  baseline: decisions…\n')
+    const common = { origin: proc.origin, serverPid: proc.child.pid, warmupS: WARMUP_S, durationS: DURATION_S }
+    const decisions = await closedLoop({
+      ...common,
+      next: () => decisionRequest('bench-baseline'),
+      onResponse: (status, body) => {
+        if (status !== 200) return
+        filled++
+        pool.push((JSON.parse(body) as { impression_id: string }).impression_id)
+      },
+    })
+    process.stderr.write(`  baseline: views…\n`)
+    // The baseline keeps no state: its pool of ids is reused round-robin.
+    let cursor = 0
+    const views = await closedLoop({ ...common, warmupS: 1, next: () => viewRequest(pool[cursor++ % pool.length]!) })
+    return {
+      decisions,
+      views,
+      fill: { filled, noFill: 0 },
+      topUp: null,
+      verification: null,
+      rateLimited: 0,
+      idleBeforeStartPct,
+      serverWarnings: proc.stderrTail.slice(-5),
+    }
+  } finally {
+    await stop(proc)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Stores
+
+function serviceEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {}
+  // The service's own settings come only from here (no DATABASE_URL / REDIS_URL leaking in from the shell).
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS']) if (process.env[k]) env[k] = process.env[k]!
+  return { ...env, HOST: '127.0.0.1', CLOCK: 'manual', CLOCK_START, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ADMIN_TOKEN, ...extra }
+}
+
+async function withEmbedded<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'adapi-bench-'))
+  const cleanup = async () => rmSync(dir, { recursive: true, force: true })
+  cleanups.push(cleanup)
+  try {
+    return await fn(serviceEnv({ DATA_DIR: dir }))
+  } finally {
+    await cleanup()
+  }
+}
+
+async function withPostgres<T>(adminUrl: string, fn: (env: Record<string, string>, databasePids: () => Promise<number[]>) => Promise<T>): Promise<T> {
+  const name = `adapi_bench_${randomBytes(4).toString('hex')}`
+  const c = new pg.Client({ connectionString: adminUrl })
+  await c.connect()
+  await c.query(`CREATE DATABASE ${name}`)
+  await c.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  let dropped = false
+  const cleanup = async () => {
+    if (dropped) return
+    dropped = true
+    const d = new pg.Client({ connectionString: adminUrl })
+    await d.connect()
+    await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await d.end()
+  }
+  cleanups.push(cleanup)
+  try {
+    const databasePids = async () => {
+      const c2 = new pg.Client({ connectionString: adminUrl })
+      await c2.connect()
+      try {
+        const r = await c2.query<{ pid: number }>(// This database's backends plus the server's background processes (WAL writer, checkpointer…).
+        "SELECT pid FROM pg_stat_activity WHERE (datname = $1 OR (datname IS NULL AND backend_type <> 'client backend')) AND pid <> pg_backend_pid()", [name])
+        return r.rows.map((x) => x.pid)
+      } finally {
+        await c2.end()
+      }
+    }
+    return await fn(serviceEnv({ DATABASE_URL: url.toString() }), databasePids)
+  } finally {
+    await cleanup()
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Report
+
+const TARGETS = { decisions: 0.5, views: 0.25 } as const
+
+function pct(x: number, base: number): number | null {
+  return base > 0 ? Math.round((x / base) * 1000) / 10 : null
+}
+
+/** Other work on the machine used more than a quarter of a core during the window: the figure is not clean. */
+const CONTENDED_PCT = 25
+function contended(r: PhaseResult): boolean {
+  return (r.cpu?.other ?? 0) > CONTENDED_PCT
+}
+
+function table(results: Record<string, Target>): string {
+  const base = results.baseline!
+  const rows: string[][] = [['target', 'endpoint', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs baseline', 'non-2xx', '429', 'cpu srv/db/gen/other']]
+  for (const [phase, title] of [
+    ['decisions', 'POST decisions'],
+    ['views', 'POST view (billable)'],
+  ] as const) {
+    for (const [name, t] of Object.entries(results)) {
+      const r = t[phase]
+      const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((s, [, n]) => s + n, 0) + r.networkErrors
+      const ratio = name === 'baseline' ? '-' : `${pct(r.perSecond, base[phase].perSecond)}%`
+      rows.push([
+        name,
+        title,
+        r.perSecond.toFixed(0) + (r.exhausted ? '*' : '') + (contended(r) ? '!' : ''),
+        String(r.latencyMs.p50),
+        String(r.latencyMs.p90),
+        String(r.latencyMs.p99),
+        ratio,
+        String(non2xx),
+        String(r.statuses['429'] ?? 0),
+        r.cpu ? [r.cpu.server ?? '?', r.cpu.database ?? '-', r.cpu.loadGenerator, r.cpu.other ?? '?'].join('/') : '?',
+      ])
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  return rows.map((r) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n')
+}
+
+async function main(): Promise<void> {
+  if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true })
+  process.stderr.write(
+    `bench: ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per phase; stores: ${STORES.join(', ')}; ${os.cpus().length} cores\n`,
+  )
+  const results: Record<string, Target> = {}
+  process.stderr.write('baseline (plain node:http)\n')
+  results.baseline = await benchBaseline()
+  if (STORES.includes('embedded')) {
+    process.stderr.write('embedded store (PGlite in a temp DATA_DIR)\n')
+    results.embedded = await withEmbedded((env) => benchService('embedded', env))
+  }
+  if (STORES.includes('postgres') && PG_URL) {
+    process.stderr.write('PostgreSQL (a database of its own)\n')
+    results.postgres = await withPostgres(PG_URL, (env, pids) => benchService('postgres', env, pids))
+  }
+
+  const base = results.baseline
+  const ratios: Record<string, { decisionsPct: number | null; billableViewsPct: number | null }> = {}
+  for (const [name, t] of Object.entries(results)) {
+    if (name === 'baseline') continue
+    ratios[name] = { decisionsPct: pct(t.decisions.perSecond, base.decisions.perSecond), billableViewsPct: pct(t.views.perSecond, base.views.perSecond) }
+  }
+  const report = {
+    generatedAt: new Date().toISOString(),
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, stores: STORES, cpuProfileDir: CPU_PROF_DIR },
+    targetsOnPostgres: { decisionsPctOfBaseline: TARGETS.decisions * 100, billableViewsPctOfBaseline: TARGETS.views * 100 },
+    contended: Object.entries(results).flatMap(([name, t]) => (['decisions', 'views'] as const).filter((p) => contended(t[p])).map((p) => `${name}.${p}`)),
+    results,
+    ratios,
+  }
+  mkdirSync(join(OUT, '..'), { recursive: true })
+  writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`)
+
+  const lines = [
+    '',
+    table(results),
+    '',
+    '* the pool of offers ran out before the window ended; the rate is over the shortened window',
+    `! contended: other processes used more than ${CONTENDED_PCT}% of a core during the window; run again on an idle machine`,
+    `cpu: % of ONE core during the window: server process / PostgreSQL backends / load generator / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
+  ]
+  for (const [name, t] of Object.entries(results)) {
+    if (t.verification) {
+      const v = t.verification
+      lines.push(`${name}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'}; decisions filled ${t.fill.filled}, no fill ${t.fill.noFill}; 429s ${t.rateLimited}`)
+    }
+  }
+  for (const [name, r] of Object.entries(ratios)) {
+    const target = name === 'postgres' ? ` (targets on PostgreSQL: decisions >= ${TARGETS.decisions * 100}%, billable views >= ${TARGETS.views * 100}%)` : ''
+    lines.push(`${name}: decisions ${r.decisionsPct}% of baseline, billable views ${r.billableViewsPct}% of baseline${target}`)
+  }
+  lines.push(`results: ${OUT}`)
+  process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+async function shutdown(): Promise<void> {
+  for (const c of children) c.kill('SIGKILL')
+  for (const c of cleanups) await c().catch(() => {})
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, cleaning up\n`)
+    void shutdown().finally(() => process.exit(130))
+  })
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  await shutdown()
+  process.exit(1)
+})
