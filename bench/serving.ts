@@ -16,7 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -55,6 +55,8 @@ if (args.help) {
   --stores LIST     which stores to run (default: embedded, plus postgres when BENCH_DATABASE_URL or TEST_DATABASE_URL is set)
   --cpu-prof DIR    start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file)
   --out FILE        results JSON (default .tmp/bench-results.json)
+
+  BENCH_IDLE_WAIT_S  before each target, wait up to this long for an idle machine (default 90; 0: don't wait)
 `)
   process.exit(0)
 }
@@ -183,11 +185,13 @@ interface Req {
 interface CpuShare {
   /** The server process (the service or the baseline). */
   server: number | null
-  /** PostgreSQL: the backends of the service's database and the server's background processes (PostgreSQL store only). */
+  /** PostgreSQL: every process of the local server (backends, WAL writer, checkpointer, autovacuum…; PostgreSQL store only). */
   database: number | null
   /** The load generator (this process). */
   loadGenerator: number
-  /** Everything else on the machine (other sessions, the OS). */
+  /** Kernel threads (I/O completion and journaling of PostgreSQL's fsyncs, …). */
+  kernel: number
+  /** Everything else on the machine (other sessions' work, interrupts). */
   other: number | null
   /** The whole machine, in % of ALL cores. */
   machineBusyPct: number
@@ -214,19 +218,54 @@ interface LoopOptions {
   next: () => Req | null
   onResponse?: (status: number, body: string) => void
   serverPid?: number
-  /** PostgreSQL backend pids to charge as "database" CPU (looked up when the window starts). */
-  databasePids?: () => Promise<number[]>
+  /** PostgreSQL's postmaster: its children (backends, WAL writer, autovacuum workers…) are charged as "database" CPU. */
+  postmasterPid?: number | null
 }
 
-function cpuSnapshot(serverPid: number | undefined, dbPids: number[]) {
-  const sum = (pids: number[]) => pids.reduce((s, p) => s + (processCpuSeconds(p) ?? 0), 0)
+function cpuSnapshot(serverPid: number | undefined, postmasterPid: number | null | undefined) {
   return {
     at: performance.now(),
     client: process.cpuUsage(),
     server: processCpuSeconds(serverPid),
-    database: dbPids.length > 0 ? sum(dbPids) : null,
+    database: postmasterPid ? childrenCpuSeconds(postmasterPid) : null,
+    kernel: childrenCpuSeconds(2).get(2) ?? 0,
     machine: machineCpu(),
   }
+}
+
+/** CPU seconds of `parent` and each of its children, by pid (Linux /proc; empty elsewhere). */
+function childrenCpuSeconds(parent: number): Map<number, number> {
+  const out = new Map<number, number>()
+  let entries: string[] = []
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e))
+  } catch {
+    return out
+  }
+  let sum = 0
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      // fields[1] is the parent pid; fields[11] and fields[12] are utime and stime (clock ticks).
+      if (fields[1] === String(parent) || e === String(parent)) {
+        const cpu = (Number(fields[11]) + Number(fields[12])) / 100
+        out.set(Number(e), cpu)
+        sum += cpu
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (parent === 2) out.set(2, sum)
+  return out
+}
+
+/** CPU used between two readings of a process family; processes born in between count from zero. */
+function familyDelta(start: Map<number, number>, end: Map<number, number>): number {
+  let d = 0
+  for (const [pid, cpu] of end) d += cpu - (start.get(pid) ?? 0)
+  return d
 }
 
 /**
@@ -247,34 +286,32 @@ async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
   const measureStart = t0 + o.warmupS * 1000
   const endAt = measureStart + o.durationS * 1000
 
-  let dbPids: number[] = []
   let start: ReturnType<typeof cpuSnapshot> | null = null
   let cpu: CpuShare | null = null
   const startTimer = setTimeout(
     () => {
-      void (async () => {
-        dbPids = o.databasePids ? await o.databasePids().catch(() => []) : []
-        start = cpuSnapshot(o.serverPid, dbPids)
-      })()
+      start = cpuSnapshot(o.serverPid, o.postmasterPid)
     },
     Math.max(0, measureStart - performance.now()),
   )
   const takeCpu = () => {
     if (!start || cpu) return
-    const end = cpuSnapshot(o.serverPid, dbPids)
+    const end = cpuSnapshot(o.serverPid, o.postmasterPid)
     const wall = (end.at - start.at) / 1000
     const pctOfCore = (seconds: number) => Math.round((seconds / wall) * 100)
     const c = process.cpuUsage(start.client)
     const server = end.server !== null && start.server !== null ? pctOfCore(end.server - start.server) : null
-    const database = end.database !== null && start.database !== null ? pctOfCore(end.database - start.database) : null
+    const database = end.database !== null && start.database !== null ? pctOfCore(familyDelta(start.database, end.database)) : null
     const loadGenerator = pctOfCore((c.user + c.system) / 1e6)
+    const kernel = pctOfCore(end.kernel - start.kernel)
     const busy = (end.machine.busy - start.machine.busy) / Math.max(1, end.machine.total - start.machine.total)
     const machineCores = Math.round(busy * os.cpus().length * 100)
     cpu = {
       server,
       database,
       loadGenerator,
-      other: server === null ? null : Math.max(0, machineCores - server - (database ?? 0) - loadGenerator),
+      kernel,
+      other: server === null ? null : Math.max(0, machineCores - server - (database ?? 0) - loadGenerator - kernel),
       machineBusyPct: Math.round(busy * 100),
     }
   }
@@ -433,7 +470,7 @@ const BENCH_CAMPAIGNS = [
 ] as const
 const CAMPAIGN_IMPRESSIONS = 100_000
 
-async function benchService(label: string, env: Record<string, string>, databasePids?: () => Promise<number[]>): Promise<Target> {
+async function benchService(label: string, env: Record<string, string>, postmaster?: () => Promise<number | null>): Promise<Target> {
   const port = await freePort()
   // One directory per store: every thread writes its own profile (tsx's loader runs in a worker; the service's is the largest).
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : []
@@ -491,7 +528,7 @@ async function benchService(label: string, env: Record<string, string>, database
         pool.push(d.impression_id)
       }
     }
-    const common = { origin, serverPid: proc.child.pid, databasePids }
+    const common = { origin, serverPid: proc.child.pid, postmasterPid: postmaster ? await postmaster() : null }
     const idleBeforeStartPct = await waitIdle()
     process.stderr.write(`  ${label}: decisions…\n`)
     const decisions = await closedLoop({ ...common, warmupS: WARMUP_S, durationS: DURATION_S, next: () => decisionRequest(`bench-${label}`), onResponse: harvest })
@@ -602,7 +639,7 @@ async function withEmbedded<T>(fn: (env: Record<string, string>) => Promise<T>):
   }
 }
 
-async function withPostgres<T>(adminUrl: string, fn: (env: Record<string, string>, databasePids: () => Promise<number[]>) => Promise<T>): Promise<T> {
+async function withPostgres<T>(adminUrl: string, fn: (env: Record<string, string>, postmaster: () => Promise<number | null>) => Promise<T>): Promise<T> {
   const name = `adapi_bench_${randomBytes(4).toString('hex')}`
   const c = new pg.Client({ connectionString: adminUrl })
   await c.connect()
@@ -621,18 +658,21 @@ async function withPostgres<T>(adminUrl: string, fn: (env: Record<string, string
   }
   cleanups.push(cleanup)
   try {
-    const databasePids = async () => {
+    /** The postmaster's pid, when PostgreSQL runs on this machine: the parent of any backend (null otherwise). */
+    const postmaster = async () => {
       const c2 = new pg.Client({ connectionString: adminUrl })
       await c2.connect()
       try {
-        const r = await c2.query<{ pid: number }>(// This database's backends plus the server's background processes (WAL writer, checkpointer…).
-        "SELECT pid FROM pg_stat_activity WHERE (datname = $1 OR (datname IS NULL AND backend_type <> 'client backend')) AND pid <> pg_backend_pid()", [name])
-        return r.rows.map((x) => x.pid)
+        const r = await c2.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        const stat = readFileSync(`/proc/${r.rows[0]!.pid}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      } catch {
+        return null
       } finally {
         await c2.end()
       }
     }
-    return await fn(serviceEnv({ DATABASE_URL: url.toString() }), databasePids)
+    return await fn(serviceEnv({ DATABASE_URL: url.toString() }), postmaster)
   } finally {
     await cleanup()
   }
@@ -655,7 +695,7 @@ function contended(r: PhaseResult): boolean {
 
 function table(results: Record<string, Target>): string {
   const base = results.baseline!
-  const rows: string[][] = [['target', 'endpoint', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs baseline', 'non-2xx', '429', 'cpu srv/db/gen/other']]
+  const rows: string[][] = [['target', 'endpoint', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs baseline', 'non-2xx', '429', 'cpu srv/db/gen/krn/other']]
   for (const [phase, title] of [
     ['decisions', 'POST decisions'],
     ['views', 'POST view (billable)'],
@@ -674,7 +714,7 @@ function table(results: Record<string, Target>): string {
         ratio,
         String(non2xx),
         String(r.statuses['429'] ?? 0),
-        r.cpu ? [r.cpu.server ?? '?', r.cpu.database ?? '-', r.cpu.loadGenerator, r.cpu.other ?? '?'].join('/') : '?',
+        r.cpu ? [r.cpu.server ?? '?', r.cpu.database ?? '-', r.cpu.loadGenerator, r.cpu.kernel, r.cpu.other ?? '?'].join('/') : '?',
       ])
     }
   }
@@ -723,7 +763,7 @@ async function main(): Promise<void> {
     '',
     '* the pool of offers ran out before the window ended; the rate is over the shortened window',
     `! contended: other processes used more than ${CONTENDED_PCT}% of a core during the window; run again on an idle machine`,
-    `cpu: % of ONE core during the window: server process / PostgreSQL backends / load generator / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
+    `cpu: % of ONE core during the window: server process / PostgreSQL / load generator / kernel threads / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
   ]
   for (const [name, t] of Object.entries(results)) {
     if (t.verification) {

@@ -97,7 +97,11 @@ export interface Summary {
   views: {
     total: number
     perSecond: number
-    /** Views the simulator expects to be billable (dwell >= 9.5 s and no billable view of that viewer in the 10 s before, by its own clock). */
+    /**
+     * Views the simulator expects to be billable: dwell >= 9.5 s. (A simulated client never asks for a
+     * new line within 0.5 s of reporting a billable view, so its billable views are always at least
+     * 10 s apart on the service clock and the per-viewer rule never applies; inventory is not modelled.)
+     */
     expectedBillable: number
     billablePct: number
     dwell: { short: number; boundary: number; long: number }
@@ -203,7 +207,12 @@ function sampleThinkMs(r: () => number): number {
 /** A real client asks for a decision at most every ten seconds per surface. */
 const MIN_DECISION_GAP_MS = 10_000
 const BILLABLE_DWELL_MS = 9_500
-const VIEWER_FREQUENCY_MS = 10_000
+/**
+ * After a billable view, the next decision waits at least this long past the latest service time the
+ * view could have carried: with a dwell >= 9.5 s, the next billable view is then >= 10 s later on
+ * the service clock (the per-viewer rule), so the expected billable count is exact.
+ */
+const AFTER_BILLABLE_MS = 500
 export const MAX_VIEWERS = 100_000
 
 /** A distinct address of 198.18.0.0/15 (RFC 2544 benchmarking range) per viewer. */
@@ -515,9 +524,13 @@ async function runSetup(http: Http, adminToken: string, tag: string): Promise<{ 
   }
   const auth = { ...ip, 'x-service-user-id': userId, 'x-service-api-key': apiKey }
   const campaigns: NonNullable<Summary['setup']>['campaigns'] = []
+  // A tag of this setup in each line: the summary attributes wins by ad line, and an earlier
+  // setup on the same service has the same lines (and wins equal-bid ties: it was created first).
+  const lineTag = tag.slice(-4)
   for (const [i, c] of SETUP_CAMPAIGNS.entries()) {
+    const adLine = `${c.adLine} [${lineTag}]`
     const body: Record<string, unknown> = {
-      ad_line: c.adLine,
+      ad_line: adLine,
       destination_url: `https://example.com/sim/${i}`,
       cpm_usd: c.cpm,
       impressions: c.impressions,
@@ -536,14 +549,14 @@ async function runSetup(http: Http, adminToken: string, tag: string): Promise<{ 
       else break
       res = await http.call('POST', '/v1/campaigns', body, auth)
     }
-    const created = await expect(res, [201], `POST /v1/campaigns (${c.adLine})`)
+    const created = await expect(res, [201], `POST /v1/campaigns (${adLine})`)
     const campaignId = String(created.campaign_id)
     if (created.moderation_status === 'pending') {
       await expect(await http.call('POST', `/admin/v1/campaigns/${campaignId}/moderation`, { status: 'approved' }, admin), [200], 'moderation')
     }
     campaigns.push({
       campaignId,
-      adLine: c.adLine,
+      adLine,
       cpmUsd: c.cpm,
       surface: typeof body.target_surface === 'string' ? body.target_surface : 'default',
       countries: Array.isArray(body.target_countries) ? (body.target_countries as string[]) : null,
@@ -710,7 +723,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Summary
       const surface = r() < 0.55 ? 'extension' : 'terminal'
       const country = pickWeighted(countries, r()).code
       const ip = viewerAddress(i)
-      let lastBillableAt = -Infinity
+      let lastBillableUpper = -Infinity
       // Stagger the start over the first seconds, like installs that open at different times.
       let nextAt = r() * Math.min(10_000, durationMs * (timeline.kind === 'manual' ? timeScale! : 1) * 0.3)
       // A bound on cycles: never more than one decision per 10 s of simulation time.
@@ -758,9 +771,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Summary
         if (v !== null && v.status === 204) {
           c.views++
           c.dwell[dwell.cls]++
-          const viewedAt = timeline.now()
-          if (dwell.ms >= BILLABLE_DWELL_MS && viewedAt - lastBillableAt >= VIEWER_FREQUENCY_MS) {
-            lastBillableAt = viewedAt
+          if (dwell.ms >= BILLABLE_DWELL_MS) {
+            // The service stamped this view at some instant up to upper().
+            lastBillableUpper = timeline.upper()
             c.expectedBillable++
             bump(c.expectedByAdLine, adLine)
           }
@@ -771,7 +784,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Summary
           if (k !== null && k.status === 302) c.clicks++
           else if (k !== null) failed(k)
         }
-        nextAt = Math.max(nextAt, timeline.now() + sampleThinkMs(r))
+        nextAt = Math.max(nextAt, timeline.now() + sampleThinkMs(r), lastBillableUpper + AFTER_BILLABLE_MS)
       }
     }
 
