@@ -52,15 +52,8 @@ export interface ExportCreateInput {
   countries?: string[]
 }
 
-/** The stored `filters` document: the window plus the filter dimensions that were set. */
-export interface ExportFiltersEcho {
-  start: string
-  end: string
-  campaign_ids?: string[]
-  creative_ids?: string[]
-  surfaces?: string[]
-  countries?: string[]
-}
+/** The stored `filters` document: the window plus the filter dimensions that were set (the request's shape). */
+export type ExportFiltersEcho = ExportCreateInput
 
 export const EXPORT_FILTER_LIMITS = { campaign: 100, creative: 100, surface: 20, country: 50 } as const
 
