@@ -34,3 +34,62 @@ export function allocate(claims: number, impressions: number, billed: number): n
 export function blockServed(blockIndex: number, blockSize: number, billed: number): number {
   return Math.max(0, Math.min(blockSize, billed - blockIndex * blockSize))
 }
+
+export type ViewOutcome = { billable: true } | { billable: false; reason: NotBillable | 'duplicate' }
+
+export interface ViewToJudge {
+  impressionId: string
+  campaignId: string
+  viewerKey: string
+  surface: string
+  offeredAtMs: number
+  /** Set when a store-free rule (assessDwell) already made the view non-billable. */
+  reason: NotBillable | null
+}
+
+export interface CampaignInventory {
+  impressions: number
+  billed: number
+  cancelledAtMs: number | null
+}
+
+/** What the store knew when the batch was read. */
+export interface LedgerState {
+  /** Impressions that already have a measured view. */
+  recorded: ReadonlySet<string>
+  /** Last billable instant per `viewerKey|surface`. */
+  lastBillableMs: ReadonlyMap<string, number>
+  campaigns: ReadonlyMap<string, CampaignInventory>
+}
+
+export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|${surface}`
+
+/**
+ * Judges one batch of measured views, in arrival order, against the store's
+ * state: a repeat of a measured impression is a duplicate (recorded nowhere);
+ * otherwise the view is billable unless its dwell failed, the viewer had a
+ * billable impression on this surface in the last ten seconds, the campaign
+ * was cancelled before the offer, or the campaign's inventory is used up.
+ * Only a billable view takes the viewer's ten-second slot.
+ */
+export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number): ViewOutcome[] {
+  const seen = new Set<string>()
+  const lastBillable = new Map(state.lastBillableMs)
+  const granted = new Map<string, number>()
+  return views.map((v): ViewOutcome => {
+    if (state.recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'duplicate' }
+    seen.add(v.impressionId)
+    if (v.reason) return { billable: false, reason: v.reason }
+    const slot = viewerSlot(v.viewerKey, v.surface)
+    const last = lastBillable.get(slot)
+    if (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS) return { billable: false, reason: 'viewer_frequency' }
+    const c = state.campaigns.get(v.campaignId)
+    if (!c) return { billable: false, reason: 'inventory_exhausted' }
+    if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'campaign_cancelled' }
+    const taken = granted.get(v.campaignId) ?? 0
+    if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'inventory_exhausted' }
+    granted.set(v.campaignId, taken + 1)
+    lastBillable.set(slot, nowMs)
+    return { billable: true }
+  })
+}

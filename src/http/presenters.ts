@@ -8,6 +8,7 @@ import { campaignWrites } from '../domain/access.ts'
 import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
 import { CADENCE_OF, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
 import { microsToUsd } from '../domain/money.ts'
+import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CreativeSchema } from './schemas/creatives.ts'
@@ -76,14 +77,13 @@ function presentBlocks(g: CampaignGraph) {
   return g.blocks.map((b) => ({
     block_index: b.block_index,
     status: b.status,
-    impressions_served: b.impressions_served,
+    impressions_served: blockServed(b.block_index, b.impressions_target, g.campaign.impressions_billed),
     impressions_target: b.impressions_target,
     started_at: iso(b.started_at),
     exhausted_at: iso(b.exhausted_at),
   }))
 }
 
-const served = (g: CampaignGraph) => g.blocks.reduce((n, b) => n + b.impressions_served, 0)
 
 export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummarySchema> {
   const { campaign: c, creative: cr } = g
@@ -102,7 +102,7 @@ export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummary
     kind: c.kind,
     cpm_usd: microsToUsd(c.cpm_micros),
     impressions: c.impressions,
-    impressions_served: served(g),
+    impressions_served: c.impressions_billed,
     amount_cents: c.amount_cents,
     target_surface: c.target_surface,
     target_countries: c.target_countries,
@@ -130,7 +130,7 @@ const UNAVAILABLE = {
  */
 export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = null): Static<typeof CreativeSchema> {
   const { campaign: c, creative: cr } = g
-  const servedImpressions = served(g)
+  const servedImpressions = c.impressions_billed
   return {
     creative_id: cr.creative_id,
     campaign_id: cr.campaign_id,

@@ -9,13 +9,17 @@ interface Waiter<T> {
 }
 
 const MAX_BATCH = 2_000
+/** Batches committing at once: the next batch's round trips overlap the previous one's commit. */
+const MAX_IN_FLIGHT = 2
 
 /**
- * Group commit for the ledger. Requests queue while a batch commits; the next
- * batch takes everything queued. A view or click is answered only after the
- * transaction holding it committed, so an acknowledged billable impression
- * survives any crash. Offers are not awaited by the decision path: losing the
- * offers of the last few milliseconds in a crash loses no money.
+ * Group commit for the ledger. Requests queue while batches commit; each new
+ * batch takes everything queued, with up to two batches in flight (the store
+ * re-checks what each decided on, so they never over-bill together). A view
+ * or click is answered only after the transaction holding it committed, so an
+ * acknowledged billable impression survives any crash. Offers are not awaited
+ * by the decision path: losing the offers of the last few milliseconds in a
+ * crash loses no money.
  */
 export class LedgerWriter {
   readonly #db: Db
@@ -25,7 +29,9 @@ export class LedgerWriter {
   #offers: LedgerRow[] = []
   #clicks: { row: LedgerRow; waiter: Waiter<void> }[] = []
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
-  #flushing: Promise<void> | null = null
+  #inFlight = 0
+  #scheduled = false
+  #idle: (() => void)[] = []
 
   constructor(db: Db, clock: Clock, log: FastifyBaseLogger, onCommit: (result: BatchResult) => void) {
     this.#db = db
@@ -53,39 +59,54 @@ export class LedgerWriter {
     })
   }
 
+  get #queued(): number {
+    return this.#offers.length + this.#clicks.length + this.#views.length
+  }
+
+  /** Starts a batch on the next turn of the event loop, so requests arriving in the same tick join it. */
   #kick(): void {
-    if (this.#flushing) return
-    this.#flushing = this.#drain().finally(() => {
-      this.#flushing = null
+    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return
+    this.#scheduled = true
+    setImmediate(() => {
+      this.#scheduled = false
+      this.#start()
     })
   }
 
-  async #drain(): Promise<void> {
-    // Let the requests that arrive in the same tick join the first batch.
-    await new Promise((r) => setImmediate(r))
-    while (this.#offers.length + this.#clicks.length + this.#views.length > 0) {
-      const offers = this.#offers.splice(0, MAX_BATCH)
-      const clicks = this.#clicks.splice(0, MAX_BATCH)
-      const views = this.#views.splice(0, MAX_BATCH)
-      try {
-        const result = await commitLedgerBatch(this.#db, this.#clock.now(), {
-          offers,
-          clicks: clicks.map((c) => c.row),
-          views: views.map((v) => v.claim),
-        })
-        this.#onCommit(result)
-        clicks.forEach((c) => c.waiter.resolve())
-        views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
-      } catch (err) {
-        this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
-        clicks.forEach((c) => c.waiter.reject(err))
-        views.forEach((v) => v.waiter.reject(err))
-      }
-    }
+  #start(): void {
+    if (this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return this.#settle()
+    const offers = this.#offers.splice(0, MAX_BATCH)
+    const clicks = this.#clicks.splice(0, MAX_BATCH)
+    const views = this.#views.splice(0, MAX_BATCH)
+    this.#inFlight++
+    commitLedgerBatch(this.#db, this.#clock.now(), { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) })
+      .then(
+        (result) => {
+          this.#onCommit(result)
+          clicks.forEach((c) => c.waiter.resolve())
+          views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
+        },
+        (err: unknown) => {
+          this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
+          clicks.forEach((c) => c.waiter.reject(err))
+          views.forEach((v) => v.waiter.reject(err))
+        },
+      )
+      .finally(() => {
+        this.#inFlight--
+        this.#kick()
+        this.#settle()
+      })
+    this.#kick()
   }
 
-  /** Commits whatever is queued (graceful shutdown). */
-  async flush(): Promise<void> {
-    while (this.#flushing) await this.#flushing
+  #settle(): void {
+    if (this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled) this.#idle.splice(0).forEach((resolve) => resolve())
+  }
+
+  /** Resolves once everything queued so far has committed (graceful shutdown). */
+  flush(): Promise<void> {
+    if (this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled) return Promise.resolve()
+    return new Promise((resolve) => this.#idle.push(resolve))
   }
 }

@@ -1,11 +1,19 @@
 import { sql, type Insertable } from 'kysely'
 import type { Db } from './db.ts'
 import type { LedgerEventsTable } from './schema.ts'
-import { allocate, VIEWER_FREQUENCY_MS, type NotBillable } from '../domain/delivery.ts'
+import {
+  judgeViews,
+  viewerSlot,
+  VIEWER_FREQUENCY_MS,
+  type CampaignInventory,
+  type NotBillable,
+  type ViewOutcome,
+} from '../domain/delivery.ts'
 import { impressionPriceMicros } from '../domain/money.ts'
 import type { Offer } from '../serving/offer-token.ts'
 
 export type LedgerRow = Insertable<LedgerEventsTable>
+export type { ViewOutcome }
 
 export interface ViewClaim {
   impressionId: string
@@ -15,24 +23,18 @@ export interface ViewClaim {
   reason: NotBillable | null
 }
 
-export type ViewOutcome = { billable: true } | { billable: false; reason: NotBillable | 'duplicate' }
-
 export interface BatchResult {
   views: ViewOutcome[]
-  /** Authoritative billed totals of the campaigns this batch touched. */
+  /** Authoritative billed totals of the campaigns this batch billed. */
   billed: Map<string, number>
   completed: string[]
+  /** Statements re-run because a concurrent batch overtook this one's reads. */
+  retries: number
 }
 
-function eventRow(
-  type: LedgerRow['event_type'],
-  impressionId: string,
-  offer: Offer,
-  now: Date,
-  extra: Partial<LedgerRow> = {},
-): LedgerRow {
+function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Offer, at: Date): LedgerRow {
   return {
-    occurred_at: now,
+    occurred_at: at,
     event_type: type,
     impression_id: impressionId,
     user_id: offer.userId,
@@ -44,194 +46,257 @@ function eventRow(
     dwell_ms: null,
     reason: null,
     viewer_key: offer.viewerKey,
-    ...extra,
   }
 }
 
 export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
 export const clickRow = (impressionId: string, offer: Offer, at: Date) => eventRow('click', impressionId, offer, at)
 
+/** SQLSTATEs meaning "a concurrent batch overtook this one's reads": re-read and decide again. */
+const RACE_CODES = new Set(['40001', '40P01'])
+const INVENTORY_CONSTRAINT = 'campaigns_billed_within_order'
+/** Optimistic attempts before the batch takes the campaigns' row locks before reading. */
+const OPTIMISTIC_ATTEMPTS = 3
+const MAX_ATTEMPTS = 10
+
+function isRace(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string }
+  return RACE_CODES.has(e.code ?? '') || (e.code === '23514' && e.constraint === INVENTORY_CONSTRAINT)
+}
+
 /**
- * Commits one group of ledger events in one transaction (group commit). Views
- * are decided here, under the row locks of the campaigns they bill:
- *  - one measured view per impression (a repeat is a no-op, in or across batches);
- *  - one billable impression per viewer per surface per ten seconds;
- *  - never more billable impressions than the campaign bought.
+ * Commits one group of ledger events (group commit) in two round trips: one
+ * statement reads what the views are judged against (repeats, each viewer's
+ * last billable instant, the campaigns' inventory), the domain judges them
+ * (`judgeViews`), and one statement writes everything and commits: the
+ * events, the campaigns' billed totals and spend (completing a campaign
+ * whose last block is exhausted), block status changes and the viewers'
+ * last billable instants.
+ *
+ * No lock is held between the two: the write statement re-checks what the
+ * judgment relied on, and aborts as a whole when a concurrent batch (another
+ * instance, or this one's other batch in flight) overtook it, after which the
+ * batch is read and judged again:
+ *  - inventory: `impressions_billed <= impressions` is a CHECK constraint;
+ *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
+ *  - repeats: the unique index on measured views drops a concurrent repeat
+ *    (that view is then a duplicate; nothing else depends on it);
+ *  - cancellation and price: the campaign's `cancelled_at` and `cpm_micros`
+ *    must be what was read.
+ * After a few such aborts the batch locks its campaigns before reading, so it
+ * cannot be overtaken on inventory again.
  */
 export async function commitLedgerBatch(
   db: Db,
   now: Date,
   batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] },
 ): Promise<BatchResult> {
-  return db.transaction().execute(async (trx) => {
-    const simple = [...batch.offers, ...batch.clicks]
-    if (simple.length > 0) {
-      await trx.insertInto('ledger_events').values(simple).onConflict((oc) => oc.doNothing()).execute()
-    }
-    const result: BatchResult = { views: [], billed: new Map(), completed: [] }
-    if (batch.views.length === 0) return result
-
-    // Repeats: within this batch, and views already recorded by earlier batches.
-    const ids = [...new Set(batch.views.map((v) => v.impressionId))]
-    const recorded = new Set(
-      (
-        await trx
-          .selectFrom('ledger_events')
-          .select('impression_id')
-          .where('event_type', 'in', ['impression', 'view'])
-          .where('impression_id', 'in', ids)
-          .execute()
-      ).map((r) => r.impression_id),
-    )
-    const seen = new Set<string>()
-    const outcomes: (ViewOutcome | null)[] = batch.views.map((v) => {
-      if (recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'duplicate' }
-      seen.add(v.impressionId)
-      return v.reason ? { billable: false, reason: v.reason } : null
-    })
-
-    // Frequency: the last billable impression of each viewer and surface in the last ten seconds.
-    const pendingIdx = outcomes.flatMap((o, i) => (o === null ? [i] : []))
-    const lastBillable = new Map<string, number>()
-    if (pendingIdx.length > 0) {
-      const keys = [...new Set(pendingIdx.map((i) => batch.views[i]!.offer.viewerKey))]
-      const rows = await trx
-        .selectFrom('ledger_events')
-        .select(['viewer_key', 'surface', sql<Date>`max(occurred_at)`.as('last')])
-        .where('event_type', '=', 'impression')
-        .where('viewer_key', 'in', keys)
-        .where('occurred_at', '>', new Date(now.getTime() - VIEWER_FREQUENCY_MS))
-        .groupBy(['viewer_key', 'surface'])
-        .execute()
-      for (const r of rows) lastBillable.set(`${r.viewer_key}|${r.surface}`, new Date(r.last).getTime())
-    }
-    for (const i of pendingIdx) {
-      const o = batch.views[i]!.offer
-      const key = `${o.viewerKey}|${o.surface}`
-      const last = lastBillable.get(key)
-      if (last !== undefined && now.getTime() - last < VIEWER_FREQUENCY_MS) outcomes[i] = { billable: false, reason: 'viewer_frequency' }
-      else lastBillable.set(key, now.getTime())
-    }
-
-    // Inventory: lock the campaigns (in id order, so instances never deadlock) and allocate.
-    const stillPending = outcomes.flatMap((o, i) => (o === null ? [i] : []))
-    const campaignIds = [...new Set(stillPending.map((i) => batch.views[i]!.offer.campaignId))].sort()
-    const campaigns = new Map(
-      campaignIds.length === 0
-        ? []
-        : (
-            await trx
-              .selectFrom('campaigns')
-              .select(['campaign_id', 'impressions', 'impressions_billed', 'cpm_micros', 'cancelled_at'])
-              .where('campaign_id', 'in', campaignIds)
-              .orderBy('campaign_id')
-              .forUpdate()
-              .execute()
-          ).map((c) => [c.campaign_id, c]),
-    )
-    const granted = new Map<string, number>()
-    for (const i of stillPending) {
-      const offer = batch.views[i]!.offer
-      const c = campaigns.get(offer.campaignId)
-      if (!c) {
-        outcomes[i] = { billable: false, reason: 'inventory_exhausted' }
-        continue
-      }
-      if (c.cancelled_at !== null && offer.offeredAtMs >= c.cancelled_at.getTime()) {
-        outcomes[i] = { billable: false, reason: 'campaign_cancelled' }
-        continue
-      }
-      const taken = granted.get(c.campaign_id) ?? 0
-      if (allocate(taken + 1, c.impressions, c.impressions_billed) > taken) {
-        granted.set(c.campaign_id, taken + 1)
-        outcomes[i] = { billable: true }
-      } else {
-        outcomes[i] = { billable: false, reason: 'inventory_exhausted' }
-      }
-    }
-
-    // The measured views, billable or not; a concurrent instance's repeat loses on the unique index.
-    const rows: LedgerRow[] = []
-    batch.views.forEach((v, i) => {
-      const o = outcomes[i]!
-      if (!o.billable && o.reason === 'duplicate') return
-      const c = campaigns.get(v.offer.campaignId)
-      rows.push(
-        o.billable
-          ? eventRow('impression', v.impressionId, v.offer, now, {
-              billable: true,
-              debit_micros: impressionPriceMicros(c!.cpm_micros),
-              dwell_ms: v.dwellMs,
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result =
+        attempt <= OPTIMISTIC_ATTEMPTS
+          ? await judgeAndWrite(db, now, batch)
+          : await db.transaction().execute(async (trx) => {
+              await lockCampaigns(trx, batch.views)
+              return judgeAndWrite(trx, now, batch)
             })
-          : eventRow('view', v.impressionId, v.offer, now, { dwell_ms: v.dwellMs, reason: o.reason }),
-      )
-    })
-    const inserted = rows.length
-      ? await trx
-          .insertInto('ledger_events')
-          .values(rows)
-          .onConflict((oc) => oc.doNothing())
-          .returning(['impression_id', 'campaign_id', 'event_type'])
-          .execute()
-      : []
-    const billedNow = new Map<string, number>()
-    const insertedIds = new Set(inserted.map((r) => r.impression_id))
-    for (const r of inserted) if (r.event_type === 'impression') billedNow.set(r.campaign_id, (billedNow.get(r.campaign_id) ?? 0) + 1)
-    batch.views.forEach((v, i) => {
-      if (outcomes[i]!.billable && !insertedIds.has(v.impressionId)) outcomes[i] = { billable: false, reason: 'duplicate' }
-    })
-
-    for (const [campaignId, k] of billedNow) {
-      const c = campaigns.get(campaignId)!
-      await trx
-        .updateTable('campaigns')
-        .set({
-          impressions_billed: sql`impressions_billed + ${k}`,
-          lifetime_spent_micros: sql`lifetime_spent_micros + ${k * impressionPriceMicros(c.cpm_micros)}`,
-        })
-        .where('campaign_id', '=', campaignId)
-        .execute()
-      const total = c.impressions_billed + k
-      result.billed.set(campaignId, total)
-      if (total >= c.impressions) result.completed.push(campaignId)
+      result.retries = attempt - 1
+      return result
+    } catch (err) {
+      if (!isRace(err) || attempt >= MAX_ATTEMPTS) throw err
     }
-    if (billedNow.size > 0) await syncBlocks(trx, [...billedNow.keys()], now)
-    if (result.completed.length > 0) {
-      // Every block exhausted: the campaign is done (this also tells every instance's auction).
-      await trx
-        .updateTable('campaigns')
-        .set({ status: 'completed', completed_at: now, updated_at: now })
-        .where('campaign_id', 'in', result.completed)
-        .where('status', 'in', ['active', 'paused'])
-        .execute()
-    }
-    result.views = outcomes as ViewOutcome[]
-    return result
-  })
+  }
 }
 
-/** Re-derives block progress from each campaign's billed total: blocks fill in order. */
-async function syncBlocks(db: Db, campaignIds: string[], now: Date): Promise<void> {
-  await sql`
-    UPDATE blocks AS b SET
-      impressions_served = s.served,
-      status = CASE
-        WHEN s.served >= b.impressions_target THEN 'exhausted'
-        WHEN s.activated AND b.block_index = s.current_block THEN 'serving'
-        ELSE b.status END,
-      started_at = CASE
-        WHEN b.started_at IS NULL AND (s.served > 0 OR (s.activated AND b.block_index = s.current_block)) THEN ${now}
-        ELSE b.started_at END,
-      exhausted_at = CASE WHEN s.served >= b.impressions_target THEN coalesce(b.exhausted_at, ${now}) ELSE b.exhausted_at END
-    FROM (
-      SELECT b2.campaign_id, b2.block_index,
-        least(b2.impressions_target, greatest(0, c.impressions_billed - b2.block_index * b2.impressions_target)) AS served,
-        c.activated_at IS NOT NULL AS activated,
-        c.impressions_billed / b2.impressions_target AS current_block
-      FROM blocks b2 JOIN campaigns c ON c.campaign_id = b2.campaign_id
-      WHERE c.campaign_id IN (${sql.join(campaignIds)})
-    ) AS s
-    WHERE b.campaign_id = s.campaign_id AND b.block_index = s.block_index
-      AND (b.impressions_served <> s.served OR (s.activated AND b.block_index = s.current_block AND b.status = 'queued'))
+async function judgeAndWrite(db: Db, now: Date, batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] }): Promise<BatchResult> {
+  const nowMs = now.getTime()
+  const state = batch.views.length > 0 ? await readLedgerState(db, batch.views) : null
+  const outcomes = state
+    ? judgeViews(
+        batch.views.map((v) => ({
+          impressionId: v.impressionId,
+          campaignId: v.offer.campaignId,
+          viewerKey: v.offer.viewerKey,
+          surface: v.offer.surface,
+          offeredAtMs: v.offer.offeredAtMs,
+          reason: v.reason,
+        })),
+        state,
+        nowMs,
+      )
+    : []
+
+  const rows = new EventColumns()
+  for (const r of batch.offers) rows.push(r, 0, null, null)
+  for (const r of batch.clicks) rows.push(r, 0, null, null)
+  batch.views.forEach((v, i) => {
+    const o = outcomes[i]!
+    if (!o.billable && o.reason === 'duplicate') return
+    const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
+    const price = o.billable ? impressionPriceMicros(state!.campaigns.get(v.offer.campaignId)!.cpmMicros) : 0
+    rows.push(row, price, v.dwellMs, o.billable ? null : o.reason)
+  })
+
+  // What the judgment relied on, re-checked by the write (campaigns this batch bills).
+  const relied = [...new Set(batch.views.filter((_, i) => outcomes[i]!.billable).map((v) => v.offer.campaignId))]
+  const written = await writeBatch(db, now, rows, relied.map((id) => ({ id, ...state!.campaigns.get(id)! })))
+
+  const lost = new Set(written.lost ?? [])
+  const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))
+  const billed = new Map<string, number>()
+  const completed: string[] = []
+  for (const [id, total, impressions] of written.campaigns ?? []) {
+    billed.set(id, total)
+    if (total >= impressions) completed.push(id)
+  }
+  return { views, billed, completed, retries: 0 }
+}
+
+type ReadCampaign = CampaignInventory & { cpmMicros: number }
+
+async function readLedgerState(db: Db, views: ViewClaim[]) {
+  const ids = views.map((v) => v.impressionId)
+  const viewers = [...new Set(views.map((v) => v.offer.viewerKey))]
+  const campaigns = [...new Set(views.map((v) => v.offer.campaignId))]
+  const { rows } = await sql<{
+    recorded: string[] | null
+    last_billable: [string, string, number][] | null
+    campaigns: [string, number, number, number, number | null][] | null
+  }>`
+    SELECT
+      (SELECT json_agg(impression_id) FROM ledger_events
+        WHERE event_type IN ('impression', 'view') AND impression_id = ANY(${ids}::text[])) AS recorded,
+      (SELECT json_agg(json_build_array(viewer_key, surface, billed_at_ms)) FROM viewer_last_billable
+        WHERE viewer_key = ANY(${viewers}::text[])) AS last_billable,
+      (SELECT json_agg(json_build_array(campaign_id, impressions, impressions_billed, cpm_micros,
+          floor(extract(epoch FROM cancelled_at) * 1000)::int8)) FROM campaigns
+        WHERE campaign_id = ANY(${campaigns}::text[])) AS campaigns
   `.execute(db)
+  const r = rows[0]!
+  return {
+    recorded: new Set(r.recorded ?? []),
+    lastBillableMs: new Map((r.last_billable ?? []).map(([viewer, surface, at]) => [viewerSlot(viewer, surface), at])),
+    campaigns: new Map<string, ReadCampaign>(
+      (r.campaigns ?? []).map(([id, impressions, billed, cpmMicros, cancelledAtMs]) => [id, { impressions, billed, cpmMicros, cancelledAtMs }]),
+    ),
+  }
+}
+
+/** Locks the batch's campaigns in id order (so batches never deadlock on them). */
+async function lockCampaigns(db: Db, views: ViewClaim[]): Promise<void> {
+  const ids = [...new Set(views.map((v) => v.offer.campaignId))]
+  if (ids.length === 0) return
+  await sql`SELECT campaign_id FROM campaigns WHERE campaign_id = ANY(${ids}::text[]) ORDER BY campaign_id FOR UPDATE`.execute(db)
+}
+
+/** The batch's events as one array per column: one statement text whatever the batch size. */
+class EventColumns {
+  atMs: number[] = []
+  type: string[] = []
+  impression: string[] = []
+  user: string[] = []
+  campaign: string[] = []
+  creative: string[] = []
+  surface: string[] = []
+  country: (string | null)[] = []
+  debit: number[] = []
+  dwell: (number | null)[] = []
+  reason: (string | null)[] = []
+  viewer: string[] = []
+
+  push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null): void {
+    this.atMs.push(new Date(r.occurred_at).getTime())
+    this.type.push(r.event_type)
+    this.impression.push(r.impression_id)
+    this.user.push(r.user_id)
+    this.campaign.push(r.campaign_id)
+    this.creative.push(r.creative_id)
+    this.surface.push(r.surface)
+    this.country.push(r.country ?? null)
+    this.debit.push(debitMicros)
+    this.dwell.push(dwellMs)
+    this.reason.push(reason)
+    this.viewer.push(r.viewer_key)
+  }
+}
+
+async function writeBatch(
+  db: Db,
+  now: Date,
+  e: EventColumns,
+  relied: ({ id: string } & ReadCampaign)[],
+): Promise<{ campaigns: [string, number, number][] | null; lost: string[] | null }> {
+  const nowMs = now.getTime()
+  const { rows } = await sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
+        ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.debit}::int8[], ${e.dwell}::int4[],
+        ${e.reason}::text[], ${e.viewer}::text[]
+      ) AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key)
+    ),
+    ins AS (
+      INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface,
+                                 country, billable, debit_micros, dwell_ms, reason, viewer_key)
+      SELECT timestamptz 'epoch' + at_ms * interval '1 millisecond', event_type, impression_id, user_id, campaign_id, creative_id,
+             surface, country, event_type = 'impression', debit_micros, dwell_ms, reason, viewer_key
+      FROM input
+      ON CONFLICT DO NOTHING
+      RETURNING event_type, impression_id, campaign_id, surface, viewer_key, debit_micros
+    ),
+    billed AS (
+      SELECT campaign_id, count(*)::int AS n, sum(debit_micros)::int8 AS spent FROM ins
+      WHERE event_type = 'impression' GROUP BY campaign_id
+    ),
+    locked AS (
+      SELECT campaign_id FROM campaigns WHERE campaign_id IN (SELECT campaign_id FROM billed)
+      ORDER BY campaign_id FOR UPDATE
+    ),
+    upd AS (
+      UPDATE campaigns c SET
+        impressions_billed = c.impressions_billed + b.n,
+        lifetime_spent_micros = c.lifetime_spent_micros + b.spent,
+        status = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN 'completed' ELSE c.status END,
+        completed_at = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN ${now} ELSE c.completed_at END,
+        updated_at = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN ${now} ELSE c.updated_at END
+      FROM billed b JOIN locked l ON l.campaign_id = b.campaign_id
+      WHERE c.campaign_id = b.campaign_id
+      RETURNING c.campaign_id, c.impressions, c.impressions_billed, c.activated_at, c.cpm_micros,
+                floor(extract(epoch FROM c.cancelled_at) * 1000)::int8 AS cancelled_ms
+    ),
+    blk AS (
+      UPDATE blocks b SET
+        status = CASE WHEN u.impressions_billed >= (b.block_index + 1) * b.impressions_target THEN 'exhausted' ELSE 'serving' END,
+        started_at = coalesce(b.started_at, ${now}),
+        exhausted_at = CASE WHEN u.impressions_billed >= (b.block_index + 1) * b.impressions_target
+                            THEN coalesce(b.exhausted_at, ${now}) ELSE b.exhausted_at END
+      FROM upd u
+      WHERE b.campaign_id = u.campaign_id AND b.status <> 'exhausted'
+        AND (u.impressions_billed >= (b.block_index + 1) * b.impressions_target
+          OR (u.activated_at IS NOT NULL AND b.status = 'queued' AND b.block_index = u.impressions_billed / b.impressions_target))
+    ),
+    freq AS (
+      INSERT INTO viewer_last_billable AS v (viewer_key, surface, billed_at_ms)
+      SELECT viewer_key, surface, ${nowMs}::int8 FROM ins WHERE event_type = 'impression'
+      ON CONFLICT (viewer_key, surface) DO UPDATE SET billed_at_ms = excluded.billed_at_ms
+        WHERE v.billed_at_ms <= excluded.billed_at_ms - ${VIEWER_FREQUENCY_MS}::int8
+      RETURNING 1
+    ),
+    relied AS (
+      SELECT * FROM unnest(${relied.map((c) => c.id)}::text[], ${relied.map((c) => c.cpmMicros)}::int8[],
+                           ${relied.map((c) => c.cancelledAtMs)}::int8[]) AS s(campaign_id, cpm_micros, cancelled_ms)
+    )
+    SELECT
+      ledger_batch_check(
+        (SELECT count(*) FROM freq) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
+        AND NOT EXISTS (
+          SELECT 1 FROM upd u LEFT JOIN relied s ON s.campaign_id = u.campaign_id
+          WHERE s.campaign_id IS NULL OR u.cpm_micros <> s.cpm_micros OR u.cancelled_ms IS DISTINCT FROM s.cancelled_ms)
+      ) AS ok,
+      (SELECT json_agg(json_build_array(campaign_id, impressions_billed, impressions)) FROM upd) AS campaigns,
+      (SELECT json_agg(r.impression_id) FROM input r
+        WHERE r.event_type IN ('impression', 'view')
+          AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_id = r.impression_id AND i.event_type = r.event_type)) AS lost
+  `.execute(db)
+  return rows[0]!
 }

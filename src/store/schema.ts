@@ -90,7 +90,6 @@ export interface BlocksTable {
   block_index: number
   status: string
   impressions_target: number
-  impressions_served: ColumnType<number, number | undefined, number>
   started_at: Timestamp | null
   exhausted_at: Timestamp | null
 }
@@ -133,6 +132,13 @@ export interface LedgerEventsTable {
   dwell_ms: number | null
   reason: string | null
   viewer_key: string
+}
+
+/** Each viewer's last billable impression per surface (the ten-second rule). */
+export interface ViewerLastBillableTable {
+  viewer_key: string
+  surface: string
+  billed_at_ms: Int8
 }
 
 export interface ServingEpochTable {
@@ -228,6 +234,7 @@ export interface Database extends ExportsTables {
   billing_events: BillingEventsTable
   ledger_events: LedgerEventsTable
   serving_epoch: ServingEpochTable
+  viewer_last_billable: ViewerLastBillableTable
   accounts: AccountsTable
   settings: SettingsTable
   component_states: ComponentStatesTable

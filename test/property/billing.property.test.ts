@@ -94,9 +94,15 @@ async function checkInvariants(adv: Advertiser): Promise<void> {
   // No undelivered impression billed; blocks agree with the ledger.
   assert.equal(sum(campaigns.map((c) => c.impressions_billed)), Number(ledger.n))
   for (const c of campaigns) assert.ok(c.impressions_billed <= c.impressions)
-  const served = await db.selectFrom('blocks').select(sql<string>`coalesce(sum(impressions_served), 0)`.as('s'))
-    .where('campaign_id', 'in', campaigns.length ? campaigns.map((c) => c.campaign_id) : ['-']).executeTakeFirstOrThrow()
-  assert.equal(Number(served.s), Number(ledger.n))
+  const listed = (await adv.get('/v1/campaigns')).body.campaigns as {
+    impressions_served: number
+    blocks: { status: string; impressions_served: number; impressions_target: number }[]
+  }[]
+  assert.equal(sum(listed.flatMap((c) => c.blocks.map((bl) => bl.impressions_served))), Number(ledger.n))
+  for (const c of listed) {
+    assert.equal(sum(c.blocks.map((bl) => bl.impressions_served)), c.impressions_served)
+    for (const bl of c.blocks) assert.equal(bl.status === 'exhausted', bl.impressions_served === bl.impressions_target)
+  }
 
   // Rounding never drifts; owed matches its formula.
   assert.equal(sum(invoices.map((i) => i.amount_cents)), microsToCents(sum(invoices.map((i) => i.delivered_micros))))
