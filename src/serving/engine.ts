@@ -39,7 +39,7 @@ export class ServingEngine {
   }
 
   /** Runs the auction; records the offer (not awaited) and returns the signed impression id. */
-  async decide(request: DecisionRequest & { viewerId: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
+  async decide(request: DecisionRequest & { viewerKey: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const winner = await this.index.decide(request)
     if (!winner) return null
     const now = this.#clock.now()
@@ -49,7 +49,7 @@ export class ServingEngine {
       userId: winner.userId,
       surface: request.surface,
       country: request.country,
-      viewerKey: this.#signer.viewerKey(request.viewerId),
+      viewerKey: request.viewerKey,
       offeredAtMs: now.getTime(),
     }
     const impressionId = this.#signer.sign(offer)

@@ -126,3 +126,15 @@ test('a campaign stops serving once it has delivered what it bought', async () =
   assert.equal(campaign.blocks[0].status, 'exhausted')
   assert.equal(await decide(h.anonymous, { country }), null)
 })
+
+test('a decision with nothing eligible is 204 with no body; a filled one has exactly the documented fields', async () => {
+  const none = await h.anonymous.post('/serve/v1/decisions', { surface: 'terminal', viewer_id: 'nobody-here', country: privateCountry() })
+  assert.equal(none.status, 204)
+  assert.equal(none.text, '')
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  await create(adv, country)
+  const res = await h.anonymous.post('/serve/v1/decisions', { surface: 'extension', viewer_id: 'fields-viewer', country })
+  assert.equal(res.status, 200)
+  assert.deepEqual(Object.keys(res.body).sort(), ['ad_line', 'brand', 'click_url', 'icon_url', 'impression_id', 'view_url'])
+})

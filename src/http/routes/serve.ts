@@ -13,6 +13,14 @@ const DecisionBody = Type.Object(
   },
   { additionalProperties: false },
 )
+const DecisionSchema = Type.Object({
+  impression_id: Type.String(),
+  ad_line: Type.String(),
+  brand: Type.Union([Type.String(), Type.Null()]),
+  icon_url: Type.Union([Type.String(), Type.Null()]),
+  view_url: Type.String(),
+  click_url: Type.String(),
+})
 const ViewBody = Type.Object({ dwell_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }) }, { additionalProperties: false })
 const ImpressionParams = Type.Object({ impression_id: Type.String({ minLength: 1 }) })
 
@@ -35,12 +43,13 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
   }
 
   return async (app: App) => {
-    app.post('/decisions', { schema: { body: DecisionBody } }, async (request, reply) => {
+    app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
       const { surface, viewer_id, country } = request.body
       await limit(request, `serve-addr:${request.ip}`, SERVING_LIMITS.decisionsPerAddress)
-      await limit(request, `serve-viewer:${serving.viewerKey(viewer_id)}`, SERVING_LIMITS.decisionsPerViewer)
-      const decision = await serving.decide({ surface: surface as 'extension' | 'terminal', country: country ?? null, viewerId: viewer_id })
-      if (!decision) return reply.code(204).send()
+      const viewerKey = serving.viewerKey(viewer_id)
+      await limit(request, `serve-viewer:${viewerKey}`, SERVING_LIMITS.decisionsPerViewer)
+      const decision = await serving.decide({ surface: surface as 'extension' | 'terminal', country: country ?? null, viewerKey })
+      if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
         impression_id: decision.impressionId,
@@ -60,7 +69,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
         const result = await serving.view(request.params.impression_id, request.body.dwell_ms)
         if (result.status === 'unknown') throw new ApiError(404, 'impression not found')
         if (result.status === 'expired') throw new ApiError(410, 'the offer is older than one hour')
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
 
