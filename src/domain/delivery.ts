@@ -54,12 +54,12 @@ export interface CampaignInventory {
 }
 
 /** What the store knew when the batch was read. */
-export interface LedgerState {
+export interface LedgerState<C extends CampaignInventory = CampaignInventory> {
   /** Impressions that already have a measured view. */
   recorded: ReadonlySet<string>
   /** Last billable instant per `viewerKey|surface`. */
   lastBillableMs: ReadonlyMap<string, number>
-  campaigns: ReadonlyMap<string, CampaignInventory>
+  campaigns: ReadonlyMap<string, C>
 }
 
 export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|${surface}`

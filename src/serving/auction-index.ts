@@ -80,6 +80,12 @@ export class AuctionIndex {
     this.#loadedAt = this.#clock.nowMs()
   }
 
+  /** A serving campaign's inventory and price as this instance knows them (billed may lag other instances). */
+  inventoryOf(campaignId: string): { impressions: number; billed: number; cpmMicros: number } | undefined {
+    const c = this.#byCampaign.get(campaignId)
+    return c && { impressions: c.impressions, billed: c.billed, cpmMicros: c.cpmMicros }
+  }
+
   destinationOf(campaignId: string): string | undefined {
     return this.#byCampaign.get(campaignId)?.destinationUrl
   }

@@ -26,7 +26,10 @@ export class ServingEngine {
     this.#clock = clock
     this.#signer = signer
     this.index = new AuctionIndex(db, clock)
-    this.writer = new LedgerWriter(db, clock, log, (result) => this.index.applyBilled(result.billed))
+    this.writer = new LedgerWriter(db, clock, log, {
+      onCommit: (result) => this.index.applyBilled(result.billed),
+      campaign: (campaignId) => this.index.inventoryOf(campaignId),
+    })
   }
 
   static async create(db: Db, clock: Clock, log: FastifyBaseLogger): Promise<ServingEngine> {

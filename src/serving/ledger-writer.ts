@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import { commitLedgerBatch, type BatchResult, type LedgerRow, type ViewClaim, type ViewOutcome } from '../store/ledger.ts'
+import { commitLedgerBatch, type BatchResult, type KnownState, type LedgerRow, type ViewClaim, type ViewOutcome } from '../store/ledger.ts'
+import { VIEWER_FREQUENCY_MS } from '../domain/delivery.ts'
 
 interface Waiter<T> {
   resolve(value: T): void
@@ -11,6 +12,8 @@ interface Waiter<T> {
 const MAX_BATCH = 2_000
 /** Batches committing at once: the next batch's round trips overlap the previous one's commit. */
 const MAX_IN_FLIGHT = 2
+/** How often (service time) the viewer instants older than the ten-second rule are dropped. */
+const PRUNE_EVERY_MS = 5_000
 
 /**
  * Group commit for the ledger. Requests queue while batches commit; each new
@@ -20,12 +23,20 @@ const MAX_IN_FLIGHT = 2
  * acknowledged billable impression survives any crash. Offers are not awaited
  * by the decision path: losing the offers of the last few milliseconds in a
  * crash loses no money.
+ *
+ * Batches are judged first from what this instance knows (its auction index
+ * and the viewers it billed in the last ten seconds), without a read; the
+ * store re-checks and a batch judged on stale knowledge is judged again from
+ * the store (`commitLedgerBatch`).
  */
 export class LedgerWriter {
   readonly #db: Db
   readonly #clock: Clock
   readonly #log: FastifyBaseLogger
   readonly #onCommit: (result: BatchResult) => void
+  readonly #known: KnownState
+  readonly #lastBillable = new Map<string, number>()
+  #prunedAt = 0
   #offers: LedgerRow[] = []
   #clicks: { row: LedgerRow; waiter: Waiter<void> }[] = []
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
@@ -33,11 +44,17 @@ export class LedgerWriter {
   #scheduled = false
   #idle: (() => void)[] = []
 
-  constructor(db: Db, clock: Clock, log: FastifyBaseLogger, onCommit: (result: BatchResult) => void) {
+  constructor(
+    db: Db,
+    clock: Clock,
+    log: FastifyBaseLogger,
+    hooks: { onCommit: (result: BatchResult) => void; campaign: KnownState['campaign'] },
+  ) {
     this.#db = db
     this.#clock = clock
     this.#log = log
-    this.#onCommit = onCommit
+    this.#onCommit = hooks.onCommit
+    this.#known = { lastBillableMs: this.#lastBillable, campaign: hooks.campaign }
   }
 
   recordOffer(row: LedgerRow): void {
@@ -79,9 +96,11 @@ export class LedgerWriter {
     const clicks = this.#clicks.splice(0, MAX_BATCH)
     const views = this.#views.splice(0, MAX_BATCH)
     this.#inFlight++
-    commitLedgerBatch(this.#db, this.#clock.now(), { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) })
+    const now = this.#clock.now()
+    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#known)
       .then(
         (result) => {
+          this.#remember(result.billedSlots, now.getTime())
           this.#onCommit(result)
           clicks.forEach((c) => c.waiter.resolve())
           views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
@@ -98,6 +117,13 @@ export class LedgerWriter {
         this.#settle()
       })
     this.#kick()
+  }
+
+  #remember(slots: string[], atMs: number): void {
+    for (const slot of slots) if ((this.#lastBillable.get(slot) ?? -Infinity) < atMs) this.#lastBillable.set(slot, atMs)
+    if (Math.abs(atMs - this.#prunedAt) < PRUNE_EVERY_MS) return
+    this.#prunedAt = atMs
+    for (const [slot, at] of this.#lastBillable) if (atMs - at >= VIEWER_FREQUENCY_MS) this.#lastBillable.delete(slot)
   }
 
   #settle(): void {

@@ -6,6 +6,7 @@ import {
   viewerSlot,
   VIEWER_FREQUENCY_MS,
   type CampaignInventory,
+  type LedgerState,
   type NotBillable,
   type ViewOutcome,
 } from '../domain/delivery.ts'
@@ -23,8 +24,23 @@ export interface ViewClaim {
   reason: NotBillable | null
 }
 
+/**
+ * What this instance already knows, from its own committed batches and its
+ * auction index. A batch is judged from it first, without a read; the write
+ * re-checks everything against the store, so stale knowledge only costs a
+ * retry that reads the store.
+ */
+export interface KnownState {
+  /** Last billable instant per viewer slot (`viewerSlot`) committed by this instance. */
+  lastBillableMs: ReadonlyMap<string, number>
+  /** Inventory and price of a campaign that is serving (not cancelled), or undefined. */
+  campaign(campaignId: string): { impressions: number; billed: number; cpmMicros: number } | undefined
+}
+
 export interface BatchResult {
   views: ViewOutcome[]
+  /** Viewer slots that got a billable impression in this batch. */
+  billedSlots: string[]
   /** Authoritative billed totals of the campaigns this batch billed. */
   billed: Map<string, number>
   completed: string[]
@@ -90,16 +106,19 @@ export async function commitLedgerBatch(
   db: Db,
   now: Date,
   batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] },
+  known?: KnownState,
 ): Promise<BatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
       const result =
-        attempt <= OPTIMISTIC_ATTEMPTS
-          ? await judgeAndWrite(db, now, batch)
-          : await db.transaction().execute(async (trx) => {
-              await lockCampaigns(trx, batch.views)
-              return judgeAndWrite(trx, now, batch)
-            })
+        attempt === 1
+          ? await judgeAndWrite(db, now, batch, known)
+          : attempt <= OPTIMISTIC_ATTEMPTS
+            ? await judgeAndWrite(db, now, batch)
+            : await db.transaction().execute(async (trx) => {
+                await lockCampaigns(trx, batch.views)
+                return judgeAndWrite(trx, now, batch)
+              })
       result.retries = attempt - 1
       return result
     } catch (err) {
@@ -108,9 +127,28 @@ export async function commitLedgerBatch(
   }
 }
 
-async function judgeAndWrite(db: Db, now: Date, batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] }): Promise<BatchResult> {
+/** The batch's state from what this instance knows, or null when it does not know every campaign. */
+function stateFromKnown(known: KnownState, views: ViewClaim[]): LedgerState<ReadCampaign> | null {
+  const campaigns = new Map<string, ReadCampaign>()
+  for (const v of views) {
+    if (v.reason || campaigns.has(v.offer.campaignId)) continue
+    const c = known.campaign(v.offer.campaignId)
+    if (!c) return null
+    campaigns.set(v.offer.campaignId, { ...c, cancelledAtMs: null })
+  }
+  // Repeats are not known here: the unique index finds them, and a billable repeat aborts the write.
+  return { recorded: new Set(), lastBillableMs: known.lastBillableMs, campaigns }
+}
+
+async function judgeAndWrite(
+  db: Db,
+  now: Date,
+  batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] },
+  known?: KnownState,
+): Promise<BatchResult> {
   const nowMs = now.getTime()
-  const state = batch.views.length > 0 ? await readLedgerState(db, batch.views) : null
+  const fromKnown = known && batch.views.length > 0 ? stateFromKnown(known, batch.views) : null
+  const state = fromKnown ?? (batch.views.length > 0 ? await readLedgerState(db, batch.views) : null)
   const outcomes = state
     ? judgeViews(
         batch.views.map((v) => ({
@@ -129,17 +167,26 @@ async function judgeAndWrite(db: Db, now: Date, batch: { offers: LedgerRow[]; cl
   const rows = new EventColumns()
   for (const r of batch.offers) rows.push(r, 0, null, null)
   for (const r of batch.clicks) rows.push(r, 0, null, null)
+  let billable = 0
   batch.views.forEach((v, i) => {
     const o = outcomes[i]!
     if (!o.billable && o.reason === 'duplicate') return
     const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
     const price = o.billable ? impressionPriceMicros(state!.campaigns.get(v.offer.campaignId)!.cpmMicros) : 0
+    if (o.billable) billable++
     rows.push(row, price, v.dwellMs, o.billable ? null : o.reason)
   })
 
   // What the judgment relied on, re-checked by the write (campaigns this batch bills).
   const relied = [...new Set(batch.views.filter((_, i) => outcomes[i]!.billable).map((v) => v.offer.campaignId))]
-  const written = await writeBatch(db, now, rows, relied.map((id) => ({ id, ...state!.campaigns.get(id)! })))
+  const written = await writeBatch(
+    db,
+    now,
+    rows,
+    relied.map((id) => ({ id, ...state!.campaigns.get(id)! })),
+    // Judged without knowing the repeats: every billable view must be new, or the batch is judged again from the store.
+    fromKnown ? billable : null,
+  )
 
   const lost = new Set(written.lost ?? [])
   const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))
@@ -149,14 +196,16 @@ async function judgeAndWrite(db: Db, now: Date, batch: { offers: LedgerRow[]; cl
     billed.set(id, total)
     if (total >= impressions) completed.push(id)
   }
-  return { views, billed, completed, retries: 0 }
+  const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
+  return { views, billedSlots, billed, completed, retries: 0 }
 }
 
 type ReadCampaign = CampaignInventory & { cpmMicros: number }
 
-async function readLedgerState(db: Db, views: ViewClaim[]) {
+async function readLedgerState(db: Db, views: ViewClaim[]): Promise<LedgerState<ReadCampaign>> {
   const ids = views.map((v) => v.impressionId)
-  const viewers = [...new Set(views.map((v) => v.offer.viewerKey))]
+  // Probed by the whole primary key (viewer, surface): one index lookup each, also before ANALYZE.
+  const slots = [...new Map(views.map((v) => [viewerSlot(v.offer.viewerKey, v.offer.surface), [v.offer.viewerKey, v.offer.surface] as const])).values()]
   const campaigns = [...new Set(views.map((v) => v.offer.campaignId))]
   const { rows } = await sql<{
     recorded: string[] | null
@@ -166,8 +215,9 @@ async function readLedgerState(db: Db, views: ViewClaim[]) {
     SELECT
       (SELECT json_agg(impression_id) FROM ledger_events
         WHERE event_type IN ('impression', 'view') AND impression_id = ANY(${ids}::text[])) AS recorded,
-      (SELECT json_agg(json_build_array(viewer_key, surface, billed_at_ms)) FROM viewer_last_billable
-        WHERE viewer_key = ANY(${viewers}::text[])) AS last_billable,
+      (SELECT json_agg(json_build_array(v.viewer_key, v.surface, v.billed_at_ms))
+        FROM unnest(${slots.map((s) => s[0])}::text[], ${slots.map((s) => s[1])}::text[]) AS k(viewer_key, surface)
+        JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable,
       (SELECT json_agg(json_build_array(campaign_id, impressions, impressions_billed, cpm_micros,
           floor(extract(epoch FROM cancelled_at) * 1000)::int8)) FROM campaigns
         WHERE campaign_id = ANY(${campaigns}::text[])) AS campaigns
@@ -225,6 +275,7 @@ async function writeBatch(
   now: Date,
   e: EventColumns,
   relied: ({ id: string } & ReadCampaign)[],
+  expectBillable: number | null,
 ): Promise<{ campaigns: [string, number, number][] | null; lost: string[] | null }> {
   const nowMs = now.getTime()
   const { rows } = await sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
@@ -289,6 +340,7 @@ async function writeBatch(
     SELECT
       ledger_batch_check(
         (SELECT count(*) FROM freq) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
+        AND (${expectBillable}::int IS NULL OR (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int)
         AND NOT EXISTS (
           SELECT 1 FROM upd u LEFT JOIN relied s ON s.campaign_id = u.campaign_id
           WHERE s.campaign_id IS NULL OR u.cpm_micros <> s.cpm_micros OR u.cancelled_ms IS DISTINCT FROM s.cancelled_ms)
