@@ -94,6 +94,26 @@ test('repeated views and clicks count once', async () => {
   assert.deepEqual(rows.map((r) => r.event_type), ['offer', 'impression', 'click'])
 })
 
+test('a repeat arriving after the ten-second window, or upgrading a short dwell, still bills nothing', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country)
+  const [billed, short] = [(await decide(h.anonymous, { country }))!, (await decide(h.anonymous, { country }))!]
+  await advance(h, 10)
+  assert.equal(await view(h.anonymous, billed.impression_id, 10_000), 204)
+  assert.equal(await view(h.anonymous, short.impression_id, 3_000), 204)
+  await advance(h, 11)
+  // The viewer's ten-second slot is free again, so only the ledger knows these impressions were measured.
+  const repeats = await Promise.all([
+    view(h.anonymous, billed.impression_id, 20_000),
+    view(h.anonymous, short.impression_id, 20_000),
+    view(h.anonymous, short.impression_id, 20_000),
+  ])
+  assert.deepEqual(repeats, [204, 204, 204])
+  assert.equal(await served(adv, id), 1)
+  assert.deepEqual((await ledger(short.impression_id)).map((r) => [r.event_type, r.reason]), [['offer', null], ['view', 'short_dwell']])
+})
+
 test('unknown or forged impression ids are 404; offers older than one hour are 410', async () => {
   const adv = await h.advertiser()
   const country = privateCountry()
