@@ -270,6 +270,20 @@ class EventColumns {
   }
 }
 
+const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key)`
+
+/** The select list turning the column arrays into ledger rows (in `eventColumns` order). */
+function eventValues(e: EventColumns) {
+  return sql`
+    timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
+    r.creative_id, r.surface, r.country, r.event_type = 'impression' AS billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key
+    FROM unnest(
+      ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
+      ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.debit}::int8[], ${e.dwell}::int4[],
+      ${e.reason}::text[], ${e.viewer}::text[]
+    ) AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key)`
+}
+
 async function writeBatch(
   db: Db,
   now: Date,
@@ -278,20 +292,15 @@ async function writeBatch(
   expectBillable: number | null,
 ): Promise<{ campaigns: [string, number, number][] | null; lost: string[] | null }> {
   const nowMs = now.getTime()
+  if (!e.type.some((t) => t === 'impression' || t === 'view')) {
+    // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
+    if (e.type.length > 0) await sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.execute(db)
+    return { campaigns: null, lost: null }
+  }
   const { rows } = await sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
-    WITH input AS (
-      SELECT * FROM unnest(
-        ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
-        ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.debit}::int8[], ${e.dwell}::int4[],
-        ${e.reason}::text[], ${e.viewer}::text[]
-      ) AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key)
-    ),
+    WITH input AS (SELECT ${eventValues(e)}),
     ins AS (
-      INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface,
-                                 country, billable, debit_micros, dwell_ms, reason, viewer_key)
-      SELECT timestamptz 'epoch' + at_ms * interval '1 millisecond', event_type, impression_id, user_id, campaign_id, creative_id,
-             surface, country, event_type = 'impression', debit_micros, dwell_ms, reason, viewer_key
-      FROM input
+      INSERT INTO ledger_events ${eventColumns} SELECT * FROM input
       ON CONFLICT DO NOTHING
       RETURNING event_type, impression_id, campaign_id, surface, viewer_key, debit_micros
     ),
