@@ -74,22 +74,22 @@ export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|
  */
 export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number): ViewOutcome[] {
   const seen = new Set<string>()
-  const lastBillable = new Map(state.lastBillableMs)
+  const billedNow = new Set<string>() // slots billed earlier in this batch (at nowMs)
   const granted = new Map<string, number>()
   return views.map((v): ViewOutcome => {
     if (state.recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'duplicate' }
     seen.add(v.impressionId)
     if (v.reason) return { billable: false, reason: v.reason }
     const slot = viewerSlot(v.viewerKey, v.surface)
-    const last = lastBillable.get(slot)
-    if (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS) return { billable: false, reason: 'viewer_frequency' }
+    const last = state.lastBillableMs.get(slot)
+    if (billedNow.has(slot) || (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS)) return { billable: false, reason: 'viewer_frequency' }
     const c = state.campaigns.get(v.campaignId)
     if (!c) return { billable: false, reason: 'inventory_exhausted' }
     if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'campaign_cancelled' }
     const taken = granted.get(v.campaignId) ?? 0
     if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'inventory_exhausted' }
     granted.set(v.campaignId, taken + 1)
-    lastBillable.set(slot, nowMs)
+    billedNow.add(slot)
     return { billable: true }
   })
 }
