@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql } from 'kysely'
+import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { commitLedgerBatch, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
+import { viewerSlot } from '../../src/domain/delivery.ts'
+
+/**
+ * The group-commit write re-checks what a batch was judged on: a batch judged
+ * on stale knowledge (as another instance or the other batch in flight would
+ * leave it) is judged again from the store, never billed on the stale view.
+ */
+const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
+
+const NOW = new Date('2026-11-02T09:00:30.000Z')
+
+async function campaign(adv: Advertiser, overrides: Record<string, unknown> = {}) {
+  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 4, ...overrides }))
+  assert.equal(res.status, 201, res.text)
+  const campaignId = res.body.campaign_id as string
+  const creative = await h.svc.service.store.db.selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
+  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
+}
+
+let n = 0
+function claim(c: { campaignId: string; creativeId: string; userId: string }, viewerKey = `batch-viewer-${n}`): ViewClaim {
+  n++
+  return {
+    impressionId: `batch-test-${process.pid}-${n}`,
+    offer: { ...c, surface: 'extension', country: 'US', viewerKey, offeredAtMs: NOW.getTime() - 20_000 },
+    dwellMs: 10_000,
+    reason: null,
+  }
+}
+
+const billedOf = async (campaignId: string) =>
+  (await h.svc.service.store.db.selectFrom('campaigns').select('impressions_billed').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow())
+    .impressions_billed
+
+function known(c: { campaignId: string }, billed: number, lastBillable = new Map<string, number>(), cpmMicros = 4_000_000): KnownState {
+  return { lastBillableMs: lastBillable, campaign: (id) => (id === c.campaignId ? { impressions: 1000, billed, cpmMicros } : undefined) }
+}
+
+test('inventory taken elsewhere: the batch is judged again and bills only what is left', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  await sql`UPDATE campaigns SET impressions_billed = 998 WHERE campaign_id = ${c.campaignId}`.execute(db)
+  const views = Array.from({ length: 5 }, () => claim(c))
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, known(c, 0))
+  assert.ok(result.retries >= 1, 'the stale judgment was redone')
+  assert.deepEqual(result.views.map((v) => (v.billable ? 'billable' : v.reason)), ['billable', 'billable', 'inventory_exhausted', 'inventory_exhausted', 'inventory_exhausted'])
+  assert.equal(await billedOf(c.campaignId), 1000)
+})
+
+test('a viewer billed elsewhere within ten seconds is not billed again', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  const first = claim(c, 'shared-viewer')
+  await commitLedgerBatch(db, new Date(NOW.getTime() - 4_000), { offers: [], clicks: [], views: [first] })
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, known(c, 1))
+  assert.ok(result.retries >= 1)
+  assert.deepEqual(result.views, [{ billable: false, reason: 'viewer_frequency' }])
+  // Ten seconds after the stored instant the same viewer bills again, although this instance never saw it.
+  const later = await commitLedgerBatch(db, new Date(NOW.getTime() + 6_000), { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, known(c, 1))
+  assert.deepEqual(later.views, [{ billable: true }])
+  assert.deepEqual(later.billedSlots, [viewerSlot('shared-viewer', 'extension')])
+  assert.equal(await billedOf(c.campaignId), 2)
+})
+
+test('a repriced or cancelled campaign is judged from the store: the stored price bills, a later offer does not', async () => {
+  const adv = await h.advertiser()
+  const c = await campaign(adv)
+  const db = h.svc.service.store.db
+  const priced = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 0, new Map(), 9_000_000))
+  assert.ok(priced.retries >= 1)
+  const debit = await db.selectFrom('ledger_events').select('debit_micros').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'impression').executeTakeFirstOrThrow()
+  assert.equal(debit.debit_micros, 4_000, 'cpm 4.00 USD: 4,000 micros per impression')
+
+  await sql`UPDATE campaigns SET status = 'cancelled', cancelled_at = ${new Date(NOW.getTime() - 25_000)} WHERE campaign_id = ${c.campaignId}`.execute(db)
+  const cancelled = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 1))
+  assert.ok(cancelled.retries >= 1)
+  assert.deepEqual(cancelled.views, [{ billable: false, reason: 'campaign_cancelled' }])
+  assert.equal(await billedOf(c.campaignId), 1)
+})
+
+test('a repeat judged billable from memory is found by the store and bills nothing', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  const v = claim(c)
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [v] }, known(c, 0))).views, [{ billable: true }])
+  const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { offers: [], clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, known(c, 1))
+  assert.ok(again.retries >= 1)
+  assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }])
+  assert.equal(await billedOf(c.campaignId), 1)
+})
+
+test('concurrent batches over one nearly exhausted campaign never bill beyond it', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  await sql`UPDATE campaigns SET impressions_billed = 950 WHERE campaign_id = ${c.campaignId}`.execute(db)
+  const batches = Array.from({ length: 8 }, () => Array.from({ length: 20 }, () => claim(c)))
+  // Every batch believes nothing was billed yet.
+  const results = await Promise.all(batches.map((views) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, known(c, 0))))
+  const billable = results.flatMap((r) => r.views).filter((v) => v.billable).length
+  assert.equal(billable, 50)
+  assert.equal(await billedOf(c.campaignId), 1000)
+  const status = await db.selectFrom('campaigns').select('status').where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
+  assert.equal(status.status, 'completed')
+})
