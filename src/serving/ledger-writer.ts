@@ -102,25 +102,27 @@ export class LedgerWriter {
     const views = this.#views.splice(0, MAX_BATCH)
     this.#inFlight++
     const now = this.#clock.now()
-    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#known)
-      .then(
-        (result) => {
-          this.#remember(result.billedSlots, now.getTime())
-          this.#onCommit(result)
-          clicks.forEach((c) => c.waiter.resolve())
-          views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
-        },
-        (err: unknown) => {
-          this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
-          clicks.forEach((c) => c.waiter.reject(err))
-          views.forEach((v) => v.waiter.reject(err))
-        },
-      )
-      .finally(() => {
+    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#known).then(
+      (result) => {
         this.#inFlight--
-        this.#kick()
+        // What this batch billed first, so the next batch is judged on it; the next batch then goes
+        // to the store while this one's answers are written.
+        this.#remember(result.billedSlots, now.getTime())
+        this.#onCommit(result)
+        this.#start()
+        clicks.forEach((c) => c.waiter.resolve())
+        views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
         this.#settle()
-      })
+      },
+      (err: unknown) => {
+        this.#inFlight--
+        this.#start()
+        this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
+        clicks.forEach((c) => c.waiter.reject(err))
+        views.forEach((v) => v.waiter.reject(err))
+        this.#settle()
+      },
+    )
     this.#kick()
   }
 
