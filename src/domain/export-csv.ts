@@ -8,19 +8,23 @@
  *   the RFC 4180 line break; UTF-8, no byte-order mark.
  * - Viewer keys, impression ids, client ids, IP hashes and network
  *   identifiers are never columns: the row type below cannot carry them.
+ *
+ * This file is the single statement of the format. The export worker has the
+ * store render the lines (src/store/exports.ts#exportLineSql), and that SQL is
+ * generated from the same constants and field list (`EXPORT_FIELDS`); a test
+ * compares the two renderings on awkward values (test/api/exports.test.ts).
  */
 
 export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2'] as const
 export type ExportSchemaVersion = (typeof EXPORT_SCHEMA_VERSIONS)[number]
 
+export const CSV_SEPARATOR = ','
+export const CSV_QUOTE = '"'
 export const CSV_LINE_END = '\r\n'
-
-export const V1_COLUMNS = ['timestamp', 'event_type', 'campaign_id', 'creative_id', 'surface', 'country', 'billable', 'debit_micros'] as const
-export const V2_COLUMNS = [...V1_COLUMNS, 'processor_billing_country'] as const
-
-export function exportColumns(version: ExportSchemaVersion): readonly string[] {
-  return version === 'ledger-export-v1' ? V1_COLUMNS : V2_COLUMNS
-}
+/** A field holding any of these is quoted. */
+export const CSV_QUOTE_TRIGGERS: readonly string[] = [CSV_SEPARATOR, CSV_QUOTE, '\r', '\n']
+/** The text of `billable`. */
+export const CSV_BOOLEAN = { true: 'true', false: 'false' } as const
 
 /** The exported fields of one ledger event (and nothing else). */
 export interface ExportLedgerRow {
@@ -34,13 +38,50 @@ export interface ExportLedgerRow {
   debit_micros: number
 }
 
+/**
+ * How a field is written:
+ * - `timestamp`: ISO-8601 UTC with milliseconds and `Z` (`Date#toISOString`, e.g.
+ *   2026-11-02T09:00:10.000Z; finer fractions are truncated to the millisecond);
+ * - `text`: the value, quoted when it holds a trigger; `optional_text`: the same, blank when null;
+ * - `boolean`: `true` / `false`; `integer`: decimal digits (an exact integer).
+ * Only text kinds can hold a quote trigger.
+ */
+export type ExportFieldKind = 'timestamp' | 'text' | 'optional_text' | 'boolean' | 'integer'
+
+export interface ExportField {
+  column: string
+  source: keyof ExportLedgerRow
+  kind: ExportFieldKind
+}
+
+/** The columns of every version, in order, with the ledger field each one writes. */
+export const EXPORT_FIELDS: readonly ExportField[] = [
+  { column: 'timestamp', source: 'occurred_at', kind: 'timestamp' },
+  { column: 'event_type', source: 'event_type', kind: 'text' },
+  { column: 'campaign_id', source: 'campaign_id', kind: 'text' },
+  { column: 'creative_id', source: 'creative_id', kind: 'text' },
+  { column: 'surface', source: 'surface', kind: 'text' },
+  { column: 'country', source: 'country', kind: 'optional_text' },
+  { column: 'billable', source: 'billable', kind: 'boolean' },
+  { column: 'debit_micros', source: 'debit_micros', kind: 'integer' },
+]
+/** v2 only: the account's billing-address country at the processor, the same on every row (blank when none). */
+export const V2_BILLING_COUNTRY_COLUMN = 'processor_billing_country'
+
+export const V1_COLUMNS = EXPORT_FIELDS.map((f) => f.column)
+export const V2_COLUMNS = [...V1_COLUMNS, V2_BILLING_COUNTRY_COLUMN]
+
+export function exportColumns(version: ExportSchemaVersion): readonly string[] {
+  return version === 'ledger-export-v1' ? V1_COLUMNS : V2_COLUMNS
+}
+
 /** One RFC 4180 field: quoted only when it must be. */
 export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
+  return CSV_QUOTE_TRIGGERS.some((c) => value.includes(c)) ? CSV_QUOTE + value.replaceAll(CSV_QUOTE, CSV_QUOTE + CSV_QUOTE) + CSV_QUOTE : value
 }
 
 export function csvLine(fields: readonly string[]): string {
-  return fields.map(csvField).join(',') + CSV_LINE_END
+  return fields.map(csvField).join(CSV_SEPARATOR) + CSV_LINE_END
 }
 
 export function headerLine(version: ExportSchemaVersion): string {
@@ -52,22 +93,29 @@ export function csvTimestamp(at: Date): string {
   return at.toISOString()
 }
 
+function fieldText(field: ExportField, row: ExportLedgerRow): string {
+  const value = row[field.source]
+  switch (field.kind) {
+    case 'timestamp':
+      return csvTimestamp(value as Date)
+    case 'text':
+      return value as string
+    case 'optional_text':
+      return (value as string | null) ?? ''
+    case 'boolean':
+      return value ? CSV_BOOLEAN.true : CSV_BOOLEAN.false
+    case 'integer':
+      if (!Number.isSafeInteger(value)) throw new RangeError(`${field.source} must be an integer, got ${String(value)}`)
+      return String(value)
+  }
+}
+
 /**
  * One data line. `billingCountry` is the account's billing-address country at
  * the payment processor (v2 only; the same on every row, blank when none).
  */
 export function rowLine(version: ExportSchemaVersion, row: ExportLedgerRow, billingCountry: string | null): string {
-  if (!Number.isSafeInteger(row.debit_micros)) throw new RangeError(`debit_micros must be an integer, got ${row.debit_micros}`)
-  const fields = [
-    csvTimestamp(row.occurred_at),
-    row.event_type,
-    row.campaign_id,
-    row.creative_id,
-    row.surface,
-    row.country ?? '',
-    row.billable ? 'true' : 'false',
-    String(row.debit_micros),
-  ]
+  const fields = EXPORT_FIELDS.map((f) => fieldText(f, row))
   if (version === 'ledger-export-v2') fields.push(billingCountry ?? '')
   return csvLine(fields)
 }

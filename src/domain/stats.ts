@@ -70,6 +70,33 @@ export function rollupsCover(w: Window, rolledThroughMs: number | null): boolean
   return rolledThroughMs !== null && w.endMs <= rolledThroughMs + DAY_MS
 }
 
+/** How an hourly window is read: its whole closed days from the hourly rollups, the rest from the ledger. */
+export interface HourlySplit {
+  /** Whole UTC days, all closed (at or before the watermark). */
+  days: Window
+  /** The parts of the window outside `days`: a clipped first day, and a partial last day or the days after the watermark. */
+  edges: Window[]
+}
+
+/**
+ * granularity=hour over closed days (still `served_from: ledger`, rule 4: the
+ * hourly rollups are an exact, immutable derivation of closed ledger hours).
+ * Only unfiltered account windows qualify: unique viewers per hour are kept
+ * per account, and a filter (campaign, creative, surface, country) or
+ * group_by=creative needs distinct viewers the rollups do not keep, so those
+ * windows read the ledger. Null when the window holds no whole closed day.
+ */
+export function hourlySplit(w: Window, g: Granularity, filtered: boolean, groupByCreative: boolean, rolledThroughMs: number | null): HourlySplit | null {
+  if (g !== 'hour' || filtered || groupByCreative || rolledThroughMs === null) return null
+  const fromMs = isMidnight(w.startMs) ? w.startMs : utcMidnight(w.startMs) + DAY_MS
+  const toMs = Math.min(utcMidnight(w.endMs), rolledThroughMs + DAY_MS)
+  if (toMs <= fromMs) return null
+  const edges: Window[] = []
+  if (w.startMs < fromMs) edges.push({ startMs: w.startMs, endMs: fromMs })
+  if (toMs < w.endMs) edges.push({ startMs: toMs, endMs: w.endMs })
+  return { days: { startMs: fromMs, endMs: toMs }, edges }
+}
+
 /** The UTC bucket containing `ms` (its label). */
 export function bucketOf(ms: number, g: Granularity): number {
   if (g === 'hour') return Math.floor(ms / HOUR_MS) * HOUR_MS
@@ -120,7 +147,8 @@ export function withCtr(m: Omit<MetricSet, 'ctr'>): MetricSet {
 /**
  * Rule 5: a live scan is refused when it would touch more than `maxEvents`.
  * `retry_with` names a window that would work and is never the one sent: the
- * same window snapped to whole days when rollups could serve that, else the
+ * same window snapped to whole days when rollups (daily, or hourly for an
+ * hour window) could serve that, else the
  * longest window ending at the same end whose estimate fits (per-day counts);
  * absent when nothing helps.
  */
@@ -130,7 +158,7 @@ export function retryWindow(
   options: { rollupsCanServe: (w: Window) => boolean; perDayEvents: Map<number, number>; maxEvents: number },
 ): Window | null {
   const snapped = { startMs: utcMidnight(sent.startMs), endMs: utcMidnight(sent.endMs) }
-  if (g !== 'hour' && snapped.endMs > snapped.startMs && options.rollupsCanServe(snapped) && (snapped.startMs !== sent.startMs || snapped.endMs !== sent.endMs)) {
+  if (snapped.endMs > snapped.startMs && options.rollupsCanServe(snapped) && (snapped.startMs !== sent.startMs || snapped.endMs !== sent.endMs)) {
     return snapped
   }
   // Walk back whole days from the end while the estimate fits.

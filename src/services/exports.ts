@@ -1,26 +1,27 @@
 import { createHash, type Hash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { ApiError, conflict, invalid, notFound } from '../domain/errors.ts'
-import { headerLine, rowLine, type ExportSchemaVersion } from '../domain/export-csv.ts'
+import { csvField, headerLine, type ExportSchemaVersion } from '../domain/export-csv.ts'
 import { EXPORT_CEILING } from '../domain/order-config.ts'
 import { parseFilterLists, type ReportFilters } from '../domain/report-filters.ts'
 import { newId } from '../platform/ids.ts'
 import type { Db } from '../store/db.ts'
 import { findAccount } from '../store/accounts.ts'
 import {
-  appendExportChunk,
+  appendExportChunks,
   claimExportJob,
-  countLedgerRowsUpTo,
   findExportJob,
   pendingExports,
   insertExportJob,
   markExportFailed,
   markExportReady,
   readExportChunk,
-  readLedgerExportPage,
+  exportLineSql,
+  planLedgerExport,
+  readLedgerExportText,
   type ExportJobRow,
   type ExportLease,
-  type LedgerCursor,
+  type ExportTextPage,
   type LedgerWindow,
 } from '../store/exports.ts'
 import { assertFiltersOwned } from '../store/report-filters.ts'
@@ -34,8 +35,13 @@ const DAY = 24 * 60 * MINUTE
 export const EXPORT_TTL_MS = DAY
 /** A job `running` for longer than this is presumed dead (crashed worker) and is claimed again. */
 export const EXPORT_STUCK_MS = 10 * MINUTE
-/** Ledger rows read per keyset page. */
-export const EXPORT_PAGE_ROWS = 5_000
+/**
+ * Ledger rows per keyset page. The store renders a page as one CSV text
+ * (about 110 bytes a row, so ~2 MB here): few round trips, flat memory.
+ */
+export const EXPORT_PAGE_ROWS = 20_000
+/** Pages rendered ahead of the one being stored (PostgreSQL renders them on separate connections). */
+export const EXPORT_PAGES_AHEAD = 2
 /** Artifact chunk size in the store. */
 export const EXPORT_CHUNK_BYTES = 256 * 1024
 /** At most this many jobs per worker run; the next run (a minute later, or the next kick) takes the rest. */
@@ -188,42 +194,43 @@ export function artifactStream(db: Db, exportId: string, sizeBytes: number): Rea
 /**
  * Cuts the CSV text into fixed-size chunks as it is produced, hashing and
  * counting every byte on the way, so the artifact never sits in memory whole.
+ * The complete chunks of one `write` are stored together (one store call, one
+ * transaction), so a page of the export costs one commit, not one per chunk.
  */
 export class ChunkWriter {
-  readonly #store: (seq: number, data: Buffer) => Promise<boolean>
+  readonly #store: (firstSeq: number, chunks: Buffer[]) => Promise<boolean>
   readonly #chunkBytes: number
   readonly #hash: Hash = createHash('sha256')
-  #parts: Buffer[] = []
-  #pending = 0
+  #tail: Buffer = Buffer.alloc(0)
   #seq = 0
   size = 0
 
-  constructor(store: (seq: number, data: Buffer) => Promise<boolean>, chunkBytes = EXPORT_CHUNK_BYTES) {
+  constructor(store: (firstSeq: number, chunks: Buffer[]) => Promise<boolean>, chunkBytes = EXPORT_CHUNK_BYTES) {
     this.#store = store
     this.#chunkBytes = chunkBytes
   }
 
-  /** False when the store refused a chunk (the lease was lost). */
+  /** False when the store refused the chunks (the lease was lost). */
   async write(text: string): Promise<boolean> {
     const bytes = Buffer.from(text, 'utf8')
     this.#hash.update(bytes)
     this.size += bytes.length
-    this.#parts.push(bytes)
-    this.#pending += bytes.length
-    while (this.#pending >= this.#chunkBytes) {
-      const all = Buffer.concat(this.#parts)
-      this.#parts = [all.subarray(this.#chunkBytes)]
-      this.#pending = all.length - this.#chunkBytes
-      if (!(await this.#store(this.#seq++, all.subarray(0, this.#chunkBytes)))) return false
-    }
-    return true
+    const all = this.#tail.length > 0 ? Buffer.concat([this.#tail, bytes]) : bytes
+    const chunks: Buffer[] = []
+    let at = 0
+    for (; all.length - at >= this.#chunkBytes; at += this.#chunkBytes) chunks.push(all.subarray(at, at + this.#chunkBytes))
+    // Copied, so the (possibly large) text buffer is not kept alive by a small tail.
+    this.#tail = Buffer.from(all.subarray(at))
+    if (chunks.length === 0) return true
+    const first = this.#seq
+    this.#seq += chunks.length
+    return this.#store(first, chunks)
   }
 
   /** Stores the last partial chunk; answers the lowercase hex SHA-256 of everything written, or null when the lease was lost. */
   async end(): Promise<string | null> {
-    if (this.#pending > 0 && !(await this.#store(this.#seq++, Buffer.concat(this.#parts)))) return null
-    this.#parts = []
-    this.#pending = 0
+    if (this.#tail.length > 0 && !(await this.#store(this.#seq++, [this.#tail]))) return null
+    this.#tail = Buffer.alloc(0)
     return this.#hash.digest('hex')
   }
 }
@@ -231,7 +238,7 @@ export class ChunkWriter {
 type JobOutcome = 'ready' | 'failed' | 'lost'
 
 /** Generates one claimed job's artifact. */
-async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLease): Promise<JobOutcome> {
+async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLease, pageRows: number): Promise<JobOutcome> {
   const fail = async (code: string): Promise<JobOutcome> =>
     (await markExportFailed(ctx.db, lease, code, ctx.clock.now())) ? 'failed' : 'lost'
 
@@ -239,23 +246,40 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   const config = await readConfig(ctx.db)
   const maxRows = Math.min(config.export_max_rows, EXPORT_CEILING.rows)
   const window: LedgerWindow = { userId: job.user_id, start: job.window_start, end: job.window_end, filters: filtersOfJob(job) }
-  if ((await countLedgerRowsUpTo(ctx.db, window, maxRows + 1)) > maxRows) return fail('row_limit_exceeded')
+  // One ordered pass: the row limit (counting stops past it) and where each page ends.
+  const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
+  if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
   const version = job.schema_version as ExportSchemaVersion
   const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
-  const writer = new ChunkWriter((seq, data) => appendExportChunk(ctx.db, lease, seq, data))
+  // The store renders the lines (SQL generated from the CSV contract); the constant v2 field is formatted here, once.
+  const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
+  const writer = new ChunkWriter((firstSeq, chunks) => appendExportChunks(ctx.db, lease, firstSeq, chunks))
   if (!(await writer.write(headerLine(version)))) return 'lost'
-  let cursor: LedgerCursor | null = null
+
+  // Page k is the events after end k-1 up to end k; the last one runs to the window's end. Up to EXPORT_PAGES_AHEAD pages are
+  // rendered at once (by separate connections on PostgreSQL) while the earliest is hashed and stored, in order.
+  const ranges = [null, ...plan.pageEnds].map((after, k) => ({ after, through: plan.pageEnds[k] ?? null }))
+  const reads: (Promise<ExportTextPage> | null)[] = []
+  const startNext = () => {
+    const k = reads.length
+    if (k < ranges.length) reads.push(readLedgerExportText(ctx.db, window, ranges[k]!.after, ranges[k]!.through, line))
+  }
   let rows = 0
-  for (;;) {
-    const page = await readLedgerExportPage(ctx.db, window, cursor, EXPORT_PAGE_ROWS)
-    rows += page.length
-    // Events recorded into the window after the count can still push it over.
-    if (rows > maxRows) return fail('row_limit_exceeded')
-    if (page.length > 0 && !(await writer.write(page.map((r) => rowLine(version, r, billingCountry)).join('')))) return 'lost'
-    if (page.length < EXPORT_PAGE_ROWS) break
-    const last = page[page.length - 1]!
-    cursor = { occurredAt: last.occurred_at, eventId: last.event_id }
+  try {
+    for (let i = 0; i < EXPORT_PAGES_AHEAD; i++) startNext()
+    for (let k = 0; k < ranges.length; k++) {
+      const page = await reads[k]!
+      reads[k] = null
+      startNext()
+      rows += page.rows
+      // Events recorded into the window after the plan can still push it over.
+      if (rows > maxRows) return await fail('row_limit_exceeded')
+      if (page.rows > 0 && !(await writer.write(page.text))) return 'lost'
+    }
+  } finally {
+    // Pages still being read when the job stops early are not waited for; their failures are of no interest.
+    for (const r of reads) r?.catch(() => {})
   }
   const sha256 = await writer.end()
   if (sha256 === null) return 'lost'
@@ -280,7 +304,8 @@ export interface ExportRunResult {
  * instance at once: claims are atomic and writes check the claim's lease.
  * While the `exports` component is disabled, jobs stay queued.
  */
-export async function runPendingExports(ctx: ServiceContext, log: Log): Promise<ExportRunResult> {
+export async function runPendingExports(ctx: ServiceContext, log: Log, options: { pageRows?: number } = {}): Promise<ExportRunResult> {
+  const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS
   const stuckBefore = () => new Date(ctx.clock.nowMs() - EXPORT_STUCK_MS)
   // The idle case costs one indexed read.
   const pending = await pendingExports(ctx.db, stuckBefore())
@@ -293,7 +318,7 @@ export async function runPendingExports(ctx: ServiceContext, log: Log): Promise<
     const lease: ExportLease = { exportId: job.export_id, startedAt: job.started_at! }
     let outcome: JobOutcome
     try {
-      outcome = await generate(ctx, job, lease)
+      outcome = await generate(ctx, job, lease, pageRows)
       if (outcome === 'lost') log.warn({ export_id: job.export_id }, 'export job was reclaimed by another worker')
     } catch (err) {
       log.error({ err, export_id: job.export_id }, 'export job failed')

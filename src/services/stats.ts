@@ -3,6 +3,7 @@ import { parseFilterLists, echoFilters, type ReportFilters } from '../domain/rep
 import {
   bucketSpine,
   dayMs,
+  hourlySplit,
   resolveWindow,
   retryWindow,
   rollupEligible,
@@ -10,6 +11,7 @@ import {
   withCtr,
   ZERO_METRICS,
   type Granularity,
+  type HourlySplit,
   type MetricSet,
   type Window,
 } from '../domain/stats.ts'
@@ -17,7 +19,15 @@ import { invalid } from '../domain/errors.ts'
 import { assertFiltersOwned } from '../store/report-filters.ts'
 import { readRolledThrough } from '../store/rollups.ts'
 import { readComponentStates, readConfig } from '../store/settings.ts'
-import { estimateEventsPerDay, ledgerMetrics, rollupMetrics, type MetricRow } from '../store/stats.ts'
+import {
+  dayWindowViewers,
+  edgeViewersNotIn,
+  estimateEventsPerDay,
+  hourlyRollupPoints,
+  ledgerMetrics,
+  rollupMetrics,
+  type MetricRow,
+} from '../store/stats.ts'
 import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
 
@@ -70,7 +80,14 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
     rolledMs,
   )
 
+  const filtered = filters.campaignIds !== null || filters.creativeIds !== null || filters.surfaces !== null || filters.countries !== null
   const fromRollups = rollupEligible(w, g, filters.countries !== null, byCreative) && rollupsCover(w, rolledMs)
+  // Hourly: whole closed days from the hourly rollups, the rest from the ledger (still served_from: ledger).
+  const split = fromRollups ? null : hourlySplit(w, g, filtered, byCreative, rolledMs)
+  const rollupsCanServe = (candidate: Window) =>
+    g === 'hour'
+      ? hourlySplit(candidate, g, filtered, byCreative, rolledMs)?.edges.length === 0
+      : rollupEligible(candidate, g, filters.countries !== null, false) && rollupsCover(candidate, rolledMs)
   let points: MetricRow[]
   let totals: MetricRow[]
   let perCreative: MetricRow[] = []
@@ -80,8 +97,11 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
       rollupMetrics(ctx.db, userId, w, g, filters, { byBucket: true }),
       rollupMetrics(ctx.db, userId, w, g, filters, { byBucket: false }),
     ])
+  } else if (split) {
+    await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, split.edges, rollupsCanServe)
+    ;({ points, totals } = await hourlyMetrics(ctx.db, userId, split))
   } else {
-    await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events)
+    await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, [w], rollupsCanServe)
     ;[points, totals, perCreative, perCreativeTotals] = await Promise.all([
       ledgerMetrics(ctx.db, userId, w, g, filters, { byBucket: true, byCreative: false }),
       ledgerMetrics(ctx.db, userId, w, g, filters, { byBucket: false, byCreative: false }),
@@ -125,7 +145,42 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
   }
 }
 
-/** Rule 5: estimate the live scan first and refuse a provably oversized one at once. */
+const NO_FILTERS: ReportFilters = { campaignIds: null, creativeIds: null, surfaces: null, countries: null }
+
+/**
+ * An unfiltered hourly window split by hourlySplit: hours of the closed days
+ * from the hourly rollups, hours of the edges from the ledger (no bucket is in
+ * both). Sums add up; unique viewers over the window are the days' exact count
+ * plus the edges' viewers not seen on those days.
+ */
+async function hourlyMetrics(db: Db, userId: string, split: HourlySplit): Promise<{ points: MetricRow[]; totals: MetricRow[] }> {
+  const [rolled, dayViewers, edgeViewers, ...edgePoints] = await Promise.all([
+    hourlyRollupPoints(db, userId, split.days),
+    dayWindowViewers(db, userId, split.days),
+    edgeViewersNotIn(db, userId, split.edges, split.days),
+    ...split.edges.map((e) => ledgerMetrics(db, userId, e, 'hour', NO_FILTERS, { byBucket: true, byCreative: false })),
+  ])
+  const points = [...edgePoints.flat(), ...rolled]
+  if (points.length === 0) return { points, totals: [] }
+  const sum = (f: (r: MetricRow) => number) => points.reduce((n, r) => n + f(r), 0)
+  const totals: MetricRow = {
+    bucket: null,
+    creativeId: null,
+    events: sum((r) => r.events),
+    billable: sum((r) => r.billable),
+    ticks: sum((r) => r.ticks),
+    clicks: sum((r) => r.clicks),
+    spend: sum((r) => r.spend),
+    viewers: dayViewers + edgeViewers,
+  }
+  return { points, totals: [totals] }
+}
+
+/**
+ * Rule 5: estimate the live scan first and refuse a provably oversized one at
+ * once. `scanned` are the parts of the window read from the ledger (all of it,
+ * or an hourly window's edges).
+ */
 async function refuseCostlyScan(
   db: Db,
   userId: string,
@@ -134,15 +189,21 @@ async function refuseCostlyScan(
   filters: ReportFilters,
   rolledMs: number | null,
   maxEvents: number,
+  scanned: readonly Window[],
+  rollupsCanServe: (candidate: Window) => boolean,
 ): Promise<void> {
-  const perDay = await estimateEventsPerDay(db, userId, w, filters, rolledMs, maxEvents)
-  const estimated = [...perDay.values()].reduce((a, b) => a + b, 0)
+  let estimated = 0
+  let perDay: Map<number, number> | null = null
+  for (const part of scanned) {
+    const parts = await estimateEventsPerDay(db, userId, part, filters, rolledMs, maxEvents)
+    if (part === w) perDay = parts
+    for (const n of parts.values()) estimated += n
+    if (estimated > maxEvents) break
+  }
   if (estimated <= maxEvents) return
-  const retry = retryWindow(w, g, {
-    rollupsCanServe: (candidate) => rollupEligible(candidate, g, filters.countries !== null, false) && rollupsCover(candidate, rolledMs),
-    perDayEvents: perDay,
-    maxEvents,
-  })
+  // The walk back to a window that fits uses the whole window's per-day estimate.
+  perDay ??= await estimateEventsPerDay(db, userId, w, filters, rolledMs, maxEvents)
+  const retry = retryWindow(w, g, { rollupsCanServe, perDayEvents: perDay, maxEvents })
   throw invalid('start', 'window_too_costly', {
     estimated_events: estimated,
     max_events: maxEvents,

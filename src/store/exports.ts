@@ -1,8 +1,17 @@
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { Db } from './db.ts'
 import type { ExportJobsTable } from './schema-exports.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
-import type { ExportLedgerRow } from '../domain/export-csv.ts'
+import {
+  CSV_BOOLEAN,
+  CSV_LINE_END,
+  CSV_QUOTE,
+  CSV_QUOTE_TRIGGERS,
+  CSV_SEPARATOR,
+  EXPORT_FIELDS,
+  type ExportField,
+  type ExportSchemaVersion,
+} from '../domain/export-csv.ts'
 import { whereLedgerFilters } from './report-filters.ts'
 
 export type ExportJobRow = Selectable<ExportJobsTable>
@@ -72,12 +81,12 @@ export interface ExportLease {
 }
 
 /**
- * Appends one artifact chunk while the lease still holds (the job is running
+ * Appends artifact chunks (numbered from `firstSeq`, in one transaction) while the lease still holds (the job is running
  * under this claim). The job row is read FOR SHARE, so a concurrent reclaim
  * (which updates the row and deletes the chunks) is ordered before or after
  * this insert, never interleaved. False when the lease was lost.
  */
-export async function appendExportChunk(db: Db, lease: ExportLease, seq: number, data: Buffer): Promise<boolean> {
+export async function appendExportChunks(db: Db, lease: ExportLease, firstSeq: number, chunks: readonly Buffer[]): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const held = await trx
       .selectFrom('export_jobs')
@@ -88,7 +97,12 @@ export async function appendExportChunk(db: Db, lease: ExportLease, seq: number,
       .forShare()
       .executeTakeFirst()
     if (!held) return false
-    await trx.insertInto('export_chunks').values({ export_id: lease.exportId, seq, data }).execute()
+    if (chunks.length > 0) {
+      await trx
+        .insertInto('export_chunks')
+        .values(chunks.map((data, i) => ({ export_id: lease.exportId, seq: firstSeq + i, data })))
+        .execute()
+    }
     return true
   })
 }
@@ -140,47 +154,116 @@ function ledgerInWindow(db: Db, w: LedgerWindow) {
   return whereLedgerFilters(q, w.filters)
 }
 
-/** Counts the matching ledger events, but stops at `cap` (so the answer is min(count, cap)). */
-export async function countLedgerRowsUpTo(db: Db, w: LedgerWindow, cap: number): Promise<number> {
-  const bounded = ledgerInWindow(db, w).select(sql<number>`1`.as('one')).limit(cap)
-  const row = await db
-    .selectFrom(bounded.as('b'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+/**
+ * The CSV text of one exported ledger line, as SQL over `ledger_events e`.
+ * Generated from the contract's own field list and constants
+ * (src/domain/export-csv.ts), never written by hand: each field kind maps to
+ * one expression, text kinds get the contract's quoting. The v2 billing
+ * country is the same on every row, so it is formatted once by the domain
+ * formatter and passed in as `billingCountryField`.
+ */
+export function exportLineSql(version: ExportSchemaVersion, billingCountryField: string | null): RawBuilder<string> {
+  // strpos per trigger: measurably cheaper than a regular expression per field (docs/performance-reporting.md).
+  const quoted = (text: RawBuilder<unknown>) =>
+    sql`CASE WHEN ${sql.join(
+      CSV_QUOTE_TRIGGERS.map((c) => sql`strpos(${text}, ${c}) > 0`),
+      sql` OR `,
+    )} THEN ${CSV_QUOTE} || replace(${text}, ${CSV_QUOTE}, ${CSV_QUOTE + CSV_QUOTE}) || ${CSV_QUOTE} ELSE ${text} END`
+  const field = (f: ExportField): RawBuilder<unknown> => {
+    const column = sql.ref(`e.${f.source}`)
+    switch (f.kind) {
+      // Date#toISOString: UTC, milliseconds (finer digits truncated, as to_char's MS does), `Z`.
+      case 'timestamp':
+        return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      case 'text':
+        return quoted(column)
+      case 'optional_text':
+        return quoted(sql`coalesce(${column}, '')`)
+      case 'boolean':
+        return sql`CASE WHEN ${column} THEN ${CSV_BOOLEAN.true} ELSE ${CSV_BOOLEAN.false} END`
+      case 'integer':
+        return sql`${column}::text`
+    }
+  }
+  const fields = EXPORT_FIELDS.map(field)
+  if (version === 'ledger-export-v2') fields.push(sql`${billingCountryField ?? ''}::text`)
+  return sql<string>`concat_ws(${CSV_SEPARATOR}, ${sql.join(fields)}) || ${CSV_LINE_END}`
 }
 
-export type LedgerCursor = { occurredAt: Date; eventId: number }
+/**
+ * An instant of the ledger in whole microseconds since the epoch, as decimal
+ * text: the store's precision (a millisecond Date would misplace an event with
+ * finer digits), and far instants exceed 2^53 µs.
+ */
+export type LedgerInstant = string
+
+/** Where the pages of an export end: see planLedgerExport. */
+export interface ExportPlan {
+  /** Matching events, counted up to the cap (so min(count, cap)). */
+  rows: number
+  /** The instant of every `pageRows`-th event in ledger order: each page ends there. */
+  pageEnds: LedgerInstant[]
+}
+
+const microsOf = (at: RawBuilder<unknown>) => sql`(extract(epoch FROM ${at}) * 1000000)::bigint::text`
+// Back to the exact instant: whole days plus microseconds, each small enough for the interval
+// arithmetic (double precision) to be exact, on a timestamp without time zone (no DST in day steps).
+const instantOf = (micros: LedgerInstant) =>
+  sql`((timestamp 'epoch' + (${micros}::bigint / 86400000000) * interval '1 day' + (${micros}::bigint % 86400000000) * interval '1 microsecond') AT TIME ZONE 'UTC')`
 
 /**
- * One page of exported ledger rows in (occurred_at, event_id) order, after
- * `cursor` (keyset pagination: each page is an index range scan on
- * (user_id, occurred_at), whatever the page number). Selects only the exported
- * columns: viewer keys and impression ids never leave the store.
+ * One bounded pass over the matching events' instants (stops at `cap`; an
+ * index-only scan of (user_id, occurred_at) when no filter is set): how many
+ * there are, and the instant of every `pageRows`-th one. With the page ends
+ * known up front, pages are independent ranges the store can render at the
+ * same time (two connections on PostgreSQL): page k holds the events with
+ * end k-1 < occurred_at <= end k (events sharing an instant stay together,
+ * so a page can be a little longer), and the last page runs to the window's
+ * end. An event recorded into the window meanwhile joins the page of its
+ * instant; no event already counted is skipped or repeated.
  */
-export async function readLedgerExportPage(
+export async function planLedgerExport(db: Db, w: LedgerWindow, cap: number, pageRows: number): Promise<ExportPlan> {
+  const ordered = ledgerInWindow(db, w)
+    .select(['e.occurred_at', sql<number>`row_number() OVER (ORDER BY e.occurred_at)`.as('rn')])
+    .orderBy('e.occurred_at')
+    .limit(cap)
+  const r = await sql<{ n: number; ends: string[] | null }>`
+    SELECT count(*) AS n, array_agg(${microsOf(sql`x.occurred_at`)} ORDER BY x.rn) FILTER (WHERE x.rn % ${pageRows} = 0) AS ends
+    FROM ${ordered} AS x`.execute(db)
+  const row = r.rows[0]!
+  return { rows: Number(row.n), pageEnds: row.ends ?? [] }
+}
+
+export interface ExportTextPage {
+  rows: number
+  /** The page's CSV lines, concatenated in ledger order. */
+  text: string
+}
+
+/**
+ * One page of the export, rendered as CSV text by the store: the matching
+ * events with `after` < occurred_at <= `through` (either open), in
+ * (occurred_at, event_id) order, each formatted by `line` (see exportLineSql)
+ * and joined in that order. A range scan of the window's index whatever the
+ * page. Only exported columns are read into the text: viewer keys and
+ * impression ids never leave the store.
+ */
+export async function readLedgerExportText(
   db: Db,
   w: LedgerWindow,
-  cursor: LedgerCursor | null,
-  limit: number,
-): Promise<(ExportLedgerRow & { event_id: number })[]> {
-  let q = ledgerInWindow(db, w).select([
-    'e.event_id',
-    'e.occurred_at',
-    'e.event_type',
-    'e.campaign_id',
-    'e.creative_id',
-    'e.surface',
-    'e.country',
-    'e.billable',
-    'e.debit_micros',
-  ])
-  if (cursor) {
-    q = q
-      .where('e.occurred_at', '>=', cursor.occurredAt)
-      .where(sql<boolean>`(e.occurred_at, e.event_id) > (${cursor.occurredAt}, ${cursor.eventId})`)
-  }
-  return q.orderBy('e.occurred_at').orderBy('e.event_id').limit(limit).execute()
+  after: LedgerInstant | null,
+  through: LedgerInstant | null,
+  line: RawBuilder<string>,
+): Promise<ExportTextPage> {
+  let q = ledgerInWindow(db, w).select(['e.occurred_at', 'e.event_id', line.as('line')])
+  if (after !== null) q = q.where(sql<boolean>`e.occurred_at > ${instantOf(after)}`)
+  if (through !== null) q = q.where(sql<boolean>`e.occurred_at <= ${instantOf(through)}`)
+  const page = q.orderBy('e.occurred_at').orderBy('e.event_id')
+  // string_agg consumes the ordered subquery in its order (a plain aggregate over it, no join): an
+  // ORDER BY inside the aggregate would sort the page a second time.
+  const r = await sql<{ n: number; text: string | null }>`SELECT count(*) AS n, string_agg(p.line, '') AS text FROM ${page} AS p`.execute(db)
+  const row = r.rows[0]!
+  return { rows: Number(row.n), text: row.text ?? '' }
 }
 
 /** One artifact chunk, or undefined past the last one (or once purged). */

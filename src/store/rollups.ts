@@ -23,9 +23,24 @@ export async function nextEventAt(db: Db, fromMs: number, beforeMs: number): Pro
 }
 
 /**
+ * The metric sums over ledger events `e` (the same in every rollup and in
+ * live reads): events, billable impressions, viewable ticks (whole seconds of
+ * measured dwell, at most ten per view), clicks, spend.
+ */
+export const LEDGER_SUMS = sql`count(*),
+        count(*) FILTER (WHERE e.event_type = 'impression'),
+        coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0),
+        count(*) FILTER (WHERE e.event_type = 'click'),
+        coalesce(sum(e.debit_micros), 0)`
+
+/**
  * Replaces the rollup rows of one UTC day with absolute totals from the
  * ledger ("set, don't increment"): a rerun converges to the same rows.
- * viewable_ticks counts whole seconds of measured dwell, at most ten per view.
+ * Daily rows (per dimension, with their viewer sets), the account's viewer
+ * days and returns (exact unique viewers over day windows), and hourly rows
+ * (per dimension, plus the account's distinct viewers per hour) and the
+ * account's unfiltered day totals are written
+ * in one transaction, so the watermark covers them all.
  */
 export async function rollUpDay(db: Db, day: string): Promise<number> {
   const start = new Date(`${day}T00:00:00Z`)
@@ -35,15 +50,10 @@ export async function rollUpDay(db: Db, day: string): Promise<number> {
     await trx.deleteFrom('daily_viewers').where('day', '=', day).execute()
     const inserted = await sql`
       INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, events, billable_impressions, viewable_ticks, clicks, spend_micros)
-      SELECT ${day}::date, user_id, campaign_id, creative_id, surface,
-        count(*),
-        count(*) FILTER (WHERE event_type = 'impression'),
-        coalesce(sum(least(dwell_ms, 10000) / 1000) FILTER (WHERE event_type IN ('impression', 'view')), 0),
-        count(*) FILTER (WHERE event_type = 'click'),
-        coalesce(sum(debit_micros), 0)
-      FROM ledger_events
-      WHERE occurred_at >= ${start} AND occurred_at < ${end}
-      GROUP BY user_id, campaign_id, creative_id, surface`.execute(trx)
+      SELECT ${day}::date, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
+      FROM ledger_events e
+      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+      GROUP BY e.user_id, e.campaign_id, e.creative_id, e.surface`.execute(trx)
     await sql`
       INSERT INTO daily_viewers (day, user_id, campaign_id, creative_id, surface, viewer_key)
       SELECT DISTINCT ${day}::date, user_id, campaign_id, creative_id, surface, viewer_key
@@ -64,6 +74,29 @@ export async function rollUpDay(db: Db, day: string): Promise<number> {
         count(*)
       FROM account_viewer_days a WHERE a.day = ${day}::date
       GROUP BY 1, 2, 3`.execute(trx)
+    // Unfiltered account totals of the day, with its distinct viewers (see 0008).
+    await sql`DELETE FROM daily_account_rollups WHERE day = ${day}::date`.execute(trx)
+    await sql`
+      INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers)
+      SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros),
+        (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day)
+      FROM daily_rollups r WHERE r.day = ${day}::date
+      GROUP BY r.user_id, r.day`.execute(trx)
+    // Hourly rows (see 0008): per dimension, and the account's distinct viewers per hour.
+    await sql`DELETE FROM hourly_rollups WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
+    await sql`DELETE FROM hourly_viewers WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
+    await sql`
+      INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, events, billable_impressions, viewable_ticks, clicks, spend_micros)
+      SELECT date_trunc('hour', e.occurred_at, 'UTC'), e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
+      FROM ledger_events e
+      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+      GROUP BY 1, 2, 3, 4, 5`.execute(trx)
+    await sql`
+      INSERT INTO hourly_viewers (user_id, hour, viewers)
+      SELECT e.user_id, date_trunc('hour', e.occurred_at, 'UTC'), count(DISTINCT e.viewer_key)
+      FROM ledger_events e
+      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+      GROUP BY 1, 2`.execute(trx)
     return Number(inserted.numAffectedRows ?? 0)
   })
 }

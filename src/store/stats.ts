@@ -91,35 +91,109 @@ export async function rollupMetrics(
 ): Promise<MetricRow[]> {
   const from = isoDay(w.startMs)
   const to = isoDay(w.endMs)
-  const bucket = options.byBucket ? sql`date_trunc(${g}, r.day)::date::text` : sql`NULL::text`
+  if (g === 'hour') throw new RangeError('hourly points come from hourlyRollupPoints')
+  // The bucket's first day, without date_trunc over timestamptz (a time-zone conversion per row).
+  const bucketDay = g === 'day' ? sql`r.day` : sql`date_trunc('month', r.day::timestamp)::date`
+  // Grouped by the date itself; the label is formatted once per bucket, outside (not once per row).
+  const bucket = options.byBucket ? bucketDay : sql`NULL::date`
   const groupBy = options.byBucket ? sql`GROUP BY 1` : sql``
-  const sums = await sql<Row>`
-    SELECT ${bucket} AS bucket, NULL::text AS creative_id,
-      sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
-      sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, 0 AS viewers
-    FROM daily_rollups r
-    WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
-    ${groupBy}`.execute(db)
   const unfiltered = !f.campaignIds && !f.creativeIds && !f.surfaces
+  if (unfiltered && options.byBucket && g === 'day') {
+    // One stored row per day: its sums and its exact distinct viewers.
+    const days = await sql<Row>`
+      SELECT r.day::text AS bucket, NULL::text AS creative_id, r.events, r.billable_impressions AS billable, r.viewable_ticks AS ticks,
+        r.clicks, r.spend_micros AS spend, r.viewers
+      FROM daily_account_rollups r
+      WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date`.execute(db)
+    return days.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
+  }
+  // Sums: the account's day totals when unfiltered, else the (campaign, creative, surface) rows.
+  const sumsTable = unfiltered ? sql`daily_account_rollups` : sql`daily_rollups`
   // Unfiltered: a viewer counts once, on its first active day in the bucket (or window), so
   // sum the day's viewers whose previous active day lies before that bucket's start. Exact.
-  const bucketStart = options.byBucket ? sql`greatest(date_trunc(${g}, r.day)::date, ${from}::date)` : sql`${from}::date`
-  const viewers = unfiltered
-    ? await sql<{ bucket: string | null; viewers: string }>`
-        SELECT ${bucket} AS bucket, coalesce(sum(r.viewers), 0) AS viewers
-        FROM daily_viewer_returns r
-        WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date
-          AND (r.prev_day IS NULL OR r.prev_day < ${bucketStart})
-        ${groupBy}`.execute(db)
-    : await sql<{ bucket: string | null; viewers: string }>`
-        SELECT ${bucket} AS bucket, count(DISTINCT r.viewer_key) AS viewers
-        FROM daily_viewers r
-        WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
-        ${groupBy}`.execute(db)
+  const bucketStart = options.byBucket ? sql`greatest(${bucketDay}, ${from}::date)` : sql`${from}::date`
+  const [sums, viewers] = await Promise.all([
+    sql<Row>`
+      SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, 0 AS viewers FROM (
+        SELECT ${bucket} AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
+          sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend
+        FROM ${sumsTable} r
+        WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${unfiltered ? sql`` : rollupFilterSql(f)}
+        ${groupBy}
+      ) s`.execute(db),
+    unfiltered
+      ? sql<{ bucket: string | null; viewers: string }>`
+          SELECT s.bucket::text AS bucket, s.viewers FROM (
+            SELECT ${bucket} AS bucket, coalesce(sum(r.viewers), 0) AS viewers
+            FROM daily_viewer_returns r
+            WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date
+              AND (r.prev_day IS NULL OR r.prev_day < ${bucketStart})
+            ${groupBy}
+          ) s`.execute(db)
+      : sql<{ bucket: string | null; viewers: string }>`
+          SELECT s.bucket::text AS bucket, s.viewers FROM (
+            SELECT ${bucket} AS bucket, count(DISTINCT r.viewer_key) AS viewers
+            FROM daily_viewers r
+            WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${rollupFilterSql(f)}
+            ${groupBy}
+          ) s`.execute(db),
+  ])
   const viewersBy = new Map(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
   return sums.rows
     .filter((r) => r.events !== null && Number(r.events) > 0)
     .map((r) => toMetricRow({ ...r, viewers: String(viewersBy.get(r.bucket as string | null) ?? 0) }))
+}
+
+/**
+ * Hourly points over whole closed UTC days (hourly rollups, unfiltered):
+ * sums per hour, and the account's distinct viewers of that hour.
+ */
+export async function hourlyRollupPoints(db: Db, userId: string, days: Window): Promise<MetricRow[]> {
+  const result = await sql<Row>`
+    SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, coalesce(v.viewers, 0) AS viewers
+    FROM (
+      SELECT r.hour AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
+        sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend
+      FROM hourly_rollups r
+      WHERE r.user_id = ${userId} AND r.hour >= ${new Date(days.startMs)} AND r.hour < ${new Date(days.endMs)}
+      GROUP BY r.hour
+    ) s
+    LEFT JOIN hourly_viewers v ON v.user_id = ${userId} AND v.hour = s.bucket`.execute(db)
+  return result.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
+}
+
+/**
+ * Exact distinct viewers of the account over whole closed UTC days: each
+ * viewer counts once, on its first active day of the window (0006).
+ */
+export async function dayWindowViewers(db: Db, userId: string, days: Window): Promise<number> {
+  const from = isoDay(days.startMs)
+  const r = await sql<{ viewers: string }>`
+    SELECT coalesce(sum(r.viewers), 0) AS viewers FROM daily_viewer_returns r
+    WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${isoDay(days.endMs)}::date
+      AND (r.prev_day IS NULL OR r.prev_day < ${from}::date)`.execute(db)
+  return Number(r.rows[0]?.viewers ?? 0)
+}
+
+/**
+ * Distinct viewers of the account with an event in `edges` (read from the
+ * ledger) and none on any of the closed `days` (account_viewer_days: one
+ * index probe per viewer). Added to dayWindowViewers(days), this is the exact
+ * number of distinct viewers over days ∪ edges.
+ */
+export async function edgeViewersNotIn(db: Db, userId: string, edges: readonly Window[], days: Window): Promise<number> {
+  if (edges.length === 0) return 0
+  const scans = edges.map(
+    (e) => sql`SELECT e.viewer_key FROM ledger_events e
+      WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(e.startMs)} AND e.occurred_at < ${new Date(e.endMs)}`,
+  )
+  const r = await sql<{ viewers: string }>`
+    SELECT count(*) AS viewers FROM (SELECT DISTINCT x.viewer_key FROM (${sql.join(scans, sql` UNION ALL `)}) x) v
+    WHERE NOT EXISTS (
+      SELECT 1 FROM account_viewer_days a
+      WHERE a.user_id = ${userId} AND a.viewer_key = v.viewer_key AND a.day >= ${isoDay(days.startMs)}::date AND a.day < ${isoDay(days.endMs)}::date
+    )`.execute(db)
+  return Number(r.rows[0]?.viewers ?? 0)
 }
 
 /**

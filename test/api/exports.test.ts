@@ -4,7 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser, type Reply } from '../helpers/api.ts'
 import { advance, decide, deliver, privateCountry, view } from '../helpers/serving.ts'
+import fc from 'fast-check'
+import { sql } from 'kysely'
 import { runPendingExports } from '../../src/services/exports.ts'
+import { csvField, rowLine, EXPORT_SCHEMA_VERSIONS } from '../../src/domain/export-csv.ts'
+import { exportLineSql, planLedgerExport, readLedgerExportText } from '../../src/store/exports.ts'
 import { loadSettings } from '../../src/platform/env.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
@@ -70,7 +74,12 @@ async function ledger(userId: string, start: Date, end: Date) {
 }
 
 /** Inserts a job row the way POST /exports does, but without kicking the worker. */
-async function insertJob(adv: Advertiser, status: 'queued' | 'running', startedAt: Date | null = null): Promise<string> {
+async function insertJob(
+  adv: Advertiser,
+  status: 'queued' | 'running',
+  startedAt: Date | null = null,
+  window: { start: Date; end: Date } = { start: new Date(now().getTime() - HOUR), end: now() },
+): Promise<string> {
   const id = `exp_test${Math.random().toString(36).slice(2, 12)}`
   const t = now()
   await db()
@@ -80,9 +89,9 @@ async function insertJob(adv: Advertiser, status: 'queued' | 'running', startedA
       user_id: adv.userId,
       status,
       schema_version: 'ledger-export-v2',
-      filters: JSON.stringify({ start: iso(t.getTime() - HOUR), end: t.toISOString() }),
-      window_start: new Date(t.getTime() - HOUR),
-      window_end: t,
+      filters: JSON.stringify({ start: window.start.toISOString(), end: window.end.toISOString() }),
+      window_start: window.start,
+      window_end: window.end,
       row_count: null,
       size_bytes: null,
       sha256: null,
@@ -395,11 +404,11 @@ test('two workers never run one job twice (atomic claims)', async () => {
   assert.deepEqual([...a.lost, ...b.lost, ...a.failed, ...b.failed], [])
 })
 
-test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledger) order', async () => {
+test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledger) order, whatever the page size', async () => {
   const adv = await h.advertiser()
   const { campaignId, creativeId } = await campaign(adv, privateCountry())
   const base = now().getTime() + 1000
-  // 12,345 events across pages of 5,000, inserted newest first so ledger ids run against time, many sharing an instant.
+  // 12,345 events, inserted newest first so ledger ids run against time, seven sharing each instant (so pages end mid-instant).
   const total = 12_345
   const rows = Array.from({ length: total }, (_, i) => ({
     occurred_at: new Date(base + Math.floor((total - i) / 7) * 1000),
@@ -418,8 +427,20 @@ test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledg
   for (let i = 0; i < rows.length; i += 1000) await db().insertInto('ledger_events').values(rows.slice(i, i + 1000)).execute()
   const window = { start: iso(base), end: iso(base + 3 * HOUR) }
 
+  // The default page size (one page here), through the API.
   const { job, res, lines } = await exportCsv(adv, window)
   assert.equal(job.row_count, total)
+  // Pages of 1,000 (and 999: a page boundary inside an instant), through the worker itself: the same bytes.
+  const ctx = { db: db(), clock: h.svc.clock, settings: loadSettings({ PORT: '0' }) }
+  for (const pageRows of [1000, 999]) {
+    const id = await insertJob(adv, 'queued', null, { start: new Date(base), end: new Date(base + 3 * HOUR) })
+    const run = await runPendingExports(ctx, quietLog, { pageRows })
+    assert.deepEqual(run.ready, [id])
+    const paged = await adv.get<string>(`/v1/exports/${id}/download`)
+    assert.equal(paged.status, 200)
+    assert.equal(paged.text, res.text, `pages of ${pageRows}`)
+    assert.equal((await adv.get(`/v1/exports/${id}`)).body.row_count, total)
+  }
   const chunks = await db().selectFrom('export_chunks').select(['seq', 'data']).where('export_id', '=', job.id).orderBy('seq').execute()
   assert.ok(chunks.length >= 4, `several chunks (${chunks.length})`)
   assert.deepEqual(chunks.map((c) => c.seq), chunks.map((_, i) => i))
@@ -434,6 +455,75 @@ test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledg
     'every event exactly once, in (occurred_at, event_id) order',
   )
   assert.doesNotMatch(res.text, /vk_secret|imp_synthetic/)
+})
+
+test('the store renders CSV lines byte for byte like the domain formatter, on awkward values', async () => {
+  const adv = await h.advertiser()
+  // Hand-picked values: every quote trigger alone and together, leading/trailing quotes, spaces, empty text,
+  // non-ASCII and astral characters, a formula-looking field.
+  const awkward = ['plain', '', 'a,b', 'say "hi"', '"', '""', ',', 'line\nbreak', 'cr\rhere', 'crlf\r\n', '\r\n,"', ' padded ', 'tab\there', 'ünïcødé ✓', '𝒳 emoji 🎉', '=SUM(A1)', "'quote'", '\\back\\slash', '[",]', '^-]']
+  const generated = fc.sample(fc.string({ unit: fc.constantFrom('a', 'Z', '0', ',', '"', '\r', '\n', ' ', 'é', '🎉', '\\', ']', '^', '-', '['), maxLength: 12 }), { numRuns: 80, seed: 5 })
+  const texts = [...awkward, ...generated]
+  // Timestamps: whole seconds, every millisecond digit pattern, microseconds (truncated, like Date parsing), 1969, years 999
+  // and 500 (instants beyond 2^53 µs from the epoch), a leap day.
+  const times = [
+    '2026-06-01 00:00:00+00', '2026-06-01 00:00:00.001+00', '2026-06-01 00:00:00.01+00', '2026-06-01 00:00:00.1+00',
+    '2026-06-01 00:00:00.999+00', '2026-06-01 00:00:00.123456+00', '2026-06-01 00:00:00.999999+00', '2026-06-01 23:59:59.5+02',
+    '1969-12-31 23:59:59.999+00', '0999-03-04 05:06:07.089+00', '2028-02-29 12:00:00+00', '2026-06-01 00:00:00.000500+00', '0500-01-01 00:00:00.000001+00', '0500-01-01 00:00:00.000003+00',
+  ]
+  const rows = texts.map((t, i) => {
+    const type = (['offer', 'impression', 'view', 'click'] as const)[i % 4]!
+    return sql`(${times[i % times.length]}::timestamptz, ${type}, ${`imp_awkward_${i}`}, ${adv.userId}, ${t}, ${texts[(i + 1) % texts.length]},
+      ${texts[(i + 2) % texts.length]}, ${i % 5 === 0 ? null : texts[(i + 3) % texts.length]}, ${type === 'impression'},
+      ${type === 'impression' ? [0, 1, 2500, 9_007_199_254_740_991][i % 4]! : 0}::bigint, ${`vk_${i}`})`
+  })
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
+    VALUES ${sql.join(rows)}`.execute(db())
+  const window = { userId: adv.userId, start: new Date('0001-01-01T00:00:00Z'), end: new Date('2100-01-01T00:00:00Z'), filters: { campaignIds: null, creativeIds: null, surfaces: null, countries: null } }
+  const stored = await db()
+    .selectFrom('ledger_events')
+    .select(['occurred_at', 'event_type', 'campaign_id', 'creative_id', 'surface', 'country', 'billable', 'debit_micros'])
+    .where('user_id', '=', adv.userId)
+    .orderBy('occurred_at')
+    .orderBy('event_id')
+    .execute()
+  assert.equal(stored.length, texts.length)
+  for (const version of EXPORT_SCHEMA_VERSIONS) {
+    for (const billingCountry of version === 'ledger-export-v2' ? [null, 'DE', 'a,"b"\r\n'] : [null]) {
+      const expected = stored.map((r) => rowLine(version, r, billingCountry)).join('')
+      const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
+      const whole = await readLedgerExportText(db(), window, null, null, line)
+      assert.equal(whole.rows, stored.length)
+      assert.equal(whole.text, expected, `${version}, billing country ${JSON.stringify(billingCountry)}`)
+      // The same text across pages of 7 (many events share an instant; microsecond instants included).
+      const plan = await planLedgerExport(db(), window, 1000, 7)
+      assert.equal(plan.rows, stored.length)
+      assert.equal(plan.pageEnds.length, Math.floor(stored.length / 7))
+      let text = ''
+      let rows = 0
+      for (const [k, through] of [...plan.pageEnds, null].entries()) {
+        const page = await readLedgerExportText(db(), window, plan.pageEnds[k - 1] ?? null, through, line)
+        rows += page.rows
+        text += page.text
+      }
+      assert.equal(rows, stored.length)
+      assert.equal(text, expected)
+    }
+  }
+  // An event recorded into the window after the plan joins a page; no planned event is skipped.
+  const plan = await planLedgerExport(db(), window, 1000, 7)
+  const line = exportLineSql('ledger-export-v1', null)
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
+    VALUES ('2026-06-01 00:00:00.0005+00', 'offer', 'imp_awkward_late', ${adv.userId}, 'late', 'late', 'late', NULL, false, 0, 'vk_late')`.execute(db())
+  let paged = ''
+  for (const [k, through] of [...plan.pageEnds, null].entries()) paged += (await readLedgerExportText(db(), window, plan.pageEnds[k - 1] ?? null, through, line)).text
+  const current = await readLedgerExportText(db(), window, null, null, line)
+  assert.equal(current.rows, stored.length + 1)
+  assert.equal(paged, current.text)
+  // And an empty page is empty.
+  const none = await readLedgerExportText(db(), { ...window, start: new Date('2099-01-01T00:00:00Z') }, null, null, line)
+  assert.deepEqual(none, { rows: 0, text: '' })
+  assert.deepEqual(await planLedgerExport(db(), { ...window, start: new Date('2099-01-01T00:00:00Z') }, 10, 7), { rows: 0, pageEnds: [] })
 })
 
 test('after 24 hours the download is 410 (also once the artifact is purged); the status stays readable', async () => {

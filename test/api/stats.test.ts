@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { deliver } from '../helpers/serving.ts'
+import { decide, deliver } from '../helpers/serving.ts'
 
 // The clock starts Monday 2026-11-02 09:00 UTC; the dataset below runs to 2026-12-02 01:00.
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
@@ -60,6 +60,23 @@ async function ledgerTotals(userId: string, start: string, end: string, extra = 
   )
   const row = r.rows[0]!
   return { events: Number(row.events), billable_impressions: Number(row.billable), spend_micros: Number(row.spend), unique_viewers: Number(row.viewers), clicks: Number(row.clicks) }
+}
+
+/** Points straight from the ledger (buckets with events), for comparison. */
+async function ledgerPoints(userId: string, start: string, end: string, g: string, extra = sql``) {
+  const r = await sql<{ bucket: Date; events: string; billable: string; spend: string; viewers: string; clicks: string }>`
+    SELECT date_trunc(${g}, occurred_at, 'UTC') AS bucket, count(*) AS events, count(*) FILTER (WHERE event_type = 'impression') AS billable,
+      coalesce(sum(debit_micros), 0) AS spend, count(DISTINCT viewer_key) AS viewers, count(*) FILTER (WHERE event_type = 'click') AS clicks
+    FROM ledger_events WHERE user_id = ${userId} AND occurred_at >= ${new Date(start)} AND occurred_at < ${new Date(end)} ${extra}
+    GROUP BY 1 ORDER BY 1`.execute(h.svc.service.store.db)
+  return r.rows.map((row) => ({
+    bucket: new Date(row.bucket).toISOString(),
+    events: Number(row.events),
+    billable_impressions: Number(row.billable),
+    spend_micros: Number(row.spend),
+    unique_viewers: Number(row.viewers),
+    clicks: Number(row.clicks),
+  }))
 }
 
 const pick = (m: any) => ({ events: m.events, billable_impressions: m.billable_impressions, spend_micros: m.spend_micros, unique_viewers: m.unique_viewers, clicks: m.clicks })
@@ -210,16 +227,26 @@ test('window_too_costly: refused at once with the estimate and a retry window th
     assert.equal(ok.status, 200)
     assert.equal(ok.body.served_from, 'daily_rollup')
 
-    // An hourly window cannot be snapped onto rollups: the retry is a shorter window with the same end.
-    const hourly = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T00:00:00Z&end=2026-11-04T00:00:00Z')
+    // An hourly window on whole closed days reads no ledger (hourly rollups): served at once.
+    const closed = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T00:00:00Z&end=2026-11-04T00:00:00Z')
+    assert.equal(closed.status, 200, closed.text)
+    assert.equal(closed.body.served_from, 'ledger')
+    // A clipped first day is read from the ledger: refused, with the window snapped onto whole days.
+    const clipped = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T06:00:00Z&end=2026-11-04T00:00:00Z')
+    assert.equal(clipped.status, 400)
+    assert.equal(clipped.body.detail.reason, 'window_too_costly')
+    assert.deepEqual(clipped.body.detail.retry_with, { start: '2026-11-02T00:00:00.000Z', end: '2026-11-04T00:00:00.000Z', granularity: 'hour' })
+
+    // A window only the ledger can serve (a country filter) cannot be snapped: the retry is a shorter window with the same end.
+    const hourly = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T00:00:00Z&end=2026-11-04T00:00:00Z&country=AA,AB')
     assert.equal(hourly.status, 400)
     const shorter = hourly.body.detail.retry_with
     assert.equal(shorter.end, '2026-11-04T00:00:00.000Z')
     assert.notEqual(shorter.start, '2026-11-02T00:00:00.000Z')
-    assert.equal((await adv.get(`/v1/stats?granularity=hour&start=${shorter.start}&end=${shorter.end}`)).status, 200)
+    assert.equal((await adv.get(`/v1/stats?granularity=hour&start=${shorter.start}&end=${shorter.end}&country=AA,AB`)).status, 200)
 
     // Nothing smaller helps when a single day is already over the limit: no retry_with.
-    const oneDay = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T00:00:00Z&end=2026-11-03T00:00:00Z')
+    const oneDay = await adv.get('/v1/stats?granularity=hour&start=2026-11-02T00:00:00Z&end=2026-11-03T00:00:00Z&country=AA,AB')
     assert.equal(oneDay.status, 400)
     assert.equal(oneDay.body.detail.retry_with, undefined)
   } finally {
@@ -232,11 +259,19 @@ test('rollups rerun idempotently; while they lag, reporting is degraded and /sta
   const before = (await adv.get('/v1/stats?start=2026-11-01T00:00:00Z&end=2026-12-02T00:00:00Z')).body
   const rows = async () =>
     h.svc.service.store.db.selectFrom('daily_rollups').selectAll().where('user_id', '=', adv.userId).orderBy(['day', 'creative_id', 'surface']).execute()
+  const hourlyRows = async () =>
+    (
+      await sql<Record<string, unknown>>`SELECT r.*, v.viewers FROM hourly_rollups r LEFT JOIN hourly_viewers v ON v.user_id = r.user_id AND v.hour = r.hour
+        WHERE r.user_id = ${adv.userId} ORDER BY r.hour, r.creative_id, r.surface`.execute(h.svc.service.store.db)
+    ).rows
   const rowsBefore = await rows()
+  const hourlyBefore = await hourlyRows()
+  assert.ok(hourlyBefore.length > 0)
   assert.equal((await h.admin.post('/admin/v1/jobs/rollups/run')).status, 200)
   await h.svc.service.store.db.updateTable('rollup_state').set({ rolled_through: '2026-11-15' }).execute()
   assert.equal((await h.admin.post('/admin/v1/jobs/rollups/run')).status, 200, 'catch-up replaces days, never adds')
   assert.deepEqual(await rows(), rowsBefore)
+  assert.deepEqual(await hourlyRows(), hourlyBefore, 'hourly rows too')
   assert.deepEqual((await adv.get('/v1/stats?start=2026-11-01T00:00:00Z&end=2026-12-02T00:00:00Z')).body, before)
 
   await h.svc.service.store.db.updateTable('rollup_state').set({ rolled_through: '2026-11-29' }).execute()
@@ -309,8 +344,55 @@ test('property: /stats totals over random windows equal a direct sum over the le
         assert.deepEqual(pick(res.body.totals), await ledgerTotals(adv.userId, startIso, endIso, extra))
         const summed = res.body.points.reduce((n: number, p: any) => n + p.spend_micros, 0)
         assert.equal(summed, res.body.totals.spend_micros, 'buckets add up to the totals (spend)')
+        // Every bucket, unique viewers included, equals the ledger's (clipped by the window).
+        assert.deepEqual(
+          res.body.points.map((p: any) => ({ bucket: p.bucket, ...pick(p) })),
+          await ledgerPoints(adv.userId, startIso, endIso, granularity, extra),
+        )
       },
     ),
     { numRuns: 60 },
   )
+})
+
+test('hourly windows: whole closed days from hourly rollups, edges and the live tail from the ledger, exactly', async () => {
+  const { adv } = await data()
+  const compare = async (query: string) => {
+    const res = await adv.get(`/v1/stats?granularity=hour&${query}`)
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.served_from, 'ledger', 'rule 4: hour granularity answers ledger')
+    // The same window with a country filter matching every event reads the ledger alone.
+    const live = await adv.get(`/v1/stats?granularity=hour&${query}&country=AA,AB`)
+    assert.equal(live.status, 200, live.text)
+    assert.deepEqual(res.body.totals, live.body.totals, query)
+    assert.deepEqual(res.body.points, live.body.points, query)
+    assert.deepEqual(pick(res.body.totals), await ledgerTotals(adv.userId, res.body.start, res.body.end), query)
+    assert.deepEqual(
+      res.body.points.map((p: any) => ({ bucket: p.bucket, ...pick(p) })),
+      await ledgerPoints(adv.userId, res.body.start, res.body.end, 'hour'),
+      query,
+    )
+    return res.body
+  }
+  // Whole closed days only (the 31-day ceiling).
+  const whole = await compare('start=2026-11-01T00:00:00Z&end=2026-12-02T00:00:00Z')
+  assert.equal(whole.totals.unique_viewers, 11)
+  assert.equal(whole.points.length, 6)
+  // A clipped first day and a partial last day: the viewer of the offer at 23:59:50 (clipped day) and its
+  // view at 00:00:00 (a whole day) is one viewer.
+  const edges = await compare('start=2026-11-02T12:00:00Z&end=2026-12-01T12:00:00.001Z')
+  assert.equal(edges.totals.unique_viewers, 6)
+  await compare('start=2026-11-02T23:59:45Z&end=2026-11-04T00:00:00Z')
+  await compare('start=2026-11-30T23:00:00Z&end=2026-12-01T00:00:00Z')
+  // After the watermark: a viewer seen on 11-02 comes back today (12-02, not rolled up yet), and a new one.
+  const country = 'AA'
+  const again = await decide(h.anonymous, { country, surface: 'extension', viewer_id: `deliver-${process.pid}-0-0` })
+  const fresh = await decide(h.anonymous, { country, surface: 'terminal', viewer_id: `hourly-tail-${process.pid}` })
+  assert.ok(again && fresh)
+  await h.admin.post('/admin/v1/clock', { advance_seconds: 10 })
+  const tail = await compare(`start=2026-11-02T00:00:00Z&end=${new Date(h.svc.clock.nowMs() + 1000).toISOString()}`)
+  assert.equal(tail.totals.unique_viewers, 12, 'the returning viewer is counted once, the new one once')
+  // Filtered hourly windows read the ledger (per-hour viewers are kept per account only), and stay exact.
+  const filtered = (await adv.get('/v1/stats?granularity=hour&start=2026-11-01T00:00:00Z&end=2026-12-02T00:00:00Z&surface=terminal')).body
+  assert.deepEqual(pick(filtered.totals), await ledgerTotals(adv.userId, filtered.start, filtered.end, sql`AND surface = 'terminal'`))
 })

@@ -87,9 +87,11 @@ test('file name', () => {
 
 test('the chunk writer cuts exact-size chunks in order and hashes every byte', async () => {
   const stored: Buffer[] = []
-  const writer = new ChunkWriter(async (seq, data) => {
-    assert.equal(seq, stored.length)
-    stored.push(Buffer.from(data))
+  const calls: number[] = []
+  const writer = new ChunkWriter(async (firstSeq, chunks) => {
+    assert.equal(firstSeq, stored.length)
+    calls.push(chunks.length)
+    for (const c of chunks) stored.push(Buffer.from(c))
     return true
   }, 10)
   const parts = ['héllo,', 'wörld\r\n', 'x'.repeat(25), '', 'end\r\n']
@@ -101,6 +103,7 @@ test('the chunk writer cuts exact-size chunks in order and hashes every byte', a
   assert.deepEqual(Buffer.concat(stored), whole)
   for (const c of stored.slice(0, -1)) assert.equal(c.length, 10)
   assert.ok(stored.at(-1)!.length <= 10 && stored.at(-1)!.length > 0)
+  assert.deepEqual(calls, [1, 3, 1], 'the complete chunks of one write are stored in one call')
 })
 
 test('the chunk writer stops when the store refuses a chunk (lease lost)', async () => {
