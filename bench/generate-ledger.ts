@@ -582,7 +582,7 @@ async function insertAccountRows(exec: Exec, plan: Plan): Promise<void> {
        VALUES ($1, $2, $3, $4, $5, 'Acme', NULL, 'approved', NULL, $6, $6)`,
       [c.creativeId, c.campaignId, plan.userId, c.adLine, `https://acme.dev/p/${c.campaignId.slice(4, 12).toLowerCase()}`, created],
     )
-    // Blocks fill in order; the current one is serving while the campaign is live.
+    // Blocks fill in order (their served counts derive from impressions_billed); the current one is serving while the campaign is live.
     const values: string[] = []
     const params: unknown[] = []
     for (let i = 0; i < c.blocks; i++) {
@@ -592,11 +592,11 @@ async function insertAccountRows(exec: Exec, plan: Plan): Promise<void> {
       const started = served > 0 || (current && status === 'active') ? activated : null
       const exhausted = served >= 1000 ? (completedAt ?? updated) : null
       const p = params.length
-      values.push(`($${p + 1}, $${p + 2}, $${p + 3}, 1000, $${p + 4}, $${p + 5}, $${p + 6})`)
-      params.push(c.campaignId, i, blockStatus, served, started, exhausted)
+      values.push(`($${p + 1}, $${p + 2}, $${p + 3}, 1000, $${p + 4}, $${p + 5})`)
+      params.push(c.campaignId, i, blockStatus, started, exhausted)
     }
     await exec(
-      `INSERT INTO blocks (campaign_id, block_index, status, impressions_target, impressions_served, started_at, exhausted_at) VALUES ${values.join(', ')}`,
+      `INSERT INTO blocks (campaign_id, block_index, status, impressions_target, started_at, exhausted_at) VALUES ${values.join(', ')}`,
       params,
     )
   }
