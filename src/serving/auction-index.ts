@@ -53,6 +53,8 @@ export class AuctionIndex {
   async #readLoop(): Promise<void> {
     this.#reading = true
     while (this.#waiting.length > 0) {
+      // Let every decision that arrived in this turn of the event loop join the read: one round trip serves them all.
+      await new Promise<void>((resolve) => setImmediate(resolve))
       const batch = this.#waiting.splice(0)
       try {
         const epoch = await readServingEpoch(this.#db)

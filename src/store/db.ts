@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, sql, type CompiledQuery, type QueryResult } from 'kysely'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
@@ -46,6 +46,36 @@ const types = {
   },
 } as pg.CustomTypesConfig
 
+/**
+ * Hot statements run as named prepared statements: the server parses and
+ * plans such a statement once per connection, not on every execution (the
+ * serving batch's statement took longer to plan than to run). Opt-in, by
+ * statement text: only fixed texts whose values are all parameters belong
+ * here, so the set of names stays small. Statement texts map to their names.
+ */
+const preparedNames = new Map<string, string>()
+
+/** Runs `query` as a named prepared statement on whichever connection executes it (see preparedNames). */
+export async function executePrepared<R>(db: Db, compiled: CompiledQuery<R>): Promise<QueryResult<R>> {
+  if (!preparedNames.has(compiled.sql)) preparedNames.set(compiled.sql, `adapi_${preparedNames.size + 1}`)
+  return db.executeQuery(compiled)
+}
+
+/**
+ * The pool's client: a statement text registered by executePrepared goes out
+ * as a named statement (pg parses it once per connection and then only binds
+ * and executes); everything else as before. Kysely calls query(text, values).
+ */
+class PreparingClient extends pg.Client {
+  // pg's overloads, passed through unchanged.
+  override query(...args: unknown[]): never {
+    const [text, values] = args
+    const name = typeof text === 'string' && Array.isArray(values) ? preparedNames.get(text) : undefined
+    const query = super.query as (...a: unknown[]) => never
+    return name ? query.call(this, { name, text, values }) : query.apply(this, args)
+  }
+}
+
 export interface OpenStoreOptions {
   databaseUrl: string | null
   dataDir: string
@@ -59,7 +89,7 @@ export interface OpenStoreOptions {
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let store: Store
   if (options.databaseUrl !== null) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types, Client: PreparingClient })
     // An idle connection dropped by the server (restart, failover, a forced drop) is discarded by
     // the pool; without a listener the 'error' event would crash the process.
     pool.on('error', () => {})
@@ -73,7 +103,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const lite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
     // PGlite is one connection on the main thread: a pool of one serializes
     // transactions exactly as PostgreSQL's locks would order them.
-    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types })
+    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types, Client: PreparingClient })
     store = { ...wrap('embedded', pool, () => lite.close()), dump: () => lite.dumpDataDir('gzip') }
   }
   await migrateToLatest(store.db as unknown as Kysely<unknown>)

@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely'
-import type { Db } from './db.ts'
+import { executePrepared, type Db } from './db.ts'
 import type { LedgerEventsTable } from './schema.ts'
 import {
   judgeViews,
@@ -207,7 +207,9 @@ async function readLedgerState(db: Db, views: ViewClaim[]): Promise<LedgerState<
   // Probed by the whole primary key (viewer, surface): one index lookup each, also before ANALYZE.
   const slots = [...new Map(views.map((v) => [viewerSlot(v.offer.viewerKey, v.offer.surface), [v.offer.viewerKey, v.offer.surface] as const])).values()]
   const campaigns = [...new Set(views.map((v) => v.offer.campaignId))]
-  const { rows } = await sql<{
+  const { rows } = await executePrepared(
+    db,
+    sql<{
     recorded: string[] | null
     last_billable: [string, string, number][] | null
     campaigns: [string, number, number, number, number | null][] | null
@@ -221,7 +223,8 @@ async function readLedgerState(db: Db, views: ViewClaim[]): Promise<LedgerState<
       (SELECT json_agg(json_build_array(campaign_id, impressions, impressions_billed, cpm_micros,
           floor(extract(epoch FROM cancelled_at) * 1000)::int8)) FROM campaigns
         WHERE campaign_id = ANY(${campaigns}::text[])) AS campaigns
-  `.execute(db)
+  `.compile(db),
+  )
   const r = rows[0]!
   return {
     recorded: new Set(r.recorded ?? []),
@@ -294,10 +297,13 @@ async function writeBatch(
   const nowMs = now.getTime()
   if (!e.type.some((t) => t === 'impression' || t === 'view')) {
     // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
-    if (e.type.length > 0) await sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.execute(db)
+    if (e.type.length > 0) await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
     return { campaigns: null, lost: null }
   }
-  const { rows } = await sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
+  // Prepared (src/store/db.ts#executePrepared): its planning cost more than its execution.
+  const { rows } = await executePrepared(
+    db,
+    sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
     WITH input AS (SELECT ${eventValues(e)}),
     ins AS (
       INSERT INTO ledger_events ${eventColumns} SELECT * FROM input
@@ -358,6 +364,7 @@ async function writeBatch(
       (SELECT json_agg(r.impression_id) FROM input r
         WHERE r.event_type IN ('impression', 'view')
           AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_id = r.impression_id AND i.event_type = r.event_type)) AS lost
-  `.execute(db)
+  `.compile(db),
+  )
   return rows[0]!
 }

@@ -1,10 +1,12 @@
 import { sql } from 'kysely'
-import type { Db } from './db.ts'
+import { executePrepared, type Db } from './db.ts'
 import type { Candidate } from '../domain/auction.ts'
 
 export async function readServingEpoch(db: Db): Promise<number> {
-  const row = await db.selectFrom('serving_epoch').select('epoch').where('id', '=', 1).executeTakeFirstOrThrow()
-  return row.epoch
+  // Read before every wave of decisions: prepared (src/store/db.ts#executePrepared).
+  const { rows } = await executePrepared(db, db.selectFrom('serving_epoch').select('epoch').where('id', '=', 1).compile())
+  if (!rows[0]) throw new Error('serving_epoch has no row')
+  return rows[0].epoch
 }
 
 /** Every campaign that may win an auction now: active, approved, with inventory left, on an account in good standing. */

@@ -107,3 +107,20 @@ test('concurrent batches over one nearly exhausted campaign never bill beyond it
   const status = await db.selectFrom('campaigns').select('status').where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
   assert.equal(status.status, 'completed')
 })
+
+test('the batch statements are prepared once per connection: same text, one named statement, re-executed', async () => {
+  const c = await campaign(await h.advertiser())
+  await h.svc.service.store.db.connection().execute(async (conn) => {
+    // A batch judged from a read of the store (no known state), then one judged from known state, each twice.
+    for (let i = 0; i < 2; i++) {
+      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c), claim(c)] })
+      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 2 + 2 * i))
+    }
+    const { rows } = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'adapi_%'`.execute(conn)
+    const kinds = rows.map((r) => (/^\s*WITH input/.test(r.statement) ? 'write' : /recorded/.test(r.statement) ? 'read' : 'other'))
+    assert.equal(kinds.filter((k) => k === 'write').length, 1, 'batches of different sizes share one prepared write')
+    assert.equal(kinds.filter((k) => k === 'read').length, 1, 'and one prepared read')
+    assert.equal(new Set(rows.map((r) => r.name)).size, rows.length)
+  })
+  assert.equal(await billedOf(c.campaignId), 6)
+})
