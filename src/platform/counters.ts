@@ -24,18 +24,24 @@ export interface CounterStore {
   close(): Promise<void>
 }
 
-const SWEEP_EVERY = 4096
+/**
+ * Entries only expire as service time moves, so the sweep (a pass over every
+ * key) runs when time has moved by this much since the last one, not every N
+ * operations: at thousands of requests a second a pass per few thousand
+ * operations cost more than the counting itself, and under a frozen clock
+ * there is nothing to forget.
+ */
+const SWEEP_INTERVAL_MS = 60_000
 
 export class MemoryCounterStore implements CounterStore {
   #counts = new Map<string, { windowStartMs: number; windowMs: number; count: number; previous: number }>()
   #locks = new Map<string, number>()
   #logs = new Map<string, number[]>()
-  #ops = 0
   #latestMs = 0
+  #sweptAtMs = 0
 
   async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {
-    this.#latestMs = Math.max(this.#latestMs, windowStartMs)
-    if (++this.#ops % SWEEP_EVERY === 0) this.#sweep()
+    this.#advance(windowStartMs)
     const entry = this.#counts.get(key)
     if (!entry || entry.windowStartMs !== windowStartMs) {
       // One entry per key: a new window keeps only the count of the window just before it.
@@ -48,11 +54,19 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {
-    this.#latestMs = Math.max(this.#latestMs, nowMs)
+    this.#advance(nowMs)
     const log = (this.#logs.get(key) ?? []).filter((t) => t > nowMs - windowMs)
     log.push(nowMs)
     this.#logs.set(key, log)
     return log.length
+  }
+
+  #advance(atMs: number): void {
+    if (atMs <= this.#latestMs) return
+    this.#latestMs = atMs
+    if (atMs - this.#sweptAtMs < SWEEP_INTERVAL_MS) return
+    this.#sweptAtMs = atMs
+    this.#sweep()
   }
 
   /** Forgets windows, logs and locks that can no longer matter, so memory stays bounded by active keys. */
