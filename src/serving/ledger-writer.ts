@@ -17,6 +17,12 @@ const MAX_BATCH = 2_000
  * keeps concurrent batches exact either way (another instance's are).
  */
 const MAX_IN_FLIGHT = 1
+/**
+ * How long (real time) offers alone wait for company before they are written. Decisions never
+ * wait for their offer's write; a crash loses at most this much more of the latest offers,
+ * which bill nothing (a view's impression id carries the whole offer).
+ */
+const OFFERS_LINGER_MS = 5
 /** How often (service time) the viewer instants older than the ten-second rule are dropped. */
 const PRUNE_EVERY_MS = 5_000
 
@@ -47,6 +53,7 @@ export class LedgerWriter {
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
   #inFlight = 0
   #scheduled = false
+  #linger: NodeJS.Timeout | null = null
   #idle: (() => void)[] = []
 
   constructor(
@@ -85,14 +92,25 @@ export class LedgerWriter {
     return this.#offers.length + this.#clicks.length + this.#views.length
   }
 
-  /** Starts a batch on the next turn of the event loop, so requests arriving in the same tick join it. */
+  /**
+   * Starts a batch on the next turn of the event loop, so requests arriving in the same tick join
+   * it; a batch of offers alone (nobody waits for it) lingers OFFERS_LINGER_MS first, so that
+   * offers go to the store in fewer, larger statements. A view or click cuts the linger short.
+   */
   #kick(): void {
-    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return
+    if (this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return
+    const waited = this.#views.length + this.#clicks.length > 0
+    if (this.#scheduled && !(waited && this.#linger)) return
+    if (this.#linger) clearTimeout(this.#linger)
+    this.#linger = null
     this.#scheduled = true
-    setImmediate(() => {
+    const run = () => {
       this.#scheduled = false
+      this.#linger = null
       this.#start()
-    })
+    }
+    if (waited) setImmediate(run)
+    else this.#linger = setTimeout(run, OFFERS_LINGER_MS)
   }
 
   #start(): void {
