@@ -388,7 +388,7 @@ async function measureExport(service: Service, base: string, auth: Record<string
   let status = queued.body
   let polls = 0
   while (status.status === 'queued' || status.status === 'running') {
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise((r) => setTimeout(r, 10))
     status = (await call(base, 'GET', `/v1/exports/${id}`, auth)).body
     polls++
   }
