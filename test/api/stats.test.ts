@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { decide, deliver } from '../helpers/serving.ts'
+import { decide, deliver, offersWritten } from '../helpers/serving.ts'
 
 // The clock starts Monday 2026-11-02 09:00 UTC; the dataset below runs to 2026-12-02 01:00.
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
@@ -389,6 +389,7 @@ test('hourly windows: whole closed days from hourly rollups, edges and the live 
   const again = await decide(h.anonymous, { country, surface: 'extension', viewer_id: `deliver-${process.pid}-0-0` })
   const fresh = await decide(h.anonymous, { country, surface: 'terminal', viewer_id: `hourly-tail-${process.pid}` })
   assert.ok(again && fresh)
+  await offersWritten(h)
   await h.admin.post('/admin/v1/clock', { advance_seconds: 10 })
   const tail = await compare(`start=2026-11-02T00:00:00Z&end=${new Date(h.svc.clock.nowMs() + 1000).toISOString()}`)
   assert.equal(tail.totals.unique_viewers, 12, 'the returning viewer is counted once, the new one once')

@@ -32,6 +32,15 @@ export async function view(client: Client, impressionId: string, dwellMs: number
   return (await client.post(`/serve/v1/impressions/${impressionId}/view`, { dwell_ms: dwellMs })).status
 }
 
+/**
+ * Waits until every offer made so far is in the ledger. Decisions do not wait for their offer's
+ * write (a batch of offers alone lingers a few ms first), so a test that reads offers back without
+ * a view or click after them (which would take them along) waits here.
+ */
+export async function offersWritten(h: TestHarness): Promise<void> {
+  await h.svc.service.serving.writer.flush()
+}
+
 export async function advance(h: TestHarness, seconds: number): Promise<void> {
   const res = await h.admin.post('/admin/v1/clock', { advance_seconds: seconds })
   assert.equal(res.status, 200, res.text)
