@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Job, Scheduler } from './scheduler.ts'
 import type { ServiceContext } from '../services/context.ts'
-import { runPendingExports, type ExportWorkerOptions } from '../services/exports.ts'
+import { runPendingExports } from '../services/exports.ts'
 
 export const EXPORTS_JOB = 'exports'
 const MINUTE = 60_000
@@ -23,14 +23,14 @@ const nextTick = (after: Date, every: number) => new Date((Math.floor(after.getT
  * on this instance kicks the worker at once, and a run that sees any
  * unfinished job returns to minute ticks (so stale leases are reclaimed on time).
  */
-export function exportsJob(ctx: ServiceContext, log: FastifyBaseLogger, options: ExportWorkerOptions = {}): Job {
+export function exportsJob(ctx: ServiceContext, log: FastifyBaseLogger): Job {
   let inFlight = true // until the first run has looked
   return {
     name: EXPORTS_JOB,
     nextDue: (after) => nextTick(after, ctx.clock.kind === 'system' || inFlight ? MINUTE : IDLE_TICK),
     run: async () => {
       try {
-        const result = await runPendingExports(ctx, log, options)
+        const result = await runPendingExports(ctx, log)
         inFlight = result.in_flight
         return { ...result }
       } catch (err) {

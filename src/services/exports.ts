@@ -1,6 +1,5 @@
 import { createHash, type Hash } from 'node:crypto'
 import { Readable } from 'node:stream'
-import type { RawBuilder } from 'kysely'
 import { ApiError, conflict, invalid, notFound } from '../domain/errors.ts'
 import { csvField, headerLine, type ExportSchemaVersion } from '../domain/export-csv.ts'
 import { EXPORT_CEILING } from '../domain/order-config.ts'
@@ -20,8 +19,6 @@ import {
   exportLineSql,
   planLedgerExport,
   readLedgerExportText,
-  readLedgerExportTextAfter,
-  type ExportCursor,
   type ExportJobRow,
   type ExportLease,
   type ExportTextPage,
@@ -240,71 +237,8 @@ export class ChunkWriter {
 
 type JobOutcome = 'ready' | 'failed' | 'lost'
 
-/**
- * The export's pages, for a store that runs statements concurrently (a pool
- * of connections: PostgreSQL). One ordered pass first counts the rows (null
- * when over `maxRows`: the job fails before rendering anything) and finds
- * where each page ends; page k is then the events after end k-1 up to end k
- * (the last one runs to the window's end), and up to EXPORT_PAGES_AHEAD pages
- * are rendered at once, on separate connections, while the earliest is
- * hashed and stored, in order.
- */
-async function plannedPages(db: Db, window: LedgerWindow, maxRows: number, pageRows: number, line: RawBuilder<string>): Promise<AsyncGenerator<ExportTextPage> | null> {
-  const plan = await planLedgerExport(db, window, maxRows + 1, pageRows)
-  if (plan.rows > maxRows) return null
-  const ranges = [null, ...plan.pageEnds].map((after, k) => ({ after, through: plan.pageEnds[k] ?? null }))
-  return (async function* () {
-    const reads: (Promise<ExportTextPage> | null)[] = []
-    const startNext = () => {
-      const k = reads.length
-      if (k < ranges.length) reads.push(readLedgerExportText(db, window, ranges[k]!.after, ranges[k]!.through, line))
-    }
-    try {
-      for (let i = 0; i < EXPORT_PAGES_AHEAD; i++) startNext()
-      for (let k = 0; k < ranges.length; k++) {
-        const page = await reads[k]!
-        reads[k] = null
-        startNext()
-        yield page
-      }
-    } finally {
-      // Pages still being read when the job stops early are not waited for; their failures are of no interest.
-      for (const r of reads) r?.catch(() => {})
-    }
-  })()
-}
-
-/**
- * The export's pages, for a store with one connection (the embedded one),
- * where a planning pass would only add a scan: keyset pages of `pageRows`
- * events, each read from the previous page's last event, one after another.
- * Counting stops one page past `maxRows` (the caller fails the job there).
- */
-async function* sequentialPages(db: Db, window: LedgerWindow, maxRows: number, pageRows: number, line: RawBuilder<string>): AsyncGenerator<ExportTextPage> {
-  let after: ExportCursor | null = null
-  let rows = 0
-  for (;;) {
-    const page = await readLedgerExportTextAfter(db, window, after, pageRows, line)
-    yield page
-    rows += page.rows
-    if (page.last === null || page.rows < pageRows || rows > maxRows) return
-    after = page.last
-  }
-}
-
-export interface ExportWorkerOptions {
-  /** Ledger rows per page (EXPORT_PAGE_ROWS). */
-  pageRows?: number
-  /**
-   * The store runs statements concurrently (a pool of connections: PostgreSQL):
-   * pages are planned, then rendered EXPORT_PAGES_AHEAD at a time. When false
-   * (the embedded store: one connection), pages are read one after another.
-   */
-  concurrentStore?: boolean
-}
-
 /** Generates one claimed job's artifact. */
-async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLease, options: Required<ExportWorkerOptions>): Promise<JobOutcome> {
+async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLease, pageRows: number): Promise<JobOutcome> {
   const fail = async (code: string): Promise<JobOutcome> =>
     (await markExportFailed(ctx.db, lease, code, ctx.clock.now())) ? 'failed' : 'lost'
 
@@ -312,24 +246,40 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   const config = await readConfig(ctx.db)
   const maxRows = Math.min(config.export_max_rows, EXPORT_CEILING.rows)
   const window: LedgerWindow = { userId: job.user_id, start: job.window_start, end: job.window_end, filters: filtersOfJob(job) }
+  // One ordered pass: the row limit (counting stops past it) and where each page ends.
+  const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
+  if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
   const version = job.schema_version as ExportSchemaVersion
   const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
   // The store renders the lines (SQL generated from the CSV contract); the constant v2 field is formatted here, once.
   const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
-  const pages = options.concurrentStore
-    ? await plannedPages(ctx.db, window, maxRows, options.pageRows, line)
-    : sequentialPages(ctx.db, window, maxRows, options.pageRows, line)
-  if (pages === null) return fail('row_limit_exceeded')
-
   const writer = new ChunkWriter((firstSeq, chunks) => appendExportChunks(ctx.db, lease, firstSeq, chunks))
   if (!(await writer.write(headerLine(version)))) return 'lost'
+
+  // Page k is the events after end k-1 up to end k; the last one runs to the window's end. Up to EXPORT_PAGES_AHEAD pages are
+  // rendered at once (by separate connections on PostgreSQL) while the earliest is hashed and stored, in order.
+  const ranges = [null, ...plan.pageEnds].map((after, k) => ({ after, through: plan.pageEnds[k] ?? null }))
+  const reads: (Promise<ExportTextPage> | null)[] = []
+  const startNext = () => {
+    const k = reads.length
+    if (k < ranges.length) reads.push(readLedgerExportText(ctx.db, window, ranges[k]!.after, ranges[k]!.through, line))
+  }
   let rows = 0
-  for await (const page of pages) {
-    rows += page.rows
-    // Also where a plan was made: events recorded into the window after it can still push it over.
-    if (rows > maxRows) return await fail('row_limit_exceeded')
-    if (page.rows > 0 && !(await writer.write(page.text))) return 'lost'
+  try {
+    for (let i = 0; i < EXPORT_PAGES_AHEAD; i++) startNext()
+    for (let k = 0; k < ranges.length; k++) {
+      const page = await reads[k]!
+      reads[k] = null
+      startNext()
+      rows += page.rows
+      // Events recorded into the window after the plan can still push it over.
+      if (rows > maxRows) return await fail('row_limit_exceeded')
+      if (page.rows > 0 && !(await writer.write(page.text))) return 'lost'
+    }
+  } finally {
+    // Pages still being read when the job stops early are not waited for; their failures are of no interest.
+    for (const r of reads) r?.catch(() => {})
   }
   const sha256 = await writer.end()
   if (sha256 === null) return 'lost'
@@ -354,8 +304,8 @@ export interface ExportRunResult {
  * instance at once: claims are atomic and writes check the claim's lease.
  * While the `exports` component is disabled, jobs stay queued.
  */
-export async function runPendingExports(ctx: ServiceContext, log: Log, options: ExportWorkerOptions = {}): Promise<ExportRunResult> {
-  const generation = { pageRows: options.pageRows ?? EXPORT_PAGE_ROWS, concurrentStore: options.concurrentStore ?? true }
+export async function runPendingExports(ctx: ServiceContext, log: Log, options: { pageRows?: number } = {}): Promise<ExportRunResult> {
+  const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS
   const stuckBefore = () => new Date(ctx.clock.nowMs() - EXPORT_STUCK_MS)
   // The idle case costs one indexed read.
   const pending = await pendingExports(ctx.db, stuckBefore())
@@ -368,7 +318,7 @@ export async function runPendingExports(ctx: ServiceContext, log: Log, options: 
     const lease: ExportLease = { exportId: job.export_id, startedAt: job.started_at! }
     let outcome: JobOutcome
     try {
-      outcome = await generate(ctx, job, lease, generation)
+      outcome = await generate(ctx, job, lease, pageRows)
       if (outcome === 'lost') log.warn({ export_id: job.export_id }, 'export job was reclaimed by another worker')
     } catch (err) {
       log.error({ err, export_id: job.export_id }, 'export job failed')

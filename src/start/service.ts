@@ -62,8 +62,7 @@ export async function createService(settings: Settings, options: ServiceOptions 
       rollupsJob(store.db),
       invoicingJob({ db: store.db, clock, settings, processor }),
       expiryJob(store.db),
-      // PostgreSQL renders export pages on several connections at once; the embedded store has one.
-      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' }), { concurrentStore: store.kind === 'postgres' }),
+      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
     ],
     log.child({ component: 'scheduler' }),
   )

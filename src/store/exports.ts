@@ -266,49 +266,6 @@ export async function readLedgerExportText(
   return { rows: Number(row.n), text: row.text ?? '' }
 }
 
-/** Where a sequential export stopped: the last exported event, in (occurred_at, event_id) order. */
-export interface ExportCursor {
-  at: LedgerInstant
-  eventId: string
-}
-
-export interface ExportTextRun extends ExportTextPage {
-  /** The page's last event (the next page starts after it), or null when the page is empty. */
-  last: ExportCursor | null
-}
-
-/**
- * The next `limit` matching events after `after` (from the window's start
- * when null) in (occurred_at, event_id) order, rendered like
- * readLedgerExportText, with the cursor of the page's last event. For a store
- * with one connection (the embedded one), where pages cannot be rendered at
- * the same time: no planning pass, each page one range scan from the cursor.
- */
-export async function readLedgerExportTextAfter(
-  db: Db,
-  w: LedgerWindow,
-  after: ExportCursor | null,
-  limit: number,
-  line: RawBuilder<string>,
-): Promise<ExportTextRun> {
-  let q = ledgerInWindow(db, w).select(['e.occurred_at', 'e.event_id', line.as('line')])
-  if (after !== null) {
-    // The plain bound keeps the scan a range of the window's index (which does not hold event_id).
-    q = q
-      .where(sql<boolean>`e.occurred_at >= ${instantOf(after.at)}`)
-      .where(sql<boolean>`(e.occurred_at, e.event_id) > (${instantOf(after.at)}, ${after.eventId}::bigint)`)
-  }
-  const page = q.orderBy('e.occurred_at').orderBy('e.event_id').limit(limit)
-  // As above, the aggregates consume the page in its order: the last event is the last element of the ids' array.
-  const r = await sql<{ n: number; text: string | null; last_at: string | null; last_id: string | null }>`
-    SELECT count(*) AS n, string_agg(p.line, '') AS text, ${microsOf(sql`max(p.occurred_at)`)} AS last_at,
-      ((array_agg(p.event_id))[count(*)])::text AS last_id
-    FROM ${page} AS p`.execute(db)
-  const row = r.rows[0]!
-  const last = row.last_at !== null && row.last_id !== null ? { at: row.last_at, eventId: row.last_id } : null
-  return { rows: Number(row.n), text: row.text ?? '', last }
-}
-
 /** One artifact chunk, or undefined past the last one (or once purged). */
 export async function readExportChunk(db: Db, exportId: string, seq: number): Promise<Buffer | undefined> {
   const row = await db.selectFrom('export_chunks').select('data').where('export_id', '=', exportId).where('seq', '=', seq).executeTakeFirst()
