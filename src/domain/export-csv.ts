@@ -42,11 +42,14 @@ export interface ExportLedgerRow {
  * How a field is written:
  * - `timestamp`: ISO-8601 UTC with milliseconds and `Z` (`Date#toISOString`, e.g.
  *   2026-11-02T09:00:10.000Z; finer fractions are truncated to the millisecond);
- * - `text`: the value, quoted when it holds a trigger; `optional_text`: the same, blank when null;
+ * - `token`: the value as is; `optional_token`: the same, blank when null. A token is text the
+ *   store constrains to letters, digits and `_` (ids, the event type, the surface, the country:
+ *   CHECK constraints of migrations 0002 and 0010), so it never holds a quote trigger;
  * - `boolean`: `true` / `false`; `integer`: decimal digits (an exact integer).
- * Only text kinds can hold a quote trigger.
+ * So no data field of the ledger needs quoting; `csvLine` still quotes any field that would (the
+ * header, and v2's billing country, which comes from the processor, go through it).
  */
-export type ExportFieldKind = 'timestamp' | 'text' | 'optional_text' | 'boolean' | 'integer'
+export type ExportFieldKind = 'timestamp' | 'token' | 'optional_token' | 'boolean' | 'integer'
 
 export interface ExportField {
   column: string
@@ -57,11 +60,11 @@ export interface ExportField {
 /** The columns of every version, in order, with the ledger field each one writes. */
 export const EXPORT_FIELDS: readonly ExportField[] = [
   { column: 'timestamp', source: 'occurred_at', kind: 'timestamp' },
-  { column: 'event_type', source: 'event_type', kind: 'text' },
-  { column: 'campaign_id', source: 'campaign_id', kind: 'text' },
-  { column: 'creative_id', source: 'creative_id', kind: 'text' },
-  { column: 'surface', source: 'surface', kind: 'text' },
-  { column: 'country', source: 'country', kind: 'optional_text' },
+  { column: 'event_type', source: 'event_type', kind: 'token' },
+  { column: 'campaign_id', source: 'campaign_id', kind: 'token' },
+  { column: 'creative_id', source: 'creative_id', kind: 'token' },
+  { column: 'surface', source: 'surface', kind: 'token' },
+  { column: 'country', source: 'country', kind: 'optional_token' },
   { column: 'billable', source: 'billable', kind: 'boolean' },
   { column: 'debit_micros', source: 'debit_micros', kind: 'integer' },
 ]
@@ -98,9 +101,9 @@ function fieldText(field: ExportField, row: ExportLedgerRow): string {
   switch (field.kind) {
     case 'timestamp':
       return csvTimestamp(value as Date)
-    case 'text':
+    case 'token':
       return value as string
-    case 'optional_text':
+    case 'optional_token':
       return (value as string | null) ?? ''
     case 'boolean':
       return value ? CSV_BOOLEAN.true : CSV_BOOLEAN.false

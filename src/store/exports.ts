@@ -1,12 +1,10 @@
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { Db } from './db.ts'
-import type { ExportJobsTable } from './schema-exports.ts'
+import type { ArtifactEncoding, ExportJobsTable } from './schema-exports.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
 import {
   CSV_BOOLEAN,
   CSV_LINE_END,
-  CSV_QUOTE,
-  CSV_QUOTE_TRIGGERS,
   CSV_SEPARATOR,
   EXPORT_FIELDS,
   type ExportField,
@@ -110,7 +108,7 @@ export async function appendExportChunks(db: Db, lease: ExportLease, firstSeq: n
 export async function markExportReady(
   db: Db,
   lease: ExportLease,
-  result: { row_count: number; size_bytes: number; sha256: string; finished_at: Date },
+  result: { row_count: number; size_bytes: number; sha256: string; artifact_encoding: ArtifactEncoding; finished_at: Date },
 ): Promise<boolean> {
   const r = await db
     .updateTable('export_jobs')
@@ -158,27 +156,23 @@ function ledgerInWindow(db: Db, w: LedgerWindow) {
  * The CSV text of one exported ledger line, as SQL over `ledger_events e`.
  * Generated from the contract's own field list and constants
  * (src/domain/export-csv.ts), never written by hand: each field kind maps to
- * one expression, text kinds get the contract's quoting. The v2 billing
- * country is the same on every row, so it is formatted once by the domain
- * formatter and passed in as `billingCountryField`.
+ * one expression. Tokens are written as they are stored: the store's CHECK
+ * constraints keep quote triggers out of them (migration 0010), which spares
+ * a quoting check per field and row. The v2 billing country is the same on
+ * every row, so it is formatted once by the domain formatter and passed in as
+ * `billingCountryField`.
  */
 export function exportLineSql(version: ExportSchemaVersion, billingCountryField: string | null): RawBuilder<string> {
-  // strpos per trigger: measurably cheaper than a regular expression per field (docs/performance-reporting.md).
-  const quoted = (text: RawBuilder<unknown>) =>
-    sql`CASE WHEN ${sql.join(
-      CSV_QUOTE_TRIGGERS.map((c) => sql`strpos(${text}, ${c}) > 0`),
-      sql` OR `,
-    )} THEN ${CSV_QUOTE} || replace(${text}, ${CSV_QUOTE}, ${CSV_QUOTE + CSV_QUOTE}) || ${CSV_QUOTE} ELSE ${text} END`
   const field = (f: ExportField): RawBuilder<unknown> => {
     const column = sql.ref(`e.${f.source}`)
     switch (f.kind) {
       // Date#toISOString: UTC, milliseconds (finer digits truncated, as to_char's MS does), `Z`.
       case 'timestamp':
         return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-      case 'text':
-        return quoted(column)
-      case 'optional_text':
-        return quoted(sql`coalesce(${column}, '')`)
+      case 'token':
+        return column
+      case 'optional_token':
+        return sql`coalesce(${column}, '')`
       case 'boolean':
         return sql`CASE WHEN ${column} THEN ${CSV_BOOLEAN.true} ELSE ${CSV_BOOLEAN.false} END`
       case 'integer':
@@ -199,9 +193,12 @@ export type LedgerInstant = string
 
 /** Where the pages of an export end: see planLedgerExport. */
 export interface ExportPlan {
-  /** Matching events, counted up to the cap (so min(count, cap)). */
+  /**
+   * Matching events, at least: exact, except that events sharing a page's last
+   * instant beyond the `pageRows`-th are not counted. Counting stops once it reaches the cap.
+   */
   rows: number
-  /** The instant of every `pageRows`-th event in ledger order: each page ends there. */
+  /** Where each page ends: the instant of the `pageRows`-th event after the previous end. */
   pageEnds: LedgerInstant[]
 }
 
@@ -212,26 +209,34 @@ const instantOf = (micros: LedgerInstant) =>
   sql`((timestamp 'epoch' + (${micros}::bigint / 86400000000) * interval '1 day' + (${micros}::bigint % 86400000000) * interval '1 microsecond') AT TIME ZONE 'UTC')`
 
 /**
- * One bounded pass over the matching events' instants (stops at `cap`; an
- * index-only scan of (user_id, occurred_at) when no filter is set): how many
- * there are, and the instant of every `pageRows`-th one. With the page ends
- * known up front, pages are independent ranges the store can render at the
- * same time (two connections on PostgreSQL): page k holds the events with
+ * Where the pages of an export end, found before any is rendered, so pages
+ * are independent ranges the store can render at the same time (two
+ * connections on PostgreSQL): page k holds the events with
  * end k-1 < occurred_at <= end k (events sharing an instant stay together,
  * so a page can be a little longer), and the last page runs to the window's
- * end. An event recorded into the window meanwhile joins the page of its
- * instant; no event already counted is skipped or repeated.
+ * end. One short query per page: the next `pageRows` instants in index order
+ * (an index scan of (user_id, occurred_at) that stops there when no filter is
+ * set), answering their count and the last one. It is also the row limit's
+ * first count: it stops once `rows` reaches `cap`. An event recorded into the
+ * window meanwhile joins the page of its instant; no event already counted is
+ * skipped or repeated.
  */
 export async function planLedgerExport(db: Db, w: LedgerWindow, cap: number, pageRows: number): Promise<ExportPlan> {
-  const ordered = ledgerInWindow(db, w)
-    .select(['e.occurred_at', sql<number>`row_number() OVER (ORDER BY e.occurred_at)`.as('rn')])
-    .orderBy('e.occurred_at')
-    .limit(cap)
-  const r = await sql<{ n: number; ends: string[] | null }>`
-    SELECT count(*) AS n, array_agg(${microsOf(sql`x.occurred_at`)} ORDER BY x.rn) FILTER (WHERE x.rn % ${pageRows} = 0) AS ends
-    FROM ${ordered} AS x`.execute(db)
-  const row = r.rows[0]!
-  return { rows: Number(row.n), pageEnds: row.ends ?? [] }
+  const pageEnds: LedgerInstant[] = []
+  let rows = 0
+  while (rows < cap) {
+    const after = pageEnds.at(-1)
+    let next = ledgerInWindow(db, w).select('e.occurred_at')
+    if (after !== undefined) next = next.where(sql<boolean>`e.occurred_at > ${instantOf(after)}`)
+    const r = await sql<{ n: number; last: LedgerInstant | null }>`
+      SELECT count(*) AS n, ${microsOf(sql`max(x.occurred_at)`)} AS last
+      FROM ${next.orderBy('e.occurred_at').limit(pageRows)} AS x`.execute(db)
+    const { n, last } = r.rows[0]!
+    rows += Number(n)
+    if (Number(n) < pageRows || last === null) break
+    pageEnds.push(last)
+  }
+  return { rows, pageEnds }
 }
 
 export interface ExportTextPage {

@@ -20,9 +20,17 @@ export interface ExportJobsTable {
   started_at: Timestamp | null
   finished_at: Timestamp | null
   expires_at: Timestamp
+  /** How the artifact's chunks are stored (migration 0011): as served, or each chunk deflated on its own. */
+  artifact_encoding: ColumnType<ArtifactEncoding, ArtifactEncoding | undefined, ArtifactEncoding>
 }
 
-/** The CSV artifact, stored in order in chunks so every instance can stream it with constant memory. */
+export type ArtifactEncoding = 'identity' | 'deflate-raw'
+
+/**
+ * The CSV artifact, stored in order in chunks so every instance can stream it
+ * with constant memory. Each chunk is a fixed-size piece of the CSV (the last
+ * one shorter), stored as the job's `artifact_encoding` says.
+ */
 export interface ExportChunksTable {
   export_id: string
   seq: number

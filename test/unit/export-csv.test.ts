@@ -12,6 +12,7 @@ import {
   type ExportLedgerRow,
 } from '../../src/domain/export-csv.ts'
 import { ChunkWriter, checkExportWindow } from '../../src/services/exports.ts'
+import { inflateRawSync } from 'node:zlib'
 import { ApiError } from '../../src/domain/errors.ts'
 
 const row: ExportLedgerRow = {
@@ -85,32 +86,40 @@ test('file name', () => {
   assert.equal(exportFileName('exp_abc'), 'ledger-export-exp_abc.csv')
 })
 
-test('the chunk writer cuts exact-size chunks in order and hashes every byte', async () => {
-  const stored: Buffer[] = []
-  const calls: number[] = []
-  const writer = new ChunkWriter(async (firstSeq, chunks) => {
-    assert.equal(firstSeq, stored.length)
-    calls.push(chunks.length)
-    for (const c of chunks) stored.push(Buffer.from(c))
-    return true
-  }, 10)
-  const parts = ['héllo,', 'wörld\r\n', 'x'.repeat(25), '', 'end\r\n']
-  for (const p of parts) assert.equal(await writer.write(p), true)
-  const digest = await writer.end()
-  const whole = Buffer.from(parts.join(''), 'utf8')
-  assert.equal(writer.size, whole.length)
-  assert.equal(digest, createHash('sha256').update(whole).digest('hex'))
-  assert.deepEqual(Buffer.concat(stored), whole)
-  for (const c of stored.slice(0, -1)) assert.equal(c.length, 10)
-  assert.ok(stored.at(-1)!.length <= 10 && stored.at(-1)!.length > 0)
-  assert.deepEqual(calls, [1, 3, 1], 'the complete chunks of one write are stored in one call')
-})
+for (const encoding of ['identity', 'deflate-raw'] as const) {
+  test(`the chunk writer cuts exact-size chunks in order and hashes every byte (${encoding})`, async () => {
+    const stored: Buffer[] = []
+    const calls: number[] = []
+    const writer = new ChunkWriter(
+      async (firstSeq, chunks) => {
+        assert.equal(firstSeq, stored.length)
+        calls.push(chunks.length)
+        for (const c of chunks) stored.push(Buffer.from(c))
+        return true
+      },
+      { chunkBytes: 10, encoding },
+    )
+    assert.equal(writer.encoding, encoding)
+    const parts = ['héllo,', 'wörld\r\n', 'x'.repeat(25), '', 'end\r\n']
+    for (const p of parts) assert.equal(await writer.write(p), true)
+    const digest = await writer.end()
+    const whole = Buffer.from(parts.join(''), 'utf8')
+    assert.equal(writer.size, whole.length)
+    assert.equal(digest, createHash('sha256').update(whole).digest('hex'), 'the hash is of the CSV as served')
+    // Each stored chunk is a piece of the CSV on its own (deflated alone when compressed).
+    const pieces = stored.map((c) => (encoding === 'deflate-raw' ? inflateRawSync(c) : c))
+    assert.deepEqual(Buffer.concat(pieces), whole)
+    for (const c of pieces.slice(0, -1)) assert.equal(c.length, 10)
+    assert.ok(pieces.at(-1)!.length <= 10 && pieces.at(-1)!.length > 0)
+    assert.deepEqual(calls, [1, 3, 1], 'the complete chunks of one write are stored in one call')
+  })
+}
 
 test('the chunk writer stops when the store refuses a chunk (lease lost)', async () => {
-  const writer = new ChunkWriter(async () => false, 4)
+  const writer = new ChunkWriter(async () => false, { chunkBytes: 4 })
   assert.equal(await writer.write('abc'), true, 'nothing stored yet')
   assert.equal(await writer.write('def'), false)
-  const tail = new ChunkWriter(async () => false, 100)
+  const tail = new ChunkWriter(async () => false, { chunkBytes: 100 })
   await tail.write('short')
   assert.equal(await tail.end(), null)
 })
