@@ -353,10 +353,14 @@ function memSampler() {
   }
 }
 
-async function measureExport(service: Service, base: string, auth: Record<string, string>, userId: string, endMs: number, run: number) {
+/**
+ * The export window: ends at the data's end and holds as close to 250,000 rows as possible (never more: the job refuses
+ * more than export_max_rows). Found once, before the first export: its two scans of up to 31 days would otherwise evict
+ * the window's pages from the store's cache between the warm-up and the measured runs.
+ */
+async function exportWindow(service: Service, userId: string, endMs: number): Promise<{ start: Date; end: Date; expected: number }> {
   const db = service.store.db
   const end = new Date(endMs)
-  // The window with the same end holding as close to 250,000 rows as possible (never more: the job refuses > export_max_rows).
   const maxStart = new Date(endMs - 31 * DAY_MS)
   const nth = await sql<{ at: Date }>`
     SELECT occurred_at AS at FROM ledger_events
@@ -376,6 +380,11 @@ async function measureExport(service: Service, base: string, auth: Record<string
     start = new Date(start.getTime() + 1)
     expected = await count(start)
   }
+  return { start, end, expected }
+}
+
+async function measureExport(base: string, auth: Record<string, string>, window: { start: Date; end: Date; expected: number }, run: number) {
+  const { start, end, expected } = window
   const label = run === 0 ? 'export warm-up (not measured)' : `export #${run}`
   log(`  ${label}: window ${start.toISOString()} → ${end.toISOString()} (${expected.toLocaleString('en-US')} rows)`)
 
@@ -734,13 +743,12 @@ async function benchStore(kind: 'embedded' | 'postgres', events: number) {
 
       // 4. Export of ≈250,000 rows.
       if (existsSync(join(root, 'src/http/routes/v1/exports.ts'))) {
-        // Like /stats' warm-ups: the first export after start-up runs cold (code paths not yet optimized by V8 and, on the
-        // embedded store, by the WASM engine), 15-30% slower on the embedded store. It is run and reported, not measured.
-        result.export_warmup = await measureExport(service, base, auth, plan.userId, plan.endMs, 0)
-        result.exports = [
-          await measureExport(service, base, auth, plan.userId, plan.endMs, 1),
-          await measureExport(service, base, auth, plan.userId, plan.endMs, 2),
-        ]
+        // Like /stats' warm-ups: the first export runs cold (code paths not yet optimized by V8 and, on the embedded store,
+        // by the WASM engine; the window's pages not yet in the store's cache), 15-30% slower on the embedded store. It is
+        // run and reported, not measured.
+        const window = await exportWindow(service, plan.userId, plan.endMs)
+        result.export_warmup = await measureExport(base, auth, window, 0)
+        result.exports = [await measureExport(base, auth, window, 1), await measureExport(base, auth, window, 2)]
       } else {
         result.exports = 'skipped: src/http/routes/v1/exports.ts does not exist'
       }
