@@ -179,30 +179,39 @@ function decodeChunk(encoding: ArtifactEncoding, data: Buffer): Promise<Buffer> 
 
 /**
  * The stored artifact as a stream that reads (and inflates) one chunk per
- * `read()`: memory stays at about one chunk whatever the file size. A chunk
- * missing before `sizeBytes` were sent (purged mid-download) aborts the stream.
+ * `read()`, with the next chunk read ahead while this one is sent: memory
+ * stays at about two chunks whatever the file size. A chunk missing before
+ * `sizeBytes` were sent (purged mid-download) aborts the stream.
  */
 export function artifactStream(db: Db, exportId: string, sizeBytes: number, encoding: ArtifactEncoding): Readable {
   let seq = 0
   let sent = 0
+  const fetchNext = () => {
+    const next = readExportChunk(db, exportId, seq++).then((stored) => (stored === undefined ? undefined : decodeChunk(encoding, stored)))
+    // Not awaited when the download stops early; its failure is then of no interest.
+    next.catch(() => {})
+    return next
+  }
+  let ahead: Promise<Buffer | undefined> | null = null
   return new Readable({
     highWaterMark: EXPORT_CHUNK_BYTES,
     read() {
-      readExportChunk(db, exportId, seq++)
-        .then((stored) => (stored === undefined ? undefined : decodeChunk(encoding, stored)))
-        .then(
-          (chunk) => {
-            if (chunk === undefined) {
-              if (sent === sizeBytes) this.push(null)
-              else this.destroy(new Error(`export ${exportId}: artifact incomplete (${sent} of ${sizeBytes} bytes)`))
-              return
-            }
-            sent += chunk.length
-            this.push(chunk)
+      const current = ahead ?? fetchNext()
+      ahead = null
+      current.then(
+        (chunk) => {
+          if (chunk === undefined) {
             if (sent === sizeBytes) this.push(null)
-          },
-          (err: Error) => this.destroy(err),
-        )
+            else this.destroy(new Error(`export ${exportId}: artifact incomplete (${sent} of ${sizeBytes} bytes)`))
+            return
+          }
+          sent += chunk.length
+          if (sent < sizeBytes) ahead = fetchNext()
+          this.push(chunk)
+          if (sent === sizeBytes) this.push(null)
+        },
+        (err: Error) => this.destroy(err),
+      )
     },
   })
 }
