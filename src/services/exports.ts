@@ -172,7 +172,10 @@ const DEFLATE_OPTIONS = { level: zlibConstants.Z_BEST_SPEED }
 const deflateChunk = promisify(deflateRaw)
 const inflateChunk = promisify(inflateRaw)
 
-/** A stored chunk back to the bytes it holds (on Node's thread pool when compressed). */
+/** A piece of the CSV as it is stored, and back (on Node's thread pool when compressed). */
+function encodeChunk(encoding: ArtifactEncoding, data: Buffer): Promise<Buffer> {
+  return encoding === 'deflate-raw' ? deflateChunk(data, DEFLATE_OPTIONS) : Promise.resolve(data)
+}
 function decodeChunk(encoding: ArtifactEncoding, data: Buffer): Promise<Buffer> {
   return encoding === 'deflate-raw' ? inflateChunk(data) : Promise.resolve(data)
 }
@@ -258,18 +261,14 @@ export class ChunkWriter {
     if (chunks.length === 0) return true
     const first = this.#seq
     this.#seq += chunks.length
-    return this.#store(first, await Promise.all(chunks.map((c) => this.#encode(c))))
+    return this.#store(first, await Promise.all(chunks.map((c) => encodeChunk(this.#encoding, c))))
   }
 
   /** Stores the last partial chunk; answers the lowercase hex SHA-256 of everything written, or null when the lease was lost. */
   async end(): Promise<string | null> {
-    if (this.#tail.length > 0 && !(await this.#store(this.#seq++, [await this.#encode(this.#tail)]))) return null
+    if (this.#tail.length > 0 && !(await this.#store(this.#seq++, [await encodeChunk(this.#encoding, this.#tail)]))) return null
     this.#tail = Buffer.alloc(0)
     return this.#hash.digest('hex')
-  }
-
-  #encode(chunk: Buffer): Promise<Buffer> {
-    return this.#encoding === 'deflate-raw' ? deflateChunk(chunk, DEFLATE_OPTIONS) : Promise.resolve(chunk)
   }
 }
 
