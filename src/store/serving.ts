@@ -1,10 +1,15 @@
-import { sql } from 'kysely'
+import { sql, type CompiledQuery } from 'kysely'
 import { executePrepared, type Db } from './db.ts'
 import type { Candidate } from '../domain/auction.ts'
 
+/** The epoch read, compiled once per store (it runs before every wave of decisions). */
+const epochQueries = new WeakMap<Db, CompiledQuery<{ epoch: number }>>()
+
 export async function readServingEpoch(db: Db): Promise<number> {
-  // Read before every wave of decisions: prepared (src/store/db.ts#executePrepared).
-  const { rows } = await executePrepared(db, db.selectFrom('serving_epoch').select('epoch').where('id', '=', 1).compile())
+  let query = epochQueries.get(db)
+  if (!query) epochQueries.set(db, (query = db.selectFrom('serving_epoch').select('epoch').where('id', '=', 1).compile()))
+  // Prepared (src/store/db.ts#executePrepared): parsed and planned once per connection.
+  const { rows } = await executePrepared(db, query)
   if (!rows[0]) throw new Error('serving_epoch has no row')
   return rows[0].epoch
 }

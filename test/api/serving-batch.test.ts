@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
+import { commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 
 /**
@@ -123,4 +123,25 @@ test('the batch statements are prepared once per connection: same text, one name
     assert.equal(new Set(rows.map((r) => r.name)).size, rows.length)
   })
   assert.equal(await billedOf(c.campaignId), 6)
+})
+
+test('offers alone: a plain insert committed without waiting for the WAL flush; a repeated offer still writes the batch, once', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  const offer = (i: number) => offerRow(`batch-offer-${process.pid}-${n}-${i}`, claim(c).offer, NOW)
+  const first = [offer(0), offer(1)]
+  await db.connection().execute(async (conn) => {
+    await commitLedgerBatch(conn, NOW, { offers: first, clicks: [], views: [] })
+    // The transaction's own setting ended with it: the connection still commits synchronously.
+    const { rows } = await sql<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting`.execute(conn)
+    assert.equal(rows[0]!.setting, 'on')
+  })
+  // A batch repeating an offer already written meets the unique index and is written again with the check.
+  const again = [first[1]!, offer(2)]
+  await commitLedgerBatch(db, NOW, { offers: again, clicks: [], views: [] })
+  const ids = await db.selectFrom('ledger_events').select('impression_id').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'offer').orderBy('impression_id').execute()
+  assert.deepEqual(
+    ids.map((r) => r.impression_id),
+    [first[0]!, first[1]!, again[1]!].map((r) => r.impression_id).sort(),
+  )
 })
