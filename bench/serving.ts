@@ -9,9 +9,13 @@
  *   npm run bench -- --duration 20 --connections 64 --stores postgres --cpu-prof .tmp/prof
  *
  * Method (docs/performance.md): a closed loop of N keep-alive connections
- * (undici Clients, one request in flight each) for a warm-up and then a fixed
- * measured window; throughput = responses completed in the window / window
- * length; latency percentiles are exact (every sample of the window, sorted).
+ * (undici Clients, one request in flight each); throughput = responses completed
+ * in the measured windows / their total length; latency percentiles are exact
+ * (every sample of the windows, sorted). The baseline runs throughout; each phase
+ * of each store is measured in --windows short windows that alternate with the
+ * baseline's (the order swapped every round, each window after a short warm-up),
+ * so the machine's drift weighs on both sides of a ratio alike, and every store
+ * is compared with its own interleaved baseline.
  * Each target runs as its own child process; only loopback addresses are used.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -30,6 +34,8 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789'
 const CLOCK_START = '2026-11-02T09:00:00Z' // a Monday morning: no job falls due during a run
 const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'FR', 'CA', 'JP', null] as const
 const SURFACES = ['extension', 'terminal'] as const
+/** Unmeasured seconds before each measured window (each closed loop opens its connections afresh). */
+const WINDOW_WARMUP_S = 0.5
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -39,6 +45,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string' },
+    windows: { type: 'string' },
     stores: { type: 'string' },
     'cpu-prof': { type: 'string' },
     out: { type: 'string' },
@@ -47,16 +54,17 @@ const { values: args } = parseArgs({
   strict: true,
 })
 if (args.help) {
-  process.stdout.write(`npm run bench -- [--duration S] [--warmup S] [--connections N] [--stores embedded,postgres] [--cpu-prof DIR] [--out FILE]
+  process.stdout.write(`npm run bench -- [--duration S] [--warmup S] [--windows N] [--connections N] [--stores embedded,postgres] [--cpu-prof DIR] [--out FILE]
 
-  --duration S      measured seconds per phase (default $BENCH_DURATION_S or 10)
-  --warmup S        unmeasured warm-up seconds before each phase (default $BENCH_WARMUP_S or 2)
+  --duration S      TOTAL measured seconds per target per phase, split into the windows (default $BENCH_DURATION_S or 10)
+  --warmup S        unmeasured warm-up seconds per target before each phase, plus ${WINDOW_WARMUP_S}s before each window (default $BENCH_WARMUP_S or 2)
+  --windows N       measured windows per target per phase, alternating with the baseline's (default $BENCH_WINDOWS or 5)
   --connections N   concurrent keep-alive connections, one request in flight each (default $BENCH_CONNECTIONS or 64)
   --stores LIST     which stores to run (default: embedded, plus postgres when BENCH_DATABASE_URL or TEST_DATABASE_URL is set)
   --cpu-prof DIR    start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file)
   --out FILE        results JSON (default .tmp/bench-results.json)
 
-  BENCH_IDLE_WAIT_S  before each target, wait up to this long for an idle machine (default 90; 0: don't wait)
+  BENCH_IDLE_WAIT_S  before each store, wait up to this long for an idle machine (default 90; 0: don't wait)
 `)
   process.exit(0)
 }
@@ -70,15 +78,18 @@ function numberSetting(flag: string | undefined, envName: string, fallback: numb
 const DURATION_S = numberSetting(args.duration, 'BENCH_DURATION_S', 10)
 const WARMUP_S = numberSetting(args.warmup, 'BENCH_WARMUP_S', 2)
 const CONNECTIONS = Math.floor(numberSetting(args.connections, 'BENCH_CONNECTIONS', 64))
+/** Measured windows per target per phase; the baseline's alternate with the service's. */
+const WINDOWS = Math.max(1, Math.floor(numberSetting(args.windows, 'BENCH_WINDOWS', 5)))
+const WINDOW_S = DURATION_S / WINDOWS
 const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null
 const STORES = (args.stores ?? (PG_URL ? 'embedded,postgres' : 'embedded')).split(',').map((s) => s.trim()).filter(Boolean)
 for (const s of STORES) if (s !== 'embedded' && s !== 'postgres') throw new Error(`--stores: unknown store "${s}"`)
 if (STORES.includes('postgres') && !PG_URL) throw new Error('--stores postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
 const CPU_PROF_DIR = args['cpu-prof'] ?? null
-/** How long to wait for other work on the machine to finish before measuring a target (0: don't wait). */
+/** How long to wait for other work on the machine to finish before measuring a store (0: don't wait). */
 const IDLE_WAIT_S = process.env.BENCH_IDLE_WAIT_S === undefined ? 90 : Number(process.env.BENCH_IDLE_WAIT_S)
 const OUT = args.out ?? join(root, '.tmp', 'bench-results.json')
-/** Upper bound of requests per phase (a closed loop is time-bound already; this bounds it in count too). */
+/** Upper bound of requests per closed loop, i.e. per window (a closed loop is time-bound already; this bounds it in count too). */
 const MAX_REQUESTS_PER_PHASE = 5_000_000
 
 // ---------------------------------------------------------------------------
@@ -181,7 +192,7 @@ interface Req {
   headers: Record<string, string>
 }
 
-/** CPU used during the measured window, in % of ONE core (the machine has os.cpus().length of them). */
+/** CPU used during the measured windows, in % of ONE core (the machine has os.cpus().length of them). */
 interface CpuShare {
   /** The server process (the service or the baseline). */
   server: number | null
@@ -197,29 +208,64 @@ interface CpuShare {
   machineBusyPct: number
 }
 
+/** One target's phase: its measured windows merged. */
 export interface PhaseResult {
+  /** Responses completed inside the measured windows. */
   requests: number
+  /** Total length of the measured windows. */
   seconds: number
   perSecond: number
   latencyMs: LatencySummary & { p90: number | null }
   statuses: Record<string, number>
-  /** Responses by status including the warm-up (what reached the server). */
+  /** Responses by status including every warm-up (what reached the server). */
   allStatuses: Record<string, number>
   networkErrors: number
-  /** The request source ran dry before the window ended (the window was shortened to the last response). */
+  /** The request source ran dry before a window ended (that window was shortened to its last response). */
   exhausted: boolean
   cpu: CpuShare | null
 }
 
-interface LoopOptions {
+/** Raw CPU readings over measured windows: summed across windows, turned into shares only at the end. */
+interface CpuSeconds {
+  /** Wall-clock seconds between the readings. */
+  wall: number
+  server: number | null
+  database: number | null
+  loadGenerator: number
+  kernel: number
+  /** os.cpus() time units (ms), all cores. */
+  machineBusy: number
+  machineTotal: number
+}
+
+/** What one closed loop returns: its measured window, raw. */
+interface LoopResult {
+  requests: number
+  /** Window length (shortened to the last response when the source ran dry). */
+  seconds: number
+  statuses: Record<string, number>
+  /** Including the warm-up. */
+  allStatuses: Record<string, number>
+  networkErrors: number
+  exhausted: boolean
+  cpu: CpuSeconds | null
+}
+
+/** What to load a target with: everything a closed loop needs but its timing. */
+interface LoopTarget {
   origin: string
-  warmupS: number
-  durationS: number
   next: () => Req | null
   onResponse?: (status: number, body: string) => void
   serverPid?: number
   /** PostgreSQL's postmaster: its children (backends, WAL writer, autovacuum workers…) are charged as "database" CPU. */
   postmasterPid?: number | null
+}
+
+interface LoopOptions extends LoopTarget {
+  warmupS: number
+  durationS: number
+  /** Where the latencies of the measured window go (shared by the windows of a phase); a fresh one when absent. */
+  samples?: Samples
 }
 
 function cpuSnapshot(serverPid: number | undefined, postmasterPid: number | null | undefined) {
@@ -273,9 +319,10 @@ function familyDelta(start: Map<number, number>, end: Map<number, number>): numb
  * request as soon as the previous answer is read, for warmupS (not measured)
  * then durationS (measured: responses completed inside the window).
  */
-async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
+async function closedLoop(o: LoopOptions): Promise<LoopResult> {
   const clients = Array.from({ length: CONNECTIONS }, () => new Client(o.origin, { pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 }))
-  const samples = new Samples()
+  const samples = o.samples ?? new Samples()
+  let measured = 0
   const statuses = new Map<string, number>()
   const allStatuses = new Map<string, number>()
   let networkErrors = 0
@@ -287,7 +334,7 @@ async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
   const endAt = measureStart + o.durationS * 1000
 
   let start: ReturnType<typeof cpuSnapshot> | null = null
-  let cpu: CpuShare | null = null
+  let cpu: CpuSeconds | null = null
   const startTimer = setTimeout(
     () => {
       start = cpuSnapshot(o.serverPid, o.postmasterPid)
@@ -297,22 +344,15 @@ async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
   const takeCpu = () => {
     if (!start || cpu) return
     const end = cpuSnapshot(o.serverPid, o.postmasterPid)
-    const wall = (end.at - start.at) / 1000
-    const pctOfCore = (seconds: number) => Math.round((seconds / wall) * 100)
     const c = process.cpuUsage(start.client)
-    const server = end.server !== null && start.server !== null ? pctOfCore(end.server - start.server) : null
-    const database = end.database !== null && start.database !== null ? pctOfCore(familyDelta(start.database, end.database)) : null
-    const loadGenerator = pctOfCore((c.user + c.system) / 1e6)
-    const kernel = pctOfCore(end.kernel - start.kernel)
-    const busy = (end.machine.busy - start.machine.busy) / Math.max(1, end.machine.total - start.machine.total)
-    const machineCores = Math.round(busy * os.cpus().length * 100)
     cpu = {
-      server,
-      database,
-      loadGenerator,
-      kernel,
-      other: server === null ? null : Math.max(0, machineCores - server - (database ?? 0) - loadGenerator - kernel),
-      machineBusyPct: Math.round(busy * 100),
+      wall: (end.at - start.at) / 1000,
+      server: end.server !== null && start.server !== null ? end.server - start.server : null,
+      database: end.database !== null && start.database !== null ? familyDelta(start.database, end.database) : null,
+      loadGenerator: (c.user + c.system) / 1e6,
+      kernel: end.kernel - start.kernel,
+      machineBusy: end.machine.busy - start.machine.busy,
+      machineTotal: end.machine.total - start.machine.total,
     }
   }
   const endTimer = setTimeout(takeCpu, Math.max(0, endAt - performance.now()))
@@ -337,6 +377,7 @@ async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
         o.onResponse?.(res.statusCode, text)
         if (done >= measureStart && done <= endAt) {
           samples.add(done - started)
+          measured++
           statuses.set(key, (statuses.get(key) ?? 0) + 1)
           lastDone = done
         }
@@ -356,18 +397,121 @@ async function closedLoop(o: LoopOptions): Promise<PhaseResult> {
     await Promise.all(clients.map((c) => c.close()))
   }
   const windowEnd = exhausted ? Math.min(endAt, lastDone) : endAt
-  const seconds = Math.max(0.001, (windowEnd - measureStart) / 1000)
-  const lat = samples.summary()
   return {
-    requests: samples.count,
-    seconds: Math.round(seconds * 100) / 100,
-    perSecond: Math.round((samples.count / seconds) * 10) / 10,
-    latencyMs: { ...lat, p90: samples.quantile(0.9) },
+    requests: measured,
+    seconds: Math.max(0, (windowEnd - measureStart) / 1000),
     statuses: Object.fromEntries(statuses),
     allStatuses: Object.fromEntries(allStatuses),
     networkErrors,
     exhausted,
     cpu,
+  }
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n
+}
+
+const sumOrNull = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b)
+
+/** CPU shares over windows whose raw readings were summed: CPU seconds / wall seconds, in % of one core. */
+function cpuShare(c: CpuSeconds): CpuShare {
+  const pctOfCore = (seconds: number) => Math.round((seconds / Math.max(0.001, c.wall)) * 100)
+  const server = c.server === null ? null : pctOfCore(c.server)
+  const database = c.database === null ? null : pctOfCore(c.database)
+  const loadGenerator = pctOfCore(c.loadGenerator)
+  const kernel = pctOfCore(c.kernel)
+  const busy = c.machineBusy / Math.max(1, c.machineTotal)
+  const machineCores = Math.round(busy * os.cpus().length * 100)
+  return {
+    server,
+    database,
+    loadGenerator,
+    kernel,
+    other: server === null ? null : Math.max(0, machineCores - server - (database ?? 0) - loadGenerator - kernel),
+    machineBusyPct: Math.round(busy * 100),
+  }
+}
+
+/**
+ * One target's phase, accumulated window by window: counts and CPU seconds are
+ * summed, latencies go to one shared Samples (exact percentiles over all windows).
+ */
+class Phase {
+  readonly samples = new Samples()
+  #requests = 0
+  #seconds = 0
+  #statuses: Record<string, number> = {}
+  #allStatuses: Record<string, number> = {}
+  #networkErrors = 0
+  #exhausted = false
+  #cpu: CpuSeconds | null = null
+
+  /** A loop that is not part of the measurement (a warm-up, the probe): only what reached the server counts. */
+  addUnmeasured(r: LoopResult): void {
+    addCounts(this.#allStatuses, r.allStatuses)
+    this.#networkErrors += r.networkErrors
+  }
+
+  /** A measured window (its latencies already went to this.samples). */
+  addWindow(r: LoopResult): void {
+    this.addUnmeasured(r)
+    this.#requests += r.requests
+    this.#seconds += r.seconds
+    addCounts(this.#statuses, r.statuses)
+    this.#exhausted ||= r.exhausted
+    if (!r.cpu) return
+    const a = this.#cpu
+    this.#cpu = !a
+      ? { ...r.cpu }
+      : {
+          wall: a.wall + r.cpu.wall,
+          server: sumOrNull(a.server, r.cpu.server),
+          database: sumOrNull(a.database, r.cpu.database),
+          loadGenerator: a.loadGenerator + r.cpu.loadGenerator,
+          kernel: a.kernel + r.cpu.kernel,
+          machineBusy: a.machineBusy + r.cpu.machineBusy,
+          machineTotal: a.machineTotal + r.cpu.machineTotal,
+        }
+  }
+
+  result(): PhaseResult {
+    const seconds = Math.max(0.001, this.#seconds)
+    return {
+      requests: this.#requests,
+      seconds: Math.round(seconds * 100) / 100,
+      perSecond: Math.round((this.#requests / seconds) * 10) / 10,
+      latencyMs: { ...this.samples.summary(), p90: this.samples.quantile(0.9) },
+      statuses: { ...this.#statuses },
+      allStatuses: { ...this.#allStatuses },
+      networkErrors: this.#networkErrors,
+      exhausted: this.#exhausted,
+      cpu: this.#cpu ? cpuShare(this.#cpu) : null,
+    }
+  }
+}
+
+/** An unmeasured closed loop of `seconds` on a target, counted in its phase's allStatuses. */
+async function warmUp(phase: Phase, target: LoopTarget, seconds: number): Promise<void> {
+  phase.addUnmeasured(await closedLoop({ ...target, warmupS: seconds, durationS: 0 }))
+}
+
+/**
+ * WINDOWS rounds of one measured window on each of two targets (a first in
+ * even rounds, b first in odd ones), each window WINDOW_S long after
+ * WINDOW_WARMUP_S unmeasured: the machine's drift weighs on both alike.
+ */
+async function measureInterleaved(a: Phase, b: Phase, targetA: LoopTarget, targetB: LoopTarget): Promise<void> {
+  const measureWindow = async (phase: Phase, target: LoopTarget) =>
+    phase.addWindow(await closedLoop({ ...target, warmupS: WINDOW_WARMUP_S, durationS: WINDOW_S, samples: phase.samples }))
+  for (let round = 0; round < WINDOWS; round++) {
+    if (round % 2 === 0) {
+      await measureWindow(a, targetA)
+      await measureWindow(b, targetB)
+    } else {
+      await measureWindow(b, targetB)
+      await measureWindow(a, targetA)
+    }
   }
 }
 
@@ -443,18 +587,18 @@ async function must(p: ReturnType<typeof api>, status: number, what: string): Pr
 }
 
 // ---------------------------------------------------------------------------
-// One target: decisions, then billable views
+// One store: decisions, then billable views, each interleaved with the baseline
 
 interface Target {
   decisions: PhaseResult
   views: PhaseResult
   fill: { filled: number; noFill: number }
-  /** Extra offers made (unmeasured) so the pool lasts the measured views window. */
+  /** Extra offers made (unmeasured) so the pool lasts the measured views windows (service only). */
   topUp: { offers: number; seconds: number } | null
-  /** Views answered 204 (warm-up + measured) vs the billed count the advertiser API shows. */
+  /** Views answered 204 (probe, warm-ups and windows) vs the billed count the advertiser API shows (service only). */
   verification: { viewsAnswered204: number; billedDelta: number; ok: boolean } | null
   rateLimited: number
-  /** Machine busy share (all cores) just before the target was measured. */
+  /** Machine busy share (all cores) just before the store was measured (the same reading for its baseline). */
   idleBeforeStartPct: number
   serverWarnings: string[]
 }
@@ -470,7 +614,32 @@ const BENCH_CAMPAIGNS = [
 ] as const
 const CAMPAIGN_IMPRESSIONS = 100_000
 
-async function benchService(label: string, env: Record<string, string>, postmaster?: () => Promise<number | null>): Promise<Target> {
+/** The baseline's side of one store's measurement: decisions fill a pool of ids, views reuse it round-robin (it keeps no state). */
+function baselineTargets(baseline: Proc) {
+  const pool: string[] = []
+  const fill = { filled: 0, noFill: 0 }
+  let cursor = 0
+  const common = { origin: baseline.origin, serverPid: baseline.child.pid }
+  const decisions: LoopTarget = {
+    ...common,
+    next: () => decisionRequest('bench-baseline'),
+    onResponse: (status, body) => {
+      if (status !== 200) return
+      fill.filled++
+      pool.push((JSON.parse(body) as { impression_id: string }).impression_id)
+    },
+  }
+  const views: LoopTarget = { ...common, next: () => viewRequest(pool[cursor++ % pool.length]!) }
+  return { fill, decisions, views }
+}
+
+/** Sets up the service on one store and measures it, each phase in windows alternating with the (running) baseline's. */
+async function benchService(
+  label: string,
+  env: Record<string, string>,
+  baseline: Proc,
+  postmaster?: () => Promise<number | null>,
+): Promise<{ service: Target; baseline: Target }> {
   const port = await freePort()
   // One directory per store: every thread writes its own profile (tsx's loader runs in a worker; the service's is the largest).
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : []
@@ -529,25 +698,32 @@ async function benchService(label: string, env: Record<string, string>, postmast
       }
     }
     const common = { origin, serverPid: proc.child.pid, postmasterPid: postmaster ? await postmaster() : null }
+    const base = baselineTargets(baseline)
+    const decisions = { baseline: new Phase(), service: new Phase() }
+    const serviceDecisions: LoopTarget = { ...common, next: () => decisionRequest(`bench-${label}`), onResponse: harvest }
     const idleBeforeStartPct = await waitIdle()
-    process.stderr.write(`  ${label}: decisions…\n`)
-    const decisions = await closedLoop({ ...common, warmupS: WARMUP_S, durationS: DURATION_S, next: () => decisionRequest(`bench-${label}`), onResponse: harvest })
+    process.stderr.write(`  ${label}: decisions, ${WINDOWS} windows interleaved with the baseline…\n`)
+    await warmUp(decisions.baseline, base.decisions, WARMUP_S)
+    await warmUp(decisions.service, serviceDecisions, WARMUP_S)
+    await measureInterleaved(decisions.baseline, decisions.service, base.decisions, serviceDecisions)
 
     // Phase 2: billable views. Ten seconds of service time make every offer's 10 s dwell real.
     await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin), 200, 'POST /admin/v1/clock')
     await new Promise((r) => setTimeout(r, 1_000)) // let the offers' background writes settle
     const before = await billedTotal()
     let cursor = 0
-    const nextView = () => (cursor < pool.length ? viewRequest(pool[cursor++]!) : null)
+    const serviceViews: LoopTarget = { ...common, next: () => (cursor < pool.length ? viewRequest(pool[cursor++]!) : null) }
+    const views = { baseline: new Phase(), service: new Phase() }
     // The warm-up of the views doubles as a probe of their rate: when the pool
-    // cannot last the measured window, more offers are made first (unmeasured).
+    // cannot last the measured windows (and their warm-ups), more offers are made first (unmeasured).
     process.stderr.write(`  ${label}: billable views, warm-up (pool of ${pool.length} offers)…\n`)
-    const probe = await closedLoop({ ...common, warmupS: 0, durationS: WARMUP_S, next: nextView })
-    const needed = Math.ceil(probe.perSecond * (DURATION_S + 2) * 1.5)
+    const probe = await closedLoop({ ...serviceViews, warmupS: 0, durationS: WARMUP_S })
+    views.service.addUnmeasured(probe)
+    const needed = Math.ceil((probe.requests / Math.max(0.001, probe.seconds)) * (DURATION_S + WINDOWS * WINDOW_WARMUP_S + 1) * 1.5)
     let topUp: Target['topUp'] = null
     if (pool.length - cursor < needed) {
       const want = needed - (pool.length - cursor)
-      process.stderr.write(`  ${label}: making ${want} more offers for the measured window…\n`)
+      process.stderr.write(`  ${label}: making ${want} more offers for the measured windows…\n`)
       const t = performance.now()
       let made = 0
       await closedLoop({
@@ -561,61 +737,50 @@ async function benchService(label: string, env: Record<string, string>, postmast
       await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin), 200, 'POST /admin/v1/clock')
       await new Promise((r) => setTimeout(r, 1_000))
     }
-    process.stderr.write(`  ${label}: billable views, measured…\n`)
-    const views = await closedLoop({ ...common, warmupS: 1, durationS: DURATION_S, next: nextView })
+    await warmUp(views.baseline, base.views, WARMUP_S)
+    process.stderr.write(`  ${label}: billable views, ${WINDOWS} windows interleaved with the baseline…\n`)
+    await measureInterleaved(views.baseline, views.service, base.views, serviceViews)
     const after = await billedTotal()
-    const answered204 = (probe.allStatuses['204'] ?? 0) + (views.allStatuses['204'] ?? 0)
+
+    const service = { decisions: decisions.service.result(), views: views.service.result() }
+    const answered204 = service.views.allStatuses['204'] ?? 0
+    const baselineResult = { decisions: decisions.baseline.result(), views: views.baseline.result() }
     return {
-      decisions,
-      views,
-      fill: { filled, noFill },
-      topUp,
-      verification: { viewsAnswered204: answered204, billedDelta: after - before, ok: after - before === answered204 },
-      rateLimited: (decisions.allStatuses['429'] ?? 0) + (probe.allStatuses['429'] ?? 0) + (views.allStatuses['429'] ?? 0),
-      idleBeforeStartPct,
-      serverWarnings: proc.stderrTail.slice(-5),
+      service: {
+        ...service,
+        fill: { filled, noFill },
+        topUp,
+        verification: { viewsAnswered204: answered204, billedDelta: after - before, ok: after - before === answered204 },
+        rateLimited: (service.decisions.allStatuses['429'] ?? 0) + (service.views.allStatuses['429'] ?? 0),
+        idleBeforeStartPct,
+        serverWarnings: proc.stderrTail.slice(-5),
+      },
+      baseline: {
+        ...baselineResult,
+        fill: base.fill,
+        topUp: null,
+        verification: null,
+        rateLimited: 0,
+        idleBeforeStartPct,
+        serverWarnings: baseline.stderrTail.slice(-5),
+      },
     }
   } finally {
     await stop(proc)
   }
 }
 
-async function benchBaseline(): Promise<Target> {
+/** Starts the baseline server; it runs for the whole bench (stopped by main). */
+async function startBaseline(): Promise<Proc> {
   const port = await freePort()
   const proc = spawnNode('bench/baseline-server.ts', { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1' })
   try {
     await waitHealthy(proc, 'baseline server')
-    const pool: string[] = []
-    let filled = 0
-    const idleBeforeStartPct = await waitIdle()
-    process.stderr.write('  baseline: decisions…\n')
-    const common = { origin: proc.origin, serverPid: proc.child.pid, warmupS: WARMUP_S, durationS: DURATION_S }
-    const decisions = await closedLoop({
-      ...common,
-      next: () => decisionRequest('bench-baseline'),
-      onResponse: (status, body) => {
-        if (status !== 200) return
-        filled++
-        pool.push((JSON.parse(body) as { impression_id: string }).impression_id)
-      },
-    })
-    process.stderr.write(`  baseline: views…\n`)
-    // The baseline keeps no state: its pool of ids is reused round-robin.
-    let cursor = 0
-    const views = await closedLoop({ ...common, warmupS: 1, next: () => viewRequest(pool[cursor++ % pool.length]!) })
-    return {
-      decisions,
-      views,
-      fill: { filled, noFill: 0 },
-      topUp: null,
-      verification: null,
-      rateLimited: 0,
-      idleBeforeStartPct,
-      serverWarnings: proc.stderrTail.slice(-5),
-    }
-  } finally {
+  } catch (err) {
     await stop(proc)
+    throw err
   }
+  return proc
 }
 
 // ---------------------------------------------------------------------------
@@ -693,29 +858,32 @@ function contended(r: PhaseResult): boolean {
   return (r.cpu?.other ?? 0) > CONTENDED_PCT
 }
 
-function table(results: Record<string, Target>): string {
-  const base = results.baseline!
+/** Per phase, each store's row right under the row of the baseline measured interleaved with it. */
+function table(results: Record<string, Target>, baselines: Record<string, Target>): string {
   const rows: string[][] = [['target', 'endpoint', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs baseline', 'non-2xx', '429', 'cpu srv/db/gen/krn/other']]
+  const row = (name: string, title: string, r: PhaseResult, ratio: string) => {
+    const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((s, [, n]) => s + n, 0) + r.networkErrors
+    rows.push([
+      name,
+      title,
+      r.perSecond.toFixed(0) + (r.exhausted ? '*' : '') + (contended(r) ? '!' : ''),
+      String(r.latencyMs.p50),
+      String(r.latencyMs.p90),
+      String(r.latencyMs.p99),
+      ratio,
+      String(non2xx),
+      String(r.statuses['429'] ?? 0),
+      r.cpu ? [r.cpu.server ?? '?', r.cpu.database ?? '-', r.cpu.loadGenerator, r.cpu.kernel, r.cpu.other ?? '?'].join('/') : '?',
+    ])
+  }
   for (const [phase, title] of [
     ['decisions', 'POST decisions'],
     ['views', 'POST view (billable)'],
   ] as const) {
     for (const [name, t] of Object.entries(results)) {
-      const r = t[phase]
-      const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).reduce((s, [, n]) => s + n, 0) + r.networkErrors
-      const ratio = name === 'baseline' ? '-' : `${pct(r.perSecond, base[phase].perSecond)}%`
-      rows.push([
-        name,
-        title,
-        r.perSecond.toFixed(0) + (r.exhausted ? '*' : '') + (contended(r) ? '!' : ''),
-        String(r.latencyMs.p50),
-        String(r.latencyMs.p90),
-        String(r.latencyMs.p99),
-        ratio,
-        String(non2xx),
-        String(r.statuses['429'] ?? 0),
-        r.cpu ? [r.cpu.server ?? '?', r.cpu.database ?? '-', r.cpu.loadGenerator, r.cpu.kernel, r.cpu.other ?? '?'].join('/') : '?',
-      ])
+      const base = baselines[name]![phase]
+      row('baseline', title, base, '-')
+      row(name, title, t[phase], `${pct(t[phase].perSecond, base.perSecond)}%`)
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
@@ -725,33 +893,54 @@ function table(results: Record<string, Target>): string {
 async function main(): Promise<void> {
   if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true })
   process.stderr.write(
-    `bench: ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per phase; stores: ${STORES.join(', ')}; ${os.cpus().length} cores\n`,
+    `bench: ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per target per phase in ${WINDOWS} windows interleaved with the baseline; ` +
+      `stores: ${STORES.join(', ')}; ${os.cpus().length} cores\n`,
   )
   const results: Record<string, Target> = {}
-  process.stderr.write('baseline (plain node:http)\n')
-  results.baseline = await benchBaseline()
-  if (STORES.includes('embedded')) {
-    process.stderr.write('embedded store (PGlite in a temp DATA_DIR)\n')
-    results.embedded = await withEmbedded((env) => benchService('embedded', env))
-  }
-  if (STORES.includes('postgres') && PG_URL) {
-    process.stderr.write('PostgreSQL (a database of its own)\n')
-    results.postgres = await withPostgres(PG_URL, (env, pids) => benchService('postgres', env, pids))
+  /** Per store: the baseline measured in windows interleaved with that store's. */
+  const baselines: Record<string, Target> = {}
+  process.stderr.write('baseline (plain node:http), running throughout\n')
+  const baseline = await startBaseline()
+  try {
+    if (STORES.includes('embedded')) {
+      process.stderr.write('embedded store (PGlite in a temp DATA_DIR)\n')
+      const r = await withEmbedded((env) => benchService('embedded', env, baseline))
+      results.embedded = r.service
+      baselines.embedded = r.baseline
+    }
+    if (STORES.includes('postgres') && PG_URL) {
+      process.stderr.write('PostgreSQL (a database of its own)\n')
+      const r = await withPostgres(PG_URL, (env, pids) => benchService('postgres', env, baseline, pids))
+      results.postgres = r.service
+      baselines.postgres = r.baseline
+    }
+  } finally {
+    await stop(baseline)
   }
 
-  const base = results.baseline
   const ratios: Record<string, { decisionsPct: number | null; billableViewsPct: number | null }> = {}
   for (const [name, t] of Object.entries(results)) {
-    if (name === 'baseline') continue
+    const base = baselines[name]!
     ratios[name] = { decisionsPct: pct(t.decisions.perSecond, base.decisions.perSecond), billableViewsPct: pct(t.views.perSecond, base.views.perSecond) }
   }
+  const contendedPhases = (prefix: string, targets: Record<string, Target>) =>
+    Object.entries(targets).flatMap(([name, t]) => (['decisions', 'views'] as const).filter((p) => contended(t[p])).map((p) => `${prefix}${name}.${p}`))
   const report = {
     generatedAt: new Date().toISOString(),
     machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, stores: STORES, cpuProfileDir: CPU_PROF_DIR },
+    settings: {
+      connections: CONNECTIONS,
+      warmupSeconds: WARMUP_S,
+      durationSeconds: DURATION_S,
+      windows: WINDOWS,
+      windowWarmupSeconds: WINDOW_WARMUP_S,
+      stores: STORES,
+      cpuProfileDir: CPU_PROF_DIR,
+    },
     targetsOnPostgres: { decisionsPctOfBaseline: TARGETS.decisions * 100, billableViewsPctOfBaseline: TARGETS.views * 100 },
-    contended: Object.entries(results).flatMap(([name, t]) => (['decisions', 'views'] as const).filter((p) => contended(t[p])).map((p) => `${name}.${p}`)),
+    contended: [...contendedPhases('', results), ...contendedPhases('baselines.', baselines)],
     results,
+    baselines,
     ratios,
   }
   mkdirSync(join(OUT, '..'), { recursive: true })
@@ -759,11 +948,11 @@ async function main(): Promise<void> {
 
   const lines = [
     '',
-    table(results),
+    table(results, baselines),
     '',
-    '* the pool of offers ran out before the window ended; the rate is over the shortened window',
-    `! contended: other processes used more than ${CONTENDED_PCT}% of a core during the window; run again on an idle machine`,
-    `cpu: % of ONE core during the window: server process / PostgreSQL / load generator / kernel threads / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
+    '* the pool of offers ran out before a window ended; the rate is over the shortened windows',
+    `! contended: other processes used more than ${CONTENDED_PCT}% of a core during the windows; run again on an idle machine`,
+    `cpu: % of ONE core during the windows: server process / PostgreSQL / load generator / kernel threads / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
   ]
   for (const [name, t] of Object.entries(results)) {
     if (t.verification) {
