@@ -5,6 +5,8 @@ import { loadCandidates, readServingEpoch } from '../store/serving.ts'
 
 /** How stale other instances' delivery counts may get before a reload (pacing and inventory). */
 const DELIVERY_REFRESH_MS = 1_000
+/** Epoch reads that may be in flight at once (docs/decisions.md, "Serving"). */
+const MAX_READS_IN_FLIGHT = 2
 
 /**
  * The auction's working set, in memory and ranked. It stays consistent with
@@ -13,7 +15,9 @@ const DELIVERY_REFRESH_MS = 1_000
  * moderation, completion): each decision reads the epoch (one tiny row) and
  * reloads when it moved, so a change made on any instance takes effect on the
  * next decision. Concurrent decisions share one epoch read that started after
- * they arrived.
+ * they arrived. Reads may overlap and return out of order; the loaded state
+ * only moves forward (the epoch only grows), and each read's decisions run on
+ * state at least as new as what that read saw.
  */
 export class AuctionIndex {
   readonly #db: Db
@@ -22,8 +26,12 @@ export class AuctionIndex {
   #byCampaign = new Map<string, Candidate>()
   #epoch = -1
   #loadedAt = 0
+  /** Decisions waiting for a read of the epoch that starts after they arrived. */
   #waiting: { resolve(): void; reject(err: unknown): void }[] = []
-  #reading = false
+  #readScheduled = false
+  #readsInFlight = 0
+  /** Reloads run one at a time, in the order their reads returned. */
+  #reloads: Promise<void> = Promise.resolve()
 
   constructor(db: Db, clock: Clock) {
     this.#db = db
@@ -43,30 +51,46 @@ export class AuctionIndex {
     }
   }
 
+  /** Resolves once a read of the epoch that started after this call has been applied. */
   #fresh(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ resolve, reject })
-      if (!this.#reading) void this.#readLoop()
+      this.#scheduleRead()
     })
   }
 
-  async #readLoop(): Promise<void> {
-    this.#reading = true
-    while (this.#waiting.length > 0) {
-      // Let every decision that arrived in this turn of the event loop join the read: one round trip serves them all.
-      await new Promise<void>((resolve) => setImmediate(resolve))
+  /**
+   * Every decision that arrived in this turn of the event loop joins one read
+   * (one round trip serves them all). A read does not wait for the one before
+   * it to return: up to MAX_READS_IN_FLIGHT overlap, so a decision arriving
+   * while a read is in flight waits for one round trip, not one and a half.
+   */
+  #scheduleRead(): void {
+    if (this.#readScheduled || this.#readsInFlight >= MAX_READS_IN_FLIGHT || this.#waiting.length === 0) return
+    this.#readScheduled = true
+    setImmediate(() => {
+      this.#readScheduled = false
       const batch = this.#waiting.splice(0)
-      try {
-        const epoch = await readServingEpoch(this.#db)
-        if (epoch !== this.#epoch || this.#clock.nowMs() - this.#loadedAt >= DELIVERY_REFRESH_MS || this.#loadedAt > this.#clock.nowMs()) {
-          await this.#reload(epoch)
-        }
-        batch.forEach((w) => w.resolve())
-      } catch (err) {
-        batch.forEach((w) => w.reject(err))
-      }
-    }
-    this.#reading = false
+      this.#readsInFlight++
+      this.#readAndApply().then(
+        () => batch.forEach((w) => w.resolve()),
+        (err: unknown) => batch.forEach((w) => w.reject(err)),
+      ).finally(() => {
+        this.#readsInFlight--
+        this.#scheduleRead()
+      })
+    })
+  }
+
+  async #readAndApply(): Promise<void> {
+    const epoch = await readServingEpoch(this.#db)
+    // The epoch only grows; reads may return out of order, so apply each against what is loaded by then.
+    const apply = this.#reloads.then(async () => {
+      const nowMs = this.#clock.nowMs()
+      if (epoch > this.#epoch || nowMs - this.#loadedAt >= DELIVERY_REFRESH_MS || this.#loadedAt > nowMs) await this.#reload(epoch)
+    })
+    this.#reloads = apply.catch(() => {})
+    await apply
   }
 
   async #reload(epoch: number): Promise<void> {
@@ -78,7 +102,7 @@ export class AuctionIndex {
     }
     this.#ranked = rank(candidates)
     this.#byCampaign = new Map(candidates.map((c) => [c.campaignId, c]))
-    this.#epoch = epoch
+    this.#epoch = Math.max(this.#epoch, epoch)
     this.#loadedAt = this.#clock.nowMs()
   }
 
