@@ -208,20 +208,24 @@ interface CpuShare {
   machineBusyPct: number
 }
 
-/** One target's phase: its measured windows merged. */
-export interface PhaseResult {
-  /** Responses completed inside the measured windows. */
+/** What a closed loop counts in its measured window, and a phase over all its windows. */
+interface Counts {
+  /** Responses completed inside the measured window(s). */
   requests: number
-  /** Total length of the measured windows. */
+  /** Length of the measured window(s) (a window is shortened to its last response when the source ran dry). */
   seconds: number
-  perSecond: number
-  latencyMs: LatencySummary & { p90: number | null }
   statuses: Record<string, number>
   /** Responses by status including every warm-up (what reached the server). */
   allStatuses: Record<string, number>
   networkErrors: number
-  /** The request source ran dry before a window ended (that window was shortened to its last response). */
+  /** The request source ran dry before a window ended. */
   exhausted: boolean
+}
+
+/** One target's phase: its measured windows merged. */
+export interface PhaseResult extends Counts {
+  perSecond: number
+  latencyMs: LatencySummary & { p90: number | null }
   cpu: CpuShare | null
 }
 
@@ -239,15 +243,7 @@ interface CpuSeconds {
 }
 
 /** What one closed loop returns: its measured window, raw. */
-interface LoopResult {
-  requests: number
-  /** Window length (shortened to the last response when the source ran dry). */
-  seconds: number
-  statuses: Record<string, number>
-  /** Including the warm-up. */
-  allStatuses: Record<string, number>
-  networkErrors: number
-  exhausted: boolean
+interface LoopResult extends Counts {
   cpu: CpuSeconds | null
 }
 
