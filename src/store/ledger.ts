@@ -313,8 +313,13 @@ async function writeOffers(db: Db, e: EventColumns): Promise<void> {
     )
   } catch (err) {
     if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err
-    await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
+    await insertEvents(db, e)
   }
+}
+
+/** Offers and clicks: a repeat (a second click of an impression) is dropped by the unique indexes. */
+async function insertEvents(db: Db, e: EventColumns): Promise<void> {
+  await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
 }
 
 async function writeBatch(
@@ -327,8 +332,7 @@ async function writeBatch(
   const nowMs = now.getTime()
   if (!e.type.some((t) => t === 'impression' || t === 'view')) {
     // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
-    if (e.type.length > 0 && e.type.every((t) => t === 'offer')) await writeOffers(db, e)
-    else if (e.type.length > 0) await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
+    if (e.type.length > 0) await (e.type.every((t) => t === 'offer') ? writeOffers(db, e) : insertEvents(db, e))
     return { campaigns: null, lost: null }
   }
   // Prepared (src/store/db.ts#executePrepared): its planning cost more than its execution.
