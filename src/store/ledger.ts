@@ -287,16 +287,13 @@ function eventValues(e: EventColumns) {
     ) AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key)`
 }
 
-const UNIQUE_VIOLATION = '23505'
-
 /**
  * A batch of offers alone: nobody waits for it and it bills nothing, so it
  * is written the cheapest way that keeps the ledger whole.
- *  - A plain insert: an impression id is unique by construction (a random
- *    nonce under the offer's MAC), so the conflict check of `ON CONFLICT`
- *    (a probe of every unique index per row, ~25 % of the statement's time)
- *    buys nothing; should a duplicate ever meet the unique index, the batch is
- *    written again with the check.
+ *  - A plain insert, with no `ON CONFLICT` and no unique index on offers
+ *    (migration 0012): an impression id is new by construction (a random
+ *    nonce under the offer's MAC) and each offer is written in exactly one
+ *    batch, never retried (src/serving/ledger-writer.ts).
  *  - Committed without waiting for the WAL flush (`synchronous_commit` off for
  *    this transaction only): the flush follows within the WAL writer's delay,
  *    and every synchronous commit after it (a view, a click) flushes it
@@ -305,19 +302,14 @@ const UNIQUE_VIOLATION = '23505'
  *    milliseconds, which bill nothing (docs/decisions.md, "Serving").
  */
 async function writeOffers(db: Db, e: EventColumns): Promise<void> {
-  try {
-    await executePrepared(
-      db,
-      sql`WITH async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
-        INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} CROSS JOIN async_commit`.compile(db),
-    )
-  } catch (err) {
-    if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err
-    await insertEvents(db, e)
-  }
+  await executePrepared(
+    db,
+    sql`WITH async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+      INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} CROSS JOIN async_commit`.compile(db),
+  )
 }
 
-/** Offers and clicks: a repeat (a second click of an impression) is dropped by the unique indexes. */
+/** Clicks, with any offers of the same batch: a repeat click of an impression is dropped by `ledger_one_click`. */
 async function insertEvents(db: Db, e: EventColumns): Promise<void> {
   await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
 }
