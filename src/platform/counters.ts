@@ -25,16 +25,29 @@ export interface CounterStore {
 }
 
 /**
- * Entries only expire as service time moves, so the sweep (a pass over every
- * key) runs when time has moved by this much since the last one, not every N
- * operations: at thousands of requests a second a pass per few thousand
- * operations cost more than the counting itself, and under a frozen clock
- * there is nothing to forget.
+ * Logs and locks only expire as service time moves, so their sweep (a pass
+ * over every key) runs when time has moved by this much since the last one,
+ * not every N operations: under a frozen clock there is nothing to forget.
  */
 const SWEEP_INTERVAL_MS = 60_000
 
+/**
+ * The counts of one window length: the current window's and the one just
+ * before it, one number per key. A new window replaces the maps whole, so
+ * counts are forgotten without a pass over the keys and an entry is a key and
+ * a small integer (no object per key: at thousands of keys a second, the
+ * objects of the previous layout were a large share of the serving path's
+ * garbage collection, docs/performance.md).
+ */
+interface CountWindows {
+  startMs: number
+  current: Map<string, number>
+  previous: Map<string, number>
+}
+
 export class MemoryCounterStore implements CounterStore {
-  #counts = new Map<string, { windowStartMs: number; windowMs: number; count: number; previous: number }>()
+  /** By window length. */
+  #windows = new Map<number, CountWindows>()
   #locks = new Map<string, number>()
   #logs = new Map<string, number[]>()
   #latestMs = 0
@@ -42,15 +55,23 @@ export class MemoryCounterStore implements CounterStore {
 
   async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {
     this.#advance(windowStartMs)
-    const entry = this.#counts.get(key)
-    if (!entry || entry.windowStartMs !== windowStartMs) {
-      // One entry per key: a new window keeps only the count of the window just before it.
-      const previous = entry && entry.windowStartMs === windowStartMs - windowMs ? entry.count : 0
-      this.#counts.set(key, { windowStartMs, windowMs, count: 1, previous })
-      return { current: 1, previous }
+    let w = this.#windows.get(windowMs)
+    if (!w) this.#windows.set(windowMs, (w = { startMs: windowStartMs, current: new Map(), previous: new Map() }))
+    if (windowStartMs > w.startMs) {
+      // A new window: the one just before it keeps its counts, anything older is forgotten.
+      w.previous = windowStartMs - w.startMs === windowMs ? w.current : new Map()
+      w.current = new Map()
+      w.startMs = windowStartMs
+    } else if (windowStartMs < w.startMs) {
+      // A caller whose clock reading predates the newest window: it counts in the window just before, if that is its own.
+      if (w.startMs - windowStartMs !== windowMs) return { current: 1, previous: 0 }
+      const late = (w.previous.get(key) ?? 0) + 1
+      w.previous.set(key, late)
+      return { current: late, previous: 0 }
     }
-    entry.count += 1
-    return { current: entry.count, previous: entry.previous }
+    const current = (w.current.get(key) ?? 0) + 1
+    w.current.set(key, current)
+    return { current, previous: w.previous.get(key) ?? 0 }
   }
 
   async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {
@@ -69,10 +90,9 @@ export class MemoryCounterStore implements CounterStore {
     this.#sweep()
   }
 
-  /** Forgets windows, logs and locks that can no longer matter, so memory stays bounded by active keys. */
+  /** Forgets logs and locks that can no longer matter, so memory stays bounded by active keys. */
   #sweep(): void {
     for (const [key, log] of this.#logs) if (log.every((t) => t + 3_600_000 < this.#latestMs)) this.#logs.delete(key)
-    for (const [key, e] of this.#counts) if (e.windowStartMs + 2 * e.windowMs < this.#latestMs) this.#counts.delete(key)
     for (const [key, until] of this.#locks) if (until < this.#latestMs) this.#locks.delete(key)
   }
 
