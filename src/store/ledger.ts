@@ -355,7 +355,9 @@ async function writeBatch(
       FROM billed b JOIN locked l ON l.campaign_id = b.campaign_id
       WHERE c.campaign_id = b.campaign_id
       RETURNING c.campaign_id, c.impressions, c.impressions_billed, c.activated_at, c.cpm_micros,
-                floor(extract(epoch FROM c.cancelled_at) * 1000)::int8 AS cancelled_ms
+                floor(extract(epoch FROM c.cancelled_at) * 1000)::int8 AS cancelled_ms,
+                -- Every block of a campaign holds impressions / block_count (src/domain/campaign-order.ts).
+                c.impressions_billed / (c.impressions / c.block_count) AS current_block
     ),
     blk AS (
       UPDATE blocks b SET
@@ -364,7 +366,8 @@ async function writeBatch(
         exhausted_at = CASE WHEN u.impressions_billed >= (b.block_index + 1) * b.impressions_target
                             THEN coalesce(b.exhausted_at, ${now}) ELSE b.exhausted_at END
       FROM upd u
-      WHERE b.campaign_id = u.campaign_id AND b.status <> 'exhausted'
+      -- Only blocks at or below the current one can change: an index range on blocks_open (migration 0013).
+      WHERE b.campaign_id = u.campaign_id AND b.status <> 'exhausted' AND b.block_index <= u.current_block
         AND (u.impressions_billed >= (b.block_index + 1) * b.impressions_target
           OR (u.activated_at IS NOT NULL AND b.status = 'queued' AND b.block_index = u.impressions_billed / b.impressions_target))
     ),

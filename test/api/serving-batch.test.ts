@@ -108,6 +108,31 @@ test('concurrent batches over one nearly exhausted campaign never bill beyond it
   assert.equal(status.status, 'completed')
 })
 
+test('blocks move forward with billing, also when one batch fills a whole block', async () => {
+  const c = await campaign(await h.advertiser(), { impressions: 4000 })
+  const db = h.svc.service.store.db
+  const statuses = async () =>
+    (await db.selectFrom('blocks').select('status').where('campaign_id', '=', c.campaignId).orderBy('block_index').execute()).map((b) => b.status)
+  const bill = async (count: number, billed: number) => {
+    const knownHere: KnownState = { lastBillableMs: new Map(), campaign: (id) => (id === c.campaignId ? { impressions: 4000, billed, cpmMicros: 4_000_000 } : undefined) }
+    const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: Array.from({ length: count }, () => claim(c)) }, knownHere)
+    assert.equal(result.retries, 0, 'judged from what the instance knew')
+    assert.ok(result.views.every((v) => v.billable))
+  }
+  assert.deepEqual(await statuses(), ['serving', 'queued', 'queued', 'queued'])
+  await bill(999, 0)
+  assert.deepEqual(await statuses(), ['serving', 'queued', 'queued', 'queued'], 'one short of the first block')
+  await bill(1, 999)
+  assert.deepEqual(await statuses(), ['exhausted', 'serving', 'queued', 'queued'])
+  // 1000 -> 2500 in one batch: block 1 fills and block 2 starts together.
+  await bill(1500, 1000)
+  assert.deepEqual(await statuses(), ['exhausted', 'exhausted', 'serving', 'queued'])
+  await bill(1500, 2500)
+  assert.deepEqual(await statuses(), ['exhausted', 'exhausted', 'exhausted', 'exhausted'])
+  const done = await db.selectFrom('campaigns').select(['status', 'impressions_billed']).where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
+  assert.deepEqual(done, { status: 'completed', impressions_billed: 4000 })
+})
+
 test('the batch statements are prepared once per connection: same text, one named statement, re-executed', async () => {
   const c = await campaign(await h.advertiser())
   await h.svc.service.store.db.connection().execute(async (conn) => {
