@@ -1,0 +1,178 @@
+/**
+ * Ledger batch benchmark: what one group-commit batch of billable views costs
+ * PostgreSQL and the service, with nothing else running. `npm run bench`
+ * measures the whole serving path under load, where the service, PostgreSQL
+ * and the load generator share the machine and its drift moves every figure
+ * by several points; this isolates the batch statement (src/store/ledger.ts,
+ * commitLedgerBatch), so a change to it can be compared before/after on its
+ * own, run after run.
+ *
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ledger
+ *   npm run bench:ledger -- --batches 3000 --size 60
+ *
+ * Method: a database of its own, migrated; one account and four campaigns of
+ * 100 blocks (like `npm run bench`), a ledger pre-filled with --ledger-rows
+ * offers; then batches of --size billable views (distinct viewers, the
+ * campaigns in turn, real signed impression ids) committed one after the other
+ * on one connection, judged from known state as the serving writer does. The
+ * views are made before the clock starts. Reported per view: the batch's round
+ * trip, the PostgreSQL backend's CPU (user + system, from /proc: a local server
+ * only), this process's CPU (judging, building and sending the statement) and
+ * the WAL written. The baseline, measured in the same run on the same
+ * connection, is the round trip of a prepared `SELECT 1`.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { sql } from 'kysely'
+import { openStore, type Db } from '../src/store/db.ts'
+import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/store/ledger.ts'
+import { OfferSigner } from '../src/serving/offer-token.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    batches: { type: 'string', default: '1500' },
+    size: { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '300' },
+    'ledger-rows': { type: 'string', default: '150000' },
+  },
+  strict: true,
+})
+const BATCHES = Number(args.batches)
+const SIZE = Number(args.size)
+const WARMUP = Number(args.warmup)
+const LEDGER_ROWS = Number(args['ledger-rows'])
+const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
+if (!adminUrl) {
+  process.stderr.write('bench:ledger needs BENCH_DATABASE_URL or TEST_DATABASE_URL (a PostgreSQL server; a database of its own is created and dropped)\n')
+  process.exit(2)
+}
+
+const CAMPAIGNS = 4
+const BLOCKS = 100
+const BLOCK_IMPRESSIONS = 1000
+const CPM_MICROS = 4_000_000
+const START_MS = Date.parse('2026-11-02T09:00:00Z')
+
+const name = `adapi_ledger_${randomBytes(4).toString('hex')}`
+const admin = new pg.Client({ connectionString: adminUrl })
+await admin.connect()
+await admin.query(`CREATE DATABASE ${name}`)
+const url = new URL(adminUrl)
+url.pathname = `/${name}`
+const store = await openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 1 })
+try {
+  await run(store.db)
+} finally {
+  await store.close()
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin.end()
+}
+
+async function run(db: Db): Promise<void> {
+  const campaigns = await seed(db)
+  const signer = new OfferSigner(randomBytes(32))
+  const billed = new Map(campaigns.map((c) => [c, 0]))
+  const known: KnownState = {
+    lastBillableMs: new Map(),
+    campaign: (id) => ({ impressions: BLOCKS * BLOCK_IMPRESSIONS, billed: billed.get(id)!, cpmMicros: CPM_MICROS }),
+  }
+  let nowMs = START_MS + 60_000
+  const makeBatch = (): ViewClaim[] =>
+    Array.from({ length: SIZE }, (_, i) => {
+      const campaignId = campaigns[i % CAMPAIGNS]!
+      const offer = {
+        campaignId,
+        creativeId: `crv_${campaignId.slice(4)}`,
+        userId: 'usr_bench',
+        surface: 'extension' as const,
+        country: 'US',
+        viewerKey: randomBytes(16).toString('base64url').slice(0, 22),
+        offeredAtMs: nowMs - 10_000,
+      }
+      return { impressionId: signer.sign(offer), offer, dwellMs: 10_000, reason: null }
+    })
+  const commit = async (views: ViewClaim[]) => {
+    const result = await commitLedgerBatch(db, new Date(nowMs++), { offers: [], clicks: [], views }, known)
+    if (result.retries > 0 || !result.views.every((v) => v.billable)) throw new Error('a benchmark batch was not billed from known state')
+    for (const [id, n] of result.billed) billed.set(id, n)
+  }
+
+  for (let i = 0; i < WARMUP; i++) await commit(makeBatch())
+  const batches = Array.from({ length: BATCHES }, makeBatch)
+
+  const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)
+  const backendCpuUs = () => {
+    try {
+      const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return ((Number(f[11]) + Number(f[12])) * 1e6) / 100 // utime + stime, in clock ticks of 1/100 s
+    } catch {
+      return null
+    }
+  }
+  const walBytes = async () => Number((await sql<{ lsn: string }>`SELECT pg_current_wal_lsn() - '0/0' AS lsn`.execute(db)).rows[0]!.lsn)
+
+  // Baseline: the round trip of a prepared statement that does nothing, same connection, same run.
+  const trivial = sql<{ one: number }>`SELECT 1 AS one`.compile(db)
+  const trivialTimes: number[] = []
+  for (let i = 0; i < 2_000; i++) {
+    const t = process.hrtime.bigint()
+    await db.executeQuery(trivial)
+    trivialTimes.push(Number(process.hrtime.bigint() - t) / 1000)
+  }
+
+  const cpu0 = backendCpuUs()
+  const wal0 = await walBytes()
+  const js0 = process.cpuUsage()
+  const times: number[] = []
+  for (const views of batches) {
+    const t = process.hrtime.bigint()
+    await commit(views)
+    times.push(Number(process.hrtime.bigint() - t) / 1000)
+  }
+  const js = process.cpuUsage(js0)
+  const cpu1 = backendCpuUs()
+  const wal = (await walBytes()) - wal0
+
+  const summary = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b)
+    return { mean: s.reduce((a, b) => a + b, 0) / s.length, p50: s[s.length >> 1]!, p90: s[Math.floor(s.length * 0.9)]! }
+  }
+  const batch = summary(times)
+  const base = summary(trivialTimes)
+  const views = BATCHES * SIZE
+  const f = (x: number) => x.toFixed(1)
+  process.stdout.write(
+    [
+      `ledger batch: ${BATCHES} batches of ${SIZE} billable views, one at a time, ledger pre-filled with ${LEDGER_ROWS} offers`,
+      `baseline  prepared SELECT 1 round trip: mean ${f(base.mean)} µs, p50 ${f(base.p50)} µs`,
+      `batch     round trip: mean ${f(batch.mean)} µs (${f(batch.mean / base.mean)}× the baseline), p50 ${f(batch.p50)}, p90 ${f(batch.p90)}; ${f(batch.mean / SIZE)} µs a view`,
+      `per view  PostgreSQL backend CPU ${cpu0 === null || cpu1 === null ? 'n/a (not a local server)' : `${f((cpu1 - cpu0) / views)} µs`}, ` +
+        `this process ${f((js.user + js.system) / views)} µs, WAL ${Math.round(wal / views)} bytes`,
+    ].join('\n') + '\n',
+  )
+}
+
+/** One account, CAMPAIGNS active campaigns of BLOCKS blocks each, and a ledger of LEDGER_ROWS offers. */
+async function seed(db: Db): Promise<string[]> {
+  const now = new Date(START_MS)
+  await sql`INSERT INTO accounts (user_id, email, created_at, api_key_hash, key_prefix, key_created_at)
+    VALUES ('usr_bench', 'bench@example.com', ${now}, '\\x00', 'bench', ${now})`.execute(db)
+  const ids = Array.from({ length: CAMPAIGNS }, () => `cmp_${randomBytes(8).toString('hex')}`)
+  for (const id of ids) {
+    await sql`INSERT INTO campaigns (campaign_id, user_id, creation_channel, name, status, kind, cpm_micros, impressions, block_count,
+        target_surface, optin_leaderboard, start_paused, amount_cents, created_at, updated_at, activated_at)
+      VALUES (${id}, 'usr_bench', 'advertiser_api', 'bench', 'active', 'standard', ${CPM_MICROS}, ${BLOCKS * BLOCK_IMPRESSIONS}, ${BLOCKS},
+        'extension', false, false, 0, ${now}, ${now}, ${now})`.execute(db)
+    await sql`INSERT INTO blocks (campaign_id, block_index, status, impressions_target, started_at)
+      SELECT ${id}, g, CASE WHEN g = 0 THEN 'serving' ELSE 'queued' END, ${BLOCK_IMPRESSIONS}, CASE WHEN g = 0 THEN ${now}::timestamptz END
+      FROM generate_series(0, ${BLOCKS - 1}) g`.execute(db)
+  }
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, viewer_key)
+    SELECT ${now}, 'offer', 'imp_' || md5(g::text) || repeat('x', 150), 'usr_bench', ${ids[0]}, 'crv_bench', 'extension', 'US', false, md5(g::text)
+    FROM generate_series(1, ${LEDGER_ROWS}::int) g`.execute(db)
+  await sql`ANALYZE`.execute(db)
+  return ids
+}
