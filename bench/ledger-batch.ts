@@ -61,12 +61,15 @@ await admin.connect()
 await admin.query(`CREATE DATABASE ${name}`)
 const url = new URL(adminUrl)
 url.pathname = `/${name}`
+const dropDatabase = () => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+// Interrupted (Ctrl-C): the database goes too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void dropDatabase().finally(() => process.exit(130)))
 const store = await openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 1 })
 try {
   await run(store.db)
 } finally {
   await store.close()
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await dropDatabase()
   await admin.end()
 }
 
