@@ -24,11 +24,11 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { sql } from 'kysely'
 import { openStore, type Db } from '../src/store/db.ts'
 import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/store/ledger.ts'
 import { OfferSigner } from '../src/serving/offer-token.ts'
+import { createDatabase } from '../test/helpers/service.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -55,22 +55,15 @@ const BLOCK_IMPRESSIONS = 1000
 const CPM_MICROS = 4_000_000
 const START_MS = Date.parse('2026-11-02T09:00:00Z')
 
-const name = `adapi_ledger_${randomBytes(4).toString('hex')}`
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${name}`)
-const url = new URL(adminUrl)
-url.pathname = `/${name}`
-const dropDatabase = () => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+const database = await createDatabase(adminUrl, 'adapi_ledger')
 // Interrupted (Ctrl-C): the database goes too.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void dropDatabase().finally(() => process.exit(130)))
-const store = await openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 1 })
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void database.drop().finally(() => process.exit(130)))
+const store = await openStore({ databaseUrl: database.url, dataDir: '', poolSize: 1 })
 try {
   await run(store.db)
 } finally {
   await store.close()
-  await dropDatabase()
-  await admin.end()
+  await database.drop()
 }
 
 async function run(db: Db): Promise<void> {
