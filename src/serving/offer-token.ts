@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
 import type { Surface } from '../domain/auction.ts'
 
 /**
@@ -22,12 +22,13 @@ const NONCE_BYTES = 6
 const NONCE_POOL = NONCE_BYTES * 1024
 
 export class OfferSigner {
-  readonly #key: Buffer
+  /** A KeyObject, not the raw bytes: createHmac then skips importing the key on every call (~1 µs of ~4.5 µs). */
+  readonly #key: KeyObject
   #pool = Buffer.alloc(0)
   #poolOffset = 0
 
   constructor(secret: Buffer) {
-    this.#key = secret
+    this.#key = createSecretKey(secret)
   }
 
   #mac(payload: string): Buffer {
