@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
+import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 
 /**
@@ -94,6 +94,36 @@ test('a repeat judged billable from memory is found by the store and bills nothi
   assert.equal(await billedOf(c.campaignId), 1)
 })
 
+test('from known state a repeat of a non-billable view fails the plain insert and is judged again from the store', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  const short = { ...claim(c), dwellMs: 3_000, reason: 'short_dwell' as const }
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short] }, known(c, 0))).views, [{ billable: false, reason: 'short_dwell' }])
+  const fresh = claim(c)
+  const again = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short, fresh] }, known(c, 0))
+  assert.equal(again.retries, 1, 'the unique index on measured views failed the first statement')
+  assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }, { billable: true }])
+  const rows = await db.selectFrom('ledger_events').select(['impression_id', 'event_type']).where('impression_id', 'in', [short.impressionId, fresh.impressionId]).orderBy('event_id').execute()
+  assert.deepEqual(rows, [
+    { impression_id: short.impressionId, event_type: 'view' },
+    { impression_id: fresh.impressionId, event_type: 'impression' },
+  ])
+  assert.equal(await billedOf(c.campaignId), 1)
+})
+
+test('from known state, a batch carrying a repeated click drops it in place without a retry', async () => {
+  const c = await campaign(await h.advertiser())
+  const db = h.svc.service.store.db
+  const clicked = claim(c)
+  const click = clickRow(clicked.impressionId, clicked.offer, NOW)
+  await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] })
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, known(c, 0))
+  assert.equal(result.retries, 0)
+  assert.deepEqual(result.views, [{ billable: true }])
+  const clicks = await db.selectFrom('ledger_events').select('event_type').where('impression_id', '=', clicked.impressionId).execute()
+  assert.deepEqual(clicks, [{ event_type: 'click' }])
+})
+
 test('concurrent batches over one nearly exhausted campaign never bill beyond it', async () => {
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
@@ -136,14 +166,16 @@ test('blocks move forward with billing, also when one batch fills a whole block'
 test('the batch statements are prepared once per connection: same text, one named statement, re-executed', async () => {
   const c = await campaign(await h.advertiser())
   await h.svc.service.store.db.connection().execute(async (conn) => {
-    // A batch judged from a read of the store (no known state), then one judged from known state, each twice.
+    // A batch judged from a read of the store (no known state), then one judged from known state, each twice:
+    // two write texts (with and without ON CONFLICT), each prepared once.
     for (let i = 0; i < 2; i++) {
       await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c), claim(c)] })
       await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 2 + 2 * i))
     }
     const { rows } = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'adapi_%'`.execute(conn)
     const kinds = rows.map((r) => (/^\s*WITH input/.test(r.statement) ? 'write' : /recorded/.test(r.statement) ? 'read' : 'other'))
-    assert.equal(kinds.filter((k) => k === 'write').length, 1, 'batches of different sizes share one prepared write')
+    assert.equal(kinds.filter((k) => k === 'write').length, 2, 'batches of different sizes share the prepared write of their kind')
+    assert.deepEqual(rows.filter((r) => /^\s*WITH input/.test(r.statement)).map((r) => /ON CONFLICT DO NOTHING\s+RETURNING/.test(r.statement)).sort(), [false, true])
     assert.equal(kinds.filter((k) => k === 'read').length, 1, 'and one prepared read')
     assert.equal(new Set(rows.map((r) => r.name)).size, rows.length)
   })
