@@ -107,8 +107,8 @@ function isRace(err: unknown): boolean {
  *    judged from known state did not look for repeats at all: it inserts
  *    without ON CONFLICT, and a repeat fails the statement on that index
  *    (23505), after which the batch is judged again from the store. Skipping
- *    ON CONFLICT's pre-check of every unique index saves PostgreSQL ~8 % of
- *    its CPU a view (docs/performance.md); a repeat costs a retry either way,
+ *    ON CONFLICT's pre-check of every unique index saves PostgreSQL about
+ *    5-10 % of its CPU a view (docs/performance.md); a repeat costs a retry either way,
  *    since a billable repeat would also fail the billed-count check;
  *  - cancellation and price: the campaign's `cancelled_at` and `cpm_micros`
  *    must be what was read.
