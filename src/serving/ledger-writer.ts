@@ -13,8 +13,9 @@ const MAX_BATCH = 2_000
 /**
  * Batches committing at once. With a batch written in one statement, one at a
  * time measured faster than two (fewer, larger batches; two batches mostly
- * wait on each other's campaign row locks): docs/performance.md. The store
- * keeps concurrent batches exact either way (another instance's are).
+ * wait on each other's campaign row locks), and no slower than two pipelined
+ * on one connection: docs/performance.md. The store keeps concurrent batches
+ * exact either way (another instance's are).
  */
 const MAX_IN_FLIGHT = 1
 /**
