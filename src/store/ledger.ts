@@ -407,9 +407,14 @@ async function writeBatch(
           WHERE s.campaign_id IS NULL OR u.cpm_micros <> s.cpm_micros OR u.cancelled_ms IS DISTINCT FROM s.cancelled_ms)
       ) AS ok,
       (SELECT json_agg(json_build_array(campaign_id, impressions_billed, impressions)) FROM upd) AS campaigns,
-      (SELECT json_agg(r.impression_id) FROM input r
+      -- Views dropped by ON CONFLICT; an insert without it writes every row or fails.
+      ${
+        repeats === 'skip'
+          ? sql`(SELECT json_agg(r.impression_id) FROM input r
         WHERE r.event_type IN ('impression', 'view')
-          AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_id = r.impression_id AND i.event_type = r.event_type)) AS lost
+          AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_id = r.impression_id AND i.event_type = r.event_type))`
+          : sql`NULL::json`
+      } AS lost
   `.compile(db),
   )
   return rows[0]!
