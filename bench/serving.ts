@@ -942,12 +942,14 @@ async function main(): Promise<void> {
   mkdirSync(join(OUT, '..'), { recursive: true })
   writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`)
 
+  // The marks' legends only when a row carries the mark.
+  const phases = [...Object.values(results), ...Object.values(baselines)].flatMap((t) => [t.decisions, t.views])
   const lines = [
     '',
     table(results, baselines),
     '',
-    '* the pool of offers ran out before a window ended; the rate is over the shortened windows',
-    `! contended: other processes used more than ${CONTENDED_PCT}% of a core during the windows; run again on an idle machine`,
+    ...(phases.some((r) => r.exhausted) ? ['* the pool of offers ran out before a window ended; the rate is over the shortened windows'] : []),
+    ...(phases.some(contended) ? [`! contended: other processes used more than ${CONTENDED_PCT}% of a core during the windows; run again on an idle machine`] : []),
     `cpu: % of ONE core during the windows: server process / PostgreSQL / load generator / kernel threads / everything else (${os.cpus().length} cores = ${os.cpus().length * 100}%)`,
   ]
   for (const [name, t] of Object.entries(results)) {
