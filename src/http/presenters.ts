@@ -1,12 +1,14 @@
 import type { Static } from 'typebox'
 import type { AccountRow } from '../store/accounts.ts'
+import type { OverdueInvoice } from '../store/billing.ts'
 import type { CampaignGraph } from '../store/campaigns.ts'
 import type { CreativeMetrics } from '../store/stats.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
-import { campaignWrites } from '../domain/access.ts'
+import { billingBlock, campaignWrites } from '../domain/access.ts'
 import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
 import { CADENCE_OF, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
@@ -26,7 +28,7 @@ function billingArrangement(a: AccountRow, now: Date): { enrolled: boolean; mode
 
 export function presentBillingProfile(a: AccountRow, now: Date): Static<typeof BillingProfileSchema> {
   return {
-    collection_status: a.collection_status,
+    collection_status: shownStatus(collectionState(a)),
     requested_billing_mode: a.requested_billing_mode,
     effective_billing_mode: a.effective_billing_mode,
     credit_limit_cents: a.credit_limit_cents,
@@ -42,9 +44,11 @@ export function presentAccount(
   config: ServiceConfig,
   reporting: 'operational' | 'degraded',
   now: Date,
+  overdue: OverdueInvoice[] = [],
 ): Static<typeof AccountSchema> {
   const balance = computeBalance(facts)
   const { enrolled, mode, nextBill } = billingArrangement(a, now)
+  const access = { ...a, overdue_invoice_ids: overdue.map((i) => i.invoice_id) }
   return {
     user_id: a.user_id,
     key_prefix: a.key_prefix,
@@ -57,7 +61,8 @@ export function presentAccount(
       ...balance,
       last_invoiced_at: iso(balance.last_invoiced_at),
       next_invoice_at: iso(nextBill),
-      collection_status: a.collection_status,
+      collection_status: shownStatus(collectionState(a)),
+      overdue_invoices: overdue.map((i) => ({ invoice_id: i.invoice_id, total_cents: i.total_cents, due_at: i.due_at.toISOString() })),
       amount_basis: 'delivered_value',
       cadence: CADENCE_OF[mode],
       billing_mode: mode,
@@ -65,7 +70,8 @@ export function presentAccount(
     billing_profile: presentBillingProfile(a, now),
     access: {
       reporting,
-      campaign_writes: campaignWrites(a),
+      campaign_writes: campaignWrites(access),
+      billing_reason: billingBlock(access),
       write_approved: a.write_approved,
       terms_accepted: a.terms_accepted,
     },

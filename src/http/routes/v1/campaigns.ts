@@ -20,11 +20,12 @@ const detail = (g: CampaignGraph) => ({ ...presentCampaign(g), creatives: [prese
 void CreativeSchema
 
 export function campaignRoutes(deps: RouteDeps) {
+  const writeAccess = requireWriteAccess(deps)
   return async (app: App) => {
     app.post(
       '/campaigns',
       {
-        preValidation: requireWriteAccess,
+        preValidation: writeAccess,
         schema: {
           summary: 'Create a campaign',
           description:
@@ -79,7 +80,7 @@ export function campaignRoutes(deps: RouteDeps) {
     app.patch(
       '/campaigns/:campaign_id',
       {
-        preValidation: requireWriteAccess,
+        preValidation: writeAccess,
         config: { unknownFieldReason: 'not_editable' },
         schema: {
           summary: 'Rename and/or rewrite the ad line',
@@ -106,7 +107,7 @@ export function campaignRoutes(deps: RouteDeps) {
       app[method](
         path,
         {
-          preValidation: requireWriteAccess,
+          preValidation: writeAccess,
           schema: {
             summary,
             description: `${description} Answers the campaign.`,
