@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import type { AccountRow } from '../store/accounts.ts'
-import type { OverdueInvoice } from '../store/billing.ts'
+import type { InvoiceRow, OverdueInvoice } from '../store/billing.ts'
 import type { CampaignGraph } from '../store/campaigns.ts'
 import type { CreativeMetrics } from '../store/stats.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
@@ -12,6 +12,7 @@ import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
+import type { InvoiceSchema } from './schemas/admin.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CreativeSchema } from './schemas/creatives.ts'
 
@@ -76,6 +77,26 @@ export function presentAccount(
       terms_accepted: a.terms_accepted,
     },
     config: orderConfigOf(config),
+  }
+}
+
+/** The operator's view of an invoice (docs/decisions.md, Billing: operator invoice shape). */
+export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
+  return {
+    invoice_id: i.invoice_id,
+    user_id: i.user_id,
+    billing_mode: i.billing_mode,
+    period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
+    delivered_micros: i.delivered_micros,
+    amount_cents: i.amount_cents,
+    credits_applied_cents: i.credits_applied_cents,
+    total_cents: i.total_cents,
+    status: i.status,
+    finalized_at: i.finalized_at.toISOString(),
+    due_at: i.due_at.toISOString(),
+    paid_at: iso(i.paid_at),
+    charge_attempts: i.charge_attempts,
+    awaiting_authentication: i.pending_charge_id !== null,
   }
 }
 
