@@ -199,6 +199,8 @@ export async function retryCharges(ctx: BillingContext, userId: string): Promise
     if (invoice.pending_charge_id !== null) await updateInvoice(ctx.db, invoice.invoice_id, { pending_charge_id: null })
     await chargeInvoice(ctx, invoice.invoice_id)
   }
+  // Under an operator hold nothing was charged: the standing still follows the failures left.
+  await ctx.db.transaction().execute((trx) => reconcileStanding(trx, userId))
 }
 
 /**

@@ -252,3 +252,23 @@ test('voiding the failed invoice of a declined card returns the account to ready
   assert.deepEqual([a.balance.owed_cents, a.balance.voided_cents], [0, 2])
   assert.ok(await decide(h.anonymous, { country }))
 })
+
+test('a declined account moving to card 3155: one authentication confirms the card and its held retry', async () => {
+  await moveTo('2027-02-08T07:00:00Z')
+  const adv = await h.advertiser({ billing: 'failing_card' })
+  const country = privateCountry()
+  await campaign(adv, country)
+  await deliver(h, country, 2)
+  await moveTo('2027-02-15T06:00:00Z')
+  await expectState(adv, 'payment_failed', 'payment_failed')
+
+  assert.equal((await enroll(adv, { mode: 'weekly_autopay', card_number: '4000002500003155' })).body.collection_status, 'setup_pending')
+  const [retried] = await invoices(adv)
+  assert.deepEqual([retried.status, retried.awaiting_authentication], ['open', true], 'the retry waits for the holder')
+  await expectState(adv, 'setup_pending', 'billing_setup_pending')
+  assert.ok(await decide(h.anonymous, { country }), 'the declined card no longer holds delivery')
+
+  assert.equal((await billing(adv, 'authenticate')).body.collection_status, 'ready')
+  assert.equal((await invoices(adv))[0].status, 'paid')
+  await expectState(adv, 'ready', null)
+})
