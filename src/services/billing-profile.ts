@@ -33,14 +33,16 @@ export async function requestNet30(ctx: ServiceContext, userId: string): Promise
  */
 export async function completeAuthentication(ctx: BillingContext, userId: string): Promise<AccountRow> {
   const account = await requireAccount(ctx, userId)
-  const setupPending =
-    collectionState(account).standing === 'setup_pending' && account.requested_billing_mode === 'weekly_autopay' && account.payment_method_id !== null
+  // A card's setup waits for the holder (a Net 30 request in setup_pending waits for an operator instead).
+  const pendingCard =
+    collectionState(account).standing === 'setup_pending' && account.requested_billing_mode === 'weekly_autopay' ? account.payment_method_id : null
+  const setupPending = pendingCard !== null
   const held = await invoicesAwaitingAction(ctx.db, userId)
   if (!setupPending && held.length === 0) {
     throw conflict({ field: 'user_id', reason: 'nothing_to_authenticate', collection_status: shownStatus(collectionState(account)) })
   }
   if (setupPending) {
-    if (!(await ctx.processor.confirmSetup(account.payment_method_id!))) throw conflict({ field: 'card_number', reason: 'card_setup_failed' })
+    if (!(await ctx.processor.confirmSetup(pendingCard))) throw conflict({ field: 'card_number', reason: 'card_setup_failed' })
     await ctx.db.transaction().execute((trx) => applyCollectionEvent(trx, userId, { type: 'card_authenticated' }))
   }
   await completeHeldCharges(ctx, userId)

@@ -160,7 +160,9 @@ async function recordChargeOutcome(ctx: ServiceContext, invoice: InvoiceRow, res
 /** The card holder authenticated: the processor completes every charge it held for them. */
 export async function completeHeldCharges(ctx: BillingContext, userId: string): Promise<number> {
   const held = await invoicesAwaitingAction(ctx.db, userId)
-  for (const invoice of held) await recordChargeOutcome(ctx, invoice, await ctx.processor.confirmCharge(invoice.pending_charge_id!))
+  for (const invoice of held) {
+    if (invoice.pending_charge_id) await recordChargeOutcome(ctx, invoice, await ctx.processor.confirmCharge(invoice.pending_charge_id))
+  }
   return held.length
 }
 
