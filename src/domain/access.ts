@@ -1,3 +1,6 @@
+import type { FieldDetail } from './errors.ts'
+import { collectionState, shownStatus, type CollectionStatus } from './collection.ts'
+
 /**
  * The access model (advertiser spec section 1, operations.md section 6):
  * reads are always allowed; writes need approval, terms and working billing.
@@ -6,29 +9,79 @@
  */
 export type CampaignWrites = 'operational' | 'disabled' | 'pending_approval' | 'terms_required' | 'billing_required'
 
-export interface AccessFacts {
+/** Why billing blocks writes: the `detail.reason` of their 402, one per cause. */
+export type BillingReason =
+  | 'billing_not_enrolled'
+  | 'billing_setup_pending'
+  | 'payment_failed'
+  | 'payment_action_required'
+  | 'billing_paused'
+  | 'billing_disabled'
+  | 'invoice_overdue'
+
+export const BILLING_REASONS: readonly BillingReason[] = [
+  'billing_not_enrolled',
+  'billing_setup_pending',
+  'payment_failed',
+  'payment_action_required',
+  'billing_paused',
+  'billing_disabled',
+  'invoice_overdue',
+]
+
+const STATUS_REASON: Record<Exclude<CollectionStatus, 'ready'>, BillingReason> = {
+  not_enrolled: 'billing_not_enrolled',
+  setup_pending: 'billing_setup_pending',
+  payment_failed: 'payment_failed',
+  action_required: 'payment_action_required',
+  paused: 'billing_paused',
+  disabled: 'billing_disabled',
+}
+
+export interface BillingFacts {
+  effective_billing_mode: string
+  collection_status: string
+  collection_hold: string | null
+  /** Net 30 invoices unpaid past their due date on the service clock (derived at read time, never stored). */
+  overdue_invoice_ids: readonly string[]
+}
+
+export interface AccessFacts extends BillingFacts {
   writes_disabled: boolean
   write_approved: boolean
   terms_accepted: boolean
-  effective_billing_mode: string
-  collection_status: string
+}
+
+/** Which billing state blocks writes, and why; null when billing allows them. The collection status speaks first. */
+export function billingBlock(f: BillingFacts): BillingReason | null {
+  const status = shownStatus(collectionState(f))
+  if (status !== 'ready') return STATUS_REASON[status]
+  if (f.effective_billing_mode === 'disabled') return 'billing_not_enrolled'
+  if (f.overdue_invoice_ids.length > 0) return 'invoice_overdue'
+  return null
 }
 
 export function campaignWrites(a: AccessFacts): CampaignWrites {
   if (a.writes_disabled) return 'disabled'
   if (!a.write_approved) return 'pending_approval'
   if (!a.terms_accepted) return 'terms_required'
-  if (a.effective_billing_mode === 'disabled' || a.collection_status !== 'ready') return 'billing_required'
+  if (billingBlock(a) !== null) return 'billing_required'
   return 'operational'
 }
 
-const WRITE_DENIAL: Record<Exclude<CampaignWrites, 'operational'>, { status: 402 | 403; detail: string }> = {
-  disabled: { status: 403, detail: 'campaign writes are disabled for this account' },
-  pending_approval: { status: 403, detail: 'campaign write approval is pending; reads remain available' },
-  terms_required: { status: 403, detail: 'the API terms must be accepted in the portal before campaign writes' },
-  billing_required: { status: 402, detail: 'billing setup or payment recovery is required before campaign writes' },
+const WRITE_DENIAL: Record<Exclude<CampaignWrites, 'operational' | 'billing_required'>, string> = {
+  disabled: 'campaign writes are disabled for this account',
+  pending_approval: 'campaign write approval is pending; reads remain available',
+  terms_required: 'the API terms must be accepted in the portal before campaign writes',
 }
 
-export function writeDenial(state: CampaignWrites): { status: 402 | 403; detail: string } | null {
-  return state === 'operational' ? null : WRITE_DENIAL[state]
+/** 403 with a sentence, or 402 naming the billing cause as `{field: 'billing', reason}`. */
+export function writeDenial(a: AccessFacts): { status: 402 | 403; detail: string | FieldDetail } | null {
+  const state = campaignWrites(a)
+  if (state === 'operational') return null
+  if (state !== 'billing_required') return { status: 403, detail: WRITE_DENIAL[state] }
+  const reason = billingBlock(a) ?? 'billing_not_enrolled'
+  const detail: FieldDetail = { field: 'billing', reason, collection_status: shownStatus(collectionState(a)) }
+  if (reason === 'invoice_overdue') detail.invoice_ids = [...a.overdue_invoice_ids]
+  return { status: 402, detail }
 }

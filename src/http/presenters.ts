@@ -1,15 +1,18 @@
 import type { Static } from 'typebox'
 import type { AccountRow } from '../store/accounts.ts'
+import type { InvoiceRow, OverdueInvoice } from '../store/billing.ts'
 import type { CampaignGraph } from '../store/campaigns.ts'
 import type { CreativeMetrics } from '../store/stats.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
-import { campaignWrites } from '../domain/access.ts'
+import { billingBlock, campaignWrites } from '../domain/access.ts'
 import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
 import { CADENCE_OF, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
+import type { InvoiceSchema } from './schemas/admin.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CreativeSchema } from './schemas/creatives.ts'
 
@@ -26,7 +29,7 @@ function billingArrangement(a: AccountRow, now: Date): { enrolled: boolean; mode
 
 export function presentBillingProfile(a: AccountRow, now: Date): Static<typeof BillingProfileSchema> {
   return {
-    collection_status: a.collection_status,
+    collection_status: shownStatus(collectionState(a)),
     requested_billing_mode: a.requested_billing_mode,
     effective_billing_mode: a.effective_billing_mode,
     credit_limit_cents: a.credit_limit_cents,
@@ -42,9 +45,11 @@ export function presentAccount(
   config: ServiceConfig,
   reporting: 'operational' | 'degraded',
   now: Date,
+  overdue: OverdueInvoice[] = [],
 ): Static<typeof AccountSchema> {
   const balance = computeBalance(facts)
   const { enrolled, mode, nextBill } = billingArrangement(a, now)
+  const access = { ...a, overdue_invoice_ids: overdue.map((i) => i.invoice_id) }
   return {
     user_id: a.user_id,
     key_prefix: a.key_prefix,
@@ -57,7 +62,8 @@ export function presentAccount(
       ...balance,
       last_invoiced_at: iso(balance.last_invoiced_at),
       next_invoice_at: iso(nextBill),
-      collection_status: a.collection_status,
+      collection_status: shownStatus(collectionState(a)),
+      overdue_invoices: overdue.map((i) => ({ invoice_id: i.invoice_id, total_cents: i.total_cents, due_at: i.due_at.toISOString() })),
       amount_basis: 'delivered_value',
       cadence: CADENCE_OF[mode],
       billing_mode: mode,
@@ -65,11 +71,32 @@ export function presentAccount(
     billing_profile: presentBillingProfile(a, now),
     access: {
       reporting,
-      campaign_writes: campaignWrites(a),
+      campaign_writes: campaignWrites(access),
+      billing_reason: billingBlock(access),
       write_approved: a.write_approved,
       terms_accepted: a.terms_accepted,
     },
     config: orderConfigOf(config),
+  }
+}
+
+/** The operator's view of an invoice (docs/decisions.md, Billing: operator invoice shape). */
+export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
+  return {
+    invoice_id: i.invoice_id,
+    user_id: i.user_id,
+    billing_mode: i.billing_mode,
+    period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
+    delivered_micros: i.delivered_micros,
+    amount_cents: i.amount_cents,
+    credits_applied_cents: i.credits_applied_cents,
+    total_cents: i.total_cents,
+    status: i.status,
+    finalized_at: i.finalized_at.toISOString(),
+    due_at: i.due_at.toISOString(),
+    paid_at: iso(i.paid_at),
+    charge_attempts: i.charge_attempts,
+    awaiting_authentication: i.pending_charge_id !== null,
   }
 }
 

@@ -1,10 +1,11 @@
 import { ApiError, invalid, notFound } from '../domain/errors.ts'
 import { generateApiKey } from '../domain/api-keys.ts'
+import { collectionState, nextCollection } from '../domain/collection.ts'
 import { newId } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
 import type { ServiceContext } from './context.ts'
-import { reopenFailedAsNet30, retryFailedCharges } from './billing.ts'
+import { reopenFailedAsNet30, retryCharges } from './billing.ts'
 
 export async function createAccount(
   ctx: ServiceContext,
@@ -59,9 +60,11 @@ export type BillingEnrollment =
 
 /**
  * Enrolls billing through the payment processor. Enrolling makes collection
- * `ready`; failed auto-pay charges are then retried on the new card (or,
- * moving to Net 30, reopened on Net 30 terms), which settles `payment_failed`
- * one way or the other.
+ * `ready` (`setup_pending` for a card whose setup the holder must still
+ * authenticate); failed or held auto-pay charges are then retried on the new
+ * card (or, moving to Net 30, reopened on Net 30 terms), which settles
+ * `payment_failed` and `action_required` one way or the other. An operator
+ * hold stays in place.
  */
 export async function enrollBilling(
   ctx: ServiceContext,
@@ -70,7 +73,7 @@ export async function enrollBilling(
   input: BillingEnrollment,
 ): Promise<AccountRow> {
   await attachBilling(ctx, processor, userId, input)
-  if (input.mode === 'weekly_autopay') await retryFailedCharges({ ...ctx, processor }, userId)
+  if (input.mode === 'weekly_autopay') await retryCharges({ ...ctx, processor }, userId)
   else await reopenFailedAsNet30(ctx, userId)
   return requireAccount(ctx, userId)
 }
@@ -87,10 +90,11 @@ async function attachBilling(
   if (input.mode === 'weekly_autopay') {
     const card = await processor.attachCard(input.card_number)
     if (!card) throw invalid('card_number', 'card_rejected_by_processor')
+    const enrolled = nextCollection(collectionState(account), { type: 'card_enrolled', needsAuthentication: card.setupRequiresAction })
     return change(ctx, userId, {
       requested_billing_mode: 'weekly_autopay',
       effective_billing_mode: 'weekly_autopay',
-      collection_status: 'ready',
+      collection_status: enrolled.standing,
       processor_customer_id: account.processor_customer_id ?? `cus_sim_${userId}`,
       payment_method_id: card.paymentMethodId,
       card_brand: card.brand,
@@ -106,7 +110,7 @@ async function attachBilling(
   return change(ctx, userId, {
     requested_billing_mode: 'net30_invoice',
     effective_billing_mode: 'net30_invoice',
-    collection_status: 'ready',
+    collection_status: nextCollection(collectionState(account), { type: 'net30_approved' }).standing,
     processor_customer_id: account.processor_customer_id ?? `cus_sim_${userId}`,
     payment_method_id: null,
     card_brand: null,

@@ -1,9 +1,10 @@
 import { conflict, notFound } from '../domain/errors.ts'
 import { dueDate, lastRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { chargesHeld, collectionState } from '../domain/collection.ts'
 import { invoiceFigures } from '../domain/invoicing.ts'
 import { newId } from '../platform/ids.ts'
-import type { PaymentProcessor } from '../platform/payment-processor.ts'
-import { findAccount, lockAccount, updateAccount } from '../store/accounts.ts'
+import type { ChargeResult, PaymentProcessor } from '../platform/payment-processor.ts'
+import { findAccount, lockAccount } from '../store/accounts.ts'
 import {
   accountsInMode,
   availableCreditsCents,
@@ -12,14 +13,18 @@ import {
   insertCredit,
   insertInvoice,
   invoicedTotals,
+  invoicesAwaitingAction,
   invoicesWithStatus,
   lockDeliveredMicros,
   recordBillingEvent,
+  reopenUnpaidAsNet30,
   unchargedAutopayInvoices,
   updateInvoice,
   type CreditRow,
   type InvoiceRow,
 } from '../store/billing.ts'
+import type { Db } from '../store/db.ts'
+import { reconcileStanding } from './collection.ts'
 import type { ServiceContext } from './context.ts'
 
 export interface BillingContext extends ServiceContext {
@@ -69,6 +74,7 @@ export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode:
       due_at: dueDate(mode, periodEnd),
       paid_at: figures.totalCents === 0 ? now : null,
       charge_attempts: 0,
+      pending_charge_id: null,
     }
     await insertInvoice(trx, invoice)
     const base = { user_id: userId, occurred_at: now, invoice_id: invoice.invoice_id }
@@ -87,15 +93,19 @@ export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode:
 
 /**
  * Charges an auto-pay invoice through the processor (outside any
- * transaction), then records the outcome. A failure puts the account in
- * `payment_failed`: writes answer 402 and its campaigns stop serving.
+ * transaction), then records the outcome. A decline puts the account in
+ * `payment_failed` (writes 402, its campaigns stop serving); a charge the
+ * processor holds for the card holder's authentication puts it in
+ * `action_required`. Nothing is charged while an operator holds collection,
+ * nor again while a held charge waits for the holder.
  */
 export async function chargeInvoice(ctx: BillingContext, invoiceId: string): Promise<InvoiceRow> {
   const attempt = await ctx.db.transaction().execute(async (trx) => {
     const invoice = await findInvoice(trx, invoiceId, true)
     if (!invoice) throw notFound('invoice')
-    if (invoice.status === 'paid' || invoice.status === 'void') return null
+    if (invoice.status === 'paid' || invoice.status === 'void' || invoice.pending_charge_id !== null) return null
     const account = await findAccount(trx, invoice.user_id)
+    if (!account || chargesHeld(collectionState(account))) return null
     const attempts = invoice.charge_attempts + 1
     await updateInvoice(trx, invoiceId, { charge_attempts: attempts })
     await recordBillingEvent(trx, {
@@ -106,29 +116,54 @@ export async function chargeInvoice(ctx: BillingContext, invoiceId: string): Pro
       amount_cents: invoice.total_cents,
       detail: { attempt: attempts },
     })
-    return { invoice, attempts, paymentMethod: account?.payment_method_id ?? null }
+    return { invoice, attempts, paymentMethod: account.payment_method_id }
   })
   if (!attempt) return (await findInvoice(ctx.db, invoiceId))!
-  const result = attempt.paymentMethod
+  const result: ChargeResult = attempt.paymentMethod
     ? await ctx.processor.charge(attempt.paymentMethod, attempt.invoice.total_cents, `${invoiceId}:${attempt.attempts}`)
-    : ({ ok: false, code: 'no_payment_method' } as const)
-  await ctx.db.transaction().execute(async (trx) => {
+    : { status: 'failed', code: 'no_payment_method' }
+  return recordChargeOutcome(ctx, attempt.invoice, result)
+}
+
+const CHARGE_EVENT: Record<ChargeResult['status'], string> = {
+  succeeded: 'charge_succeeded',
+  failed: 'charge_failed',
+  requires_action: 'charge_requires_action',
+}
+
+/** Records what the processor answered for an invoice's charge, and moves the account's standing with it. */
+async function recordChargeOutcome(ctx: ServiceContext, invoice: InvoiceRow, result: ChargeResult): Promise<InvoiceRow> {
+  return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now()
-    const userId = attempt.invoice.user_id
+    const userId = invoice.user_id
     await lockAccount(trx, userId)
-    await updateInvoice(trx, invoiceId, result.ok ? { status: 'paid', paid_at: now } : { status: 'payment_failed' })
+    const current = await findInvoice(trx, invoice.invoice_id, true)
+    // Paid or voided by an operator while the processor answered: the outcome changes nothing.
+    if (current && current.status !== 'paid' && current.status !== 'void') {
+      if (result.status === 'succeeded') await updateInvoice(trx, invoice.invoice_id, { status: 'paid', paid_at: now, pending_charge_id: null })
+      else if (result.status === 'requires_action') await updateInvoice(trx, invoice.invoice_id, { status: 'open', pending_charge_id: result.chargeId })
+      else await updateInvoice(trx, invoice.invoice_id, { status: 'payment_failed', pending_charge_id: null })
+    }
     await recordBillingEvent(trx, {
       user_id: userId,
       occurred_at: now,
-      event_type: result.ok ? 'charge_succeeded' : 'charge_failed',
-      invoice_id: invoiceId,
-      amount_cents: attempt.invoice.total_cents,
-      detail: result.ok ? { charge_id: result.chargeId } : { code: result.code },
+      event_type: CHARGE_EVENT[result.status],
+      invoice_id: invoice.invoice_id,
+      amount_cents: invoice.total_cents,
+      detail: result.status === 'failed' ? { code: result.code } : { charge_id: result.chargeId },
     })
-    const stillFailed = (await invoicesWithStatus(trx, userId, 'payment_failed')).length > 0
-    await updateAccount(trx, userId, { collection_status: stillFailed ? 'payment_failed' : 'ready' })
+    await reconcileStanding(trx, userId)
+    return (await findInvoice(trx, invoice.invoice_id))!
   })
-  return (await findInvoice(ctx.db, invoiceId))!
+}
+
+/** The card holder authenticated: the processor completes every charge it held for them. */
+export async function completeHeldCharges(ctx: BillingContext, userId: string): Promise<number> {
+  const held = await invoicesAwaitingAction(ctx.db, userId)
+  for (const invoice of held) {
+    if (invoice.pending_charge_id) await recordChargeOutcome(ctx, invoice, await ctx.processor.confirmCharge(invoice.pending_charge_id))
+  }
+  return held.length
 }
 
 /**
@@ -150,22 +185,37 @@ export async function runInvoicing(ctx: BillingContext, now: Date): Promise<Reco
   for (const invoice of await unchargedAutopayInvoices(ctx.db)) {
     const after = await chargeInvoice(ctx, invoice.invoice_id)
     if (after.status === 'paid') charged++
-    else failed++
+    else if (after.status === 'payment_failed') failed++
   }
   return { invoices_finalized: finalized, charges_succeeded: charged, charges_failed: failed }
 }
 
-/** After a working card is enrolled: retry every failed charge of the account. */
-export async function retryFailedCharges(ctx: BillingContext, userId: string): Promise<void> {
-  for (const invoice of await invoicesWithStatus(ctx.db, userId, 'payment_failed')) await chargeInvoice(ctx, invoice.invoice_id)
+/**
+ * After a card is enrolled or authenticated: charge again every invoice whose
+ * charge failed or waits for authentication on the previous card (a new
+ * charge replaces the held one).
+ */
+export async function retryCharges(ctx: BillingContext, userId: string): Promise<void> {
+  const due = [...(await invoicesWithStatus(ctx.db, userId, 'payment_failed')), ...(await invoicesAwaitingAction(ctx.db, userId))]
+  for (const invoice of due) {
+    if (invoice.pending_charge_id !== null) await updateInvoice(ctx.db, invoice.invoice_id, { pending_charge_id: null })
+    await chargeInvoice(ctx, invoice.invoice_id)
+  }
+  // Under an operator hold nothing was charged: the standing still follows the failures left.
+  await ctx.db.transaction().execute((trx) => reconcileStanding(trx, userId))
 }
 
-/** Moving to Net 30 turns failed auto-pay charges into open invoices due on Net 30 terms. */
+/**
+ * Moving to Net 30 turns every unpaid auto-pay invoice (failed, held for
+ * authentication, or not yet charged) into a Net 30 invoice due 30 days
+ * later: no card is left to charge it.
+ */
 export async function reopenFailedAsNet30(ctx: ServiceContext, userId: string): Promise<void> {
-  const now = ctx.clock.now()
-  for (const invoice of await invoicesWithStatus(ctx.db, userId, 'payment_failed')) {
-    await updateInvoice(ctx.db, invoice.invoice_id, { status: 'open', due_at: dueDate('net30_invoice', now) })
-  }
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(trx, userId)
+    await reopenUnpaidAsNet30(trx, userId, dueDate('net30_invoice', ctx.clock.now()))
+    await reconcileStanding(trx, userId)
+  })
 }
 
 export async function postCredit(ctx: ServiceContext, userId: string, amountCents: number, memo: string): Promise<CreditRow> {
@@ -185,21 +235,50 @@ export async function postCredit(ctx: ServiceContext, userId: string, amountCent
   })
 }
 
+/** Locks the invoice's account, then the invoice: the order every charge outcome takes them in. */
+async function lockInvoice(trx: Db, invoiceId: string): Promise<InvoiceRow> {
+  const found = await findInvoice(trx, invoiceId)
+  if (!found) throw notFound('invoice')
+  await lockAccount(trx, found.user_id)
+  return (await findInvoice(trx, invoiceId, true))!
+}
+
 /** Records payment of an invoice (Net 30, or an auto-pay invoice settled out of band). Paying twice is a no-op. */
 export async function markInvoicePaid(ctx: ServiceContext, invoiceId: string): Promise<InvoiceRow> {
   return ctx.db.transaction().execute(async (trx) => {
-    const invoice = await findInvoice(trx, invoiceId, true)
-    if (!invoice) throw notFound('invoice')
+    const invoice = await lockInvoice(trx, invoiceId)
     if (invoice.status === 'void') throw conflict('a void invoice cannot be paid')
     if (invoice.status === 'paid') return invoice
     const now = ctx.clock.now()
-    await updateInvoice(trx, invoiceId, { status: 'paid', paid_at: now })
+    await updateInvoice(trx, invoiceId, { status: 'paid', paid_at: now, pending_charge_id: null })
     await recordBillingEvent(trx, { user_id: invoice.user_id, occurred_at: now, event_type: 'invoice_paid', invoice_id: invoiceId, amount_cents: invoice.total_cents })
-    if ((await invoicesWithStatus(trx, invoice.user_id, 'payment_failed')).length === 0) {
-      const account = await lockAccount(trx, invoice.user_id)
-      if (account?.collection_status === 'payment_failed') await updateAccount(trx, invoice.user_id, { collection_status: 'ready' })
-    }
+    await reconcileStanding(trx, invoice.user_id)
     return (await findInvoice(trx, invoiceId))!
   })
 }
 
+/**
+ * Voids a finalized unpaid invoice: its amount is forgiven (the delivered
+ * value stays invoiced, so it is never billed again) and the credits it
+ * applied go back to the account for the next invoice. A paid or void
+ * invoice is 409.
+ */
+export async function voidInvoice(ctx: ServiceContext, invoiceId: string, memo: string): Promise<InvoiceRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const invoice = await lockInvoice(trx, invoiceId)
+    if (invoice.status !== 'open' && invoice.status !== 'payment_failed') {
+      throw conflict({ field: 'invoice_id', reason: 'invoice_not_unpaid', status: invoice.status })
+    }
+    await updateInvoice(trx, invoiceId, { status: 'void', pending_charge_id: null })
+    await recordBillingEvent(trx, {
+      user_id: invoice.user_id,
+      occurred_at: ctx.clock.now(),
+      event_type: 'invoice_voided',
+      invoice_id: invoiceId,
+      amount_cents: invoice.amount_cents,
+      detail: { memo, forgiven_cents: invoice.total_cents, credits_returned_cents: invoice.credits_applied_cents },
+    })
+    await reconcileStanding(trx, invoice.user_id)
+    return (await findInvoice(trx, invoiceId))!
+  })
+}

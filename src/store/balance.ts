@@ -13,8 +13,9 @@ export async function readBalanceFacts(db: Db, userId: string): Promise<BalanceF
       sql<string>`(select coalesce(sum(total_cents), 0) from invoices where user_id = ${userId} and status in ('open', 'payment_failed'))`.as('unpaid_cents'),
       sql<string>`(select count(*) from invoices where user_id = ${userId} and status in ('open', 'payment_failed'))`.as('unpaid_count'),
       sql<string>`(select coalesce(sum(total_cents), 0) from invoices where user_id = ${userId} and status = 'paid')`.as('paid_cents'),
-      sql<string>`(select coalesce(sum(total_cents), 0) from invoices where user_id = ${userId} and status = 'void')`.as('voided_cents'),
-      sql<string>`(select coalesce(sum(credits_applied_cents), 0) from invoices where user_id = ${userId})`.as('applied'),
+      // A void invoice is forgiven whole and gives its applied credits back (docs/billing.md).
+      sql<string>`(select coalesce(sum(amount_cents), 0) from invoices where user_id = ${userId} and status = 'void')`.as('voided_cents'),
+      sql<string>`(select coalesce(sum(credits_applied_cents), 0) from invoices where user_id = ${userId} and status <> 'void')`.as('applied'),
       sql<string>`(select coalesce(sum(amount_cents), 0) from credits where user_id = ${userId})`.as('posted'),
       sql<Date | null>`(select max(finalized_at) from invoices where user_id = ${userId})`.as('last_invoiced_at'),
     ])

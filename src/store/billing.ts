@@ -4,6 +4,7 @@ import type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema.t
 
 export type InvoiceRow = Selectable<InvoicesTable>
 export type CreditRow = Selectable<CreditsTable>
+export type OverdueInvoice = Pick<InvoiceRow, 'invoice_id' | 'total_cents' | 'due_at'>
 
 /**
  * Locks every campaign of the account (in id order, like the ledger batches)
@@ -34,12 +35,12 @@ export async function invoicedTotals(db: Db, userId: string): Promise<{ micros: 
   return { micros: Number(row.micros), cents: Number(row.cents), lastPeriodEnd: row.last ? new Date(row.last) : null }
 }
 
-/** Posted credits not yet applied to an invoice. */
+/** Posted credits not yet applied to an invoice; a voided invoice gives its applied credits back. */
 export async function availableCreditsCents(db: Db, userId: string): Promise<number> {
   const row = await db
     .selectNoFrom([
       sql<string>`(select coalesce(sum(amount_cents), 0) from credits where user_id = ${userId})`.as('posted'),
-      sql<string>`(select coalesce(sum(credits_applied_cents), 0) from invoices where user_id = ${userId})`.as('applied'),
+      sql<string>`(select coalesce(sum(credits_applied_cents), 0) from invoices where user_id = ${userId} and status <> 'void')`.as('applied'),
     ])
     .executeTakeFirstOrThrow()
   return Number(row.posted) - Number(row.applied)
@@ -74,12 +75,55 @@ export async function unchargedAutopayInvoices(db: Db): Promise<InvoiceRow[]> {
     .selectAll()
     .where('billing_mode', '=', 'weekly_autopay')
     .where('status', '=', 'open')
+    // A charge held for the holder's authentication is not charged again.
+    .where('pending_charge_id', 'is', null)
     .orderBy('finalized_at')
     .execute()
 }
 
 export async function invoicesWithStatus(db: Db, userId: string, status: InvoiceRow['status']): Promise<InvoiceRow[]> {
   return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).where('status', '=', status).orderBy('period_end').execute()
+}
+
+/** Failed charges and charges held for the holder's authentication: what the collection standing follows. */
+export async function chargeProblems(db: Db, userId: string): Promise<{ failed: number; awaitingAction: number }> {
+  const row = await db
+    .selectFrom('invoices')
+    .select([
+      sql<string>`count(*) filter (where status = 'payment_failed')`.as('failed'),
+      sql<string>`count(*) filter (where status = 'open' and pending_charge_id is not null)`.as('awaiting'),
+    ])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+  return { failed: Number(row.failed), awaitingAction: Number(row.awaiting) }
+}
+
+/** Invoices whose charge waits for the holder's authentication. */
+export async function invoicesAwaitingAction(db: Db, userId: string): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '=', 'open')
+    .where('pending_charge_id', 'is not', null)
+    .orderBy('period_end')
+    .execute()
+}
+
+/**
+ * Net 30 invoices unpaid past their due date at `now`. Derived from the clock
+ * at read time, so an invoice becomes overdue without any job running.
+ */
+export async function overdueInvoices(db: Db, userId: string, now: Date): Promise<OverdueInvoice[]> {
+  return db
+    .selectFrom('invoices')
+    .select(['invoice_id', 'total_cents', 'due_at'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'open')
+    .where('billing_mode', '=', 'net30_invoice')
+    .where('due_at', '<', now)
+    .orderBy('due_at')
+    .execute()
 }
 
 export async function accountsInMode(db: Db, mode: string): Promise<string[]> {
@@ -103,4 +147,15 @@ export async function recordBillingEvent(
 
 export async function listBillingEvents(db: Db, userId: string) {
   return db.selectFrom('billing_events').selectAll().where('user_id', '=', userId).orderBy('event_id').execute()
+}
+
+/** Every unpaid invoice not already on Net 30 terms becomes a Net 30 invoice due at `dueAt`. */
+export async function reopenUnpaidAsNet30(db: Db, userId: string, dueAt: Date): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ status: 'open', billing_mode: 'net30_invoice', due_at: dueAt, pending_charge_id: null })
+    .where('user_id', '=', userId)
+    .where('status', 'in', ['open', 'payment_failed'])
+    .where('billing_mode', '<>', 'net30_invoice')
+    .execute()
 }

@@ -19,7 +19,9 @@ export interface AccountsTable {
   terms_accepted: Generated<boolean>
   terms_accepted_at: Timestamp | null
   writes_disabled: Generated<boolean>
+  /** The standing beneath any operator hold (src/domain/collection.ts). */
   collection_status: Generated<string>
+  collection_hold: ColumnType<string | null, string | null | undefined, string | null>
   requested_billing_mode: string | null
   effective_billing_mode: Generated<string>
   credit_limit_cents: ColumnType<number, number | undefined, number>
@@ -161,6 +163,8 @@ export interface InvoicesTable {
   due_at: Timestamp
   paid_at: Timestamp | null
   charge_attempts: ColumnType<number, number | undefined, number>
+  /** The processor's charge awaiting the card holder's authentication. */
+  pending_charge_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface CreditsTable {

@@ -40,8 +40,9 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     ])
     .where('c.status', '=', 'active')
     .where('cr.moderation_status', '=', 'approved')
-    // An account whose payment failed stops serving until billing recovers.
+    // domain/collection.ts#deliveryStops: a declined card or an operator's `disabled` stops serving.
     .where('a.collection_status', '<>', 'payment_failed')
+    .where((eb) => eb.or([eb('a.collection_hold', 'is', null), eb('a.collection_hold', '<>', 'disabled')]))
     .where(sql<boolean>`c.impressions_billed < c.impressions`)
     .execute()
   return rows.map((r) => ({

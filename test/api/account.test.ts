@@ -19,7 +19,14 @@ test('GET /account returns every field, balance computed and zero for a new acco
   assert.equal(a.balance.amount_basis, 'delivered_value')
   assert.equal(a.billing_profile.collection_status, 'not_enrolled')
   assert.equal(a.billing_profile.effective_billing_mode, 'disabled')
-  assert.deepEqual(a.access, { reporting: 'operational', campaign_writes: 'pending_approval', write_approved: false, terms_accepted: false })
+  assert.deepEqual(a.access, {
+    reporting: 'operational',
+    campaign_writes: 'pending_approval',
+    billing_reason: 'billing_not_enrolled',
+    write_approved: false,
+    terms_accepted: false,
+  })
+  assert.deepEqual(a.balance.overdue_invoices, [])
   assert.equal(a.config.block_impressions, 1000)
   assert.equal(a.config.min_cpm_usd, 0.5)
   assert.equal(a.config.max_blocks, 100)

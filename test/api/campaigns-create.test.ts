@@ -199,7 +199,9 @@ test('403 without approval or terms (403 wins over 402), 402 without billing; re
     const adv = await h.advertiser(setup)
     const res = await adv.post('/v1/campaigns', campaignBody())
     assert.equal(res.status, status, JSON.stringify(setup))
-    assert.equal(typeof res.body.detail, 'string')
+    // 403 is a sentence; 402 names its billing cause (docs/billing.md).
+    if (status === 403) assert.equal(typeof res.body.detail, 'string')
+    else assert.deepEqual(res.body.detail, { field: 'billing', reason: 'billing_not_enrolled', collection_status: 'not_enrolled' })
     assert.equal((await adv.get('/v1/campaigns')).status, 200)
     assert.equal((await adv.get('/v1/account')).status, 200)
   }

@@ -45,7 +45,15 @@ test('billing schedules: next Monday 06:00 UTC and next 1st 06:00 UTC, strictly 
 })
 
 test('access: the first missing prerequisite, payment_failed needs billing', () => {
-  const ok = { writes_disabled: false, write_approved: true, terms_accepted: true, effective_billing_mode: 'weekly_autopay', collection_status: 'ready' }
+  const ok = {
+    writes_disabled: false,
+    write_approved: true,
+    terms_accepted: true,
+    effective_billing_mode: 'weekly_autopay',
+    collection_status: 'ready',
+    collection_hold: null,
+    overdue_invoice_ids: [],
+  }
   assert.equal(campaignWrites(ok), 'operational')
   assert.equal(campaignWrites({ ...ok, collection_status: 'payment_failed' }), 'billing_required')
   assert.equal(campaignWrites({ ...ok, writes_disabled: true, write_approved: false }), 'disabled')

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { apiKeyMatches } from '../../domain/api-keys.ts'
-import { campaignWrites, writeDenial } from '../../domain/access.ts'
+import { writeDenial } from '../../domain/access.ts'
 import { ApiError, tooManyRequests, unauthorized } from '../../domain/errors.ts'
 import {
   LOCKOUT_MS,
@@ -15,6 +15,7 @@ import {
 import type { CounterStore } from '../../platform/counters.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { findAccount, touchKeyLastUsed, type AccountRow } from '../../store/accounts.ts'
+import { overdueInvoices } from '../../store/billing.ts'
 import { readConfig } from '../../store/settings.ts'
 import type { Db } from '../../store/db.ts'
 
@@ -93,10 +94,17 @@ export function authenticate(deps: AuthDeps) {
   }
 }
 
-/** preValidation hook of write routes: 403 before 402, before any body validation. */
-export async function requireWriteAccess(request: FastifyRequest): Promise<void> {
-  const denial = writeDenial(campaignWrites(request.account))
-  if (denial) throw new ApiError(denial.status, denial.detail)
+/**
+ * preValidation hook of write routes: 403 before 402, before any body
+ * validation. Overdue invoices are read on the service clock at each write,
+ * so an invoice falls due without any job running.
+ */
+export function requireWriteAccess(deps: AuthDeps) {
+  return async function writeAccess(request: FastifyRequest): Promise<void> {
+    const overdue = await overdueInvoices(deps.db, request.account.user_id, deps.clock.now())
+    const denial = writeDenial({ ...request.account, overdue_invoice_ids: overdue.map((i) => i.invoice_id) })
+    if (denial) throw new ApiError(denial.status, denial.detail)
+  }
 }
 
 /** Per-address limit on the public status read (GET /status answers 429 too). */

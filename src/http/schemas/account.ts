@@ -1,5 +1,22 @@
 import { Type } from 'typebox'
 import { DateTime, Nullable } from './common.ts'
+import { BILLING_REASONS } from '../../domain/access.ts'
+
+const COLLECTION_STATUS = Type.String({
+  enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
+  description:
+    '`not_enrolled`: no arrangement yet. `setup_pending`: enrollment started, not complete (Net 30 awaiting approval, or a card ' +
+    'awaiting the holder\'s authentication). `ready`: collecting. `payment_failed`: a charge was declined; campaigns stop serving ' +
+    'until a working card is enrolled. `action_required`: a charge awaits the card holder\'s authentication. `paused`: an operator ' +
+    'holds collection; delivery continues. `disabled`: an operator disabled billing; campaigns stop serving. Every state but ' +
+    '`ready` makes writes answer 402.',
+})
+
+export const OverdueInvoiceSchema = Type.Object({
+  invoice_id: Type.String(),
+  total_cents: Type.Integer({ description: 'Amount due after credits.' }),
+  due_at: DateTime,
+})
 
 export const OrderConfigSchema = Type.Object({
   block_impressions: Type.Integer({ description: 'Impressions per block (1,000).' }),
@@ -18,25 +35,24 @@ export const BalanceSchema = Type.Object({
   pending_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents (rounded half up from micros).' }),
   invoiced_cents: Type.Integer(),
   paid_cents: Type.Integer(),
-  voided_cents: Type.Integer(),
+  voided_cents: Type.Integer({ description: 'Amounts of voided invoices: forgiven, never billed again; their applied credits return to `credits_cents`.' }),
   credits_cents: Type.Integer({ description: 'Posted adjustment credits not yet applied.' }),
   pending_charge_count: Type.Integer({ description: 'Finalized invoices awaiting payment.' }),
   invoiced_charge_count: Type.Integer(),
   last_invoiced_at: Nullable(DateTime),
   next_invoice_at: Nullable(DateTime),
   unbilled_delivered_micros: Type.Integer(),
-  collection_status: Type.String({
-    enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
+  overdue_invoices: Type.Array(OverdueInvoiceSchema, {
+    description: 'Net 30 invoices unpaid past their due date (service clock). While any is listed, writes answer 402 `invoice_overdue`.',
   }),
+  collection_status: COLLECTION_STATUS,
   amount_basis: Type.Literal('delivered_value'),
   cadence: Type.String({ enum: ['weekly_monday_0600_utc', 'monthly_1st_0600_utc_net30', 'semi_monthly_1_15'] }),
   billing_mode: Type.String({ enum: ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] }),
 })
 
 export const BillingProfileSchema = Type.Object({
-  collection_status: Type.String({
-    enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
-  }),
+  collection_status: COLLECTION_STATUS,
   requested_billing_mode: Nullable(Type.String({ enum: ['weekly_autopay', 'net30_invoice'] })),
   effective_billing_mode: Type.String({ enum: ['disabled', 'weekly_autopay', 'net30_invoice'] }),
   credit_limit_cents: Type.Integer({ minimum: 0 }),
@@ -64,6 +80,12 @@ export const AccountSchema = Type.Object({
   access: Type.Object({
     reporting: Type.String({ enum: ['operational', 'degraded'] }),
     campaign_writes: Type.String({ enum: ['operational', 'pending_approval', 'terms_required', 'billing_required', 'disabled'] }),
+    billing_reason: Nullable(
+      Type.String({
+        enum: [...BILLING_REASONS],
+        description: 'Why billing blocks writes: the `detail.reason` of their 402. Null when billing allows writes (403 causes are not billing).',
+      }),
+    ),
     write_approved: Type.Boolean(),
     terms_accepted: Type.Boolean(),
   }),

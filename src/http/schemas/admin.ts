@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { DateTime } from './common.ts'
+import { DateTime, Nullable } from './common.ts'
 import { COMPONENTS } from './status.ts'
 
 export const AccountCreateSchema = Type.Object(
@@ -60,3 +60,32 @@ export const ClockSchema = Type.Union([
   Type.Object({ advance_seconds: Type.Number({ minimum: 0, maximum: 100_000_000 }) }, { additionalProperties: false }),
   Type.Object({ now: DateTime }, { additionalProperties: false }),
 ])
+
+export const InvoiceParams = Type.Object({ invoice_id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const InvoiceSchema = Type.Object({
+  invoice_id: Type.String(),
+  user_id: Type.String(),
+  billing_mode: Type.String(),
+  period: Type.Object({ start: DateTime, end: DateTime }),
+  delivered_micros: Type.Integer(),
+  amount_cents: Type.Integer(),
+  credits_applied_cents: Type.Integer(),
+  total_cents: Type.Integer(),
+  status: Type.String({ enum: ['open', 'paid', 'payment_failed', 'void'] }),
+  finalized_at: DateTime,
+  due_at: DateTime,
+  paid_at: Nullable(DateTime),
+  charge_attempts: Type.Integer(),
+  awaiting_authentication: Type.Boolean({ description: "The processor holds this invoice's charge until the card holder authenticates it." }),
+})
+
+export const CollectionHoldSchema = Type.Object(
+  { hold: Nullable(Type.String({ enum: ['paused', 'disabled'] })) },
+  { additionalProperties: false },
+)
+
+export const VoidInvoiceSchema = Type.Object(
+  { memo: Type.String({ minLength: 1, maxLength: 500, description: 'Why the invoice is voided (kept in the billing events).' }) },
+  { additionalProperties: false },
+)

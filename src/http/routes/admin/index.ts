@@ -10,7 +10,7 @@ import {
   ModerationSchema,
   UserParams,
 } from '../../schemas/admin.ts'
-import { presentBillingProfile } from '../../presenters.ts'
+import { presentBillingProfile, presentInvoice } from '../../presenters.ts'
 import { conflict, invalid, notFound } from '../../../domain/errors.ts'
 import { ManualClock } from '../../../platform/clock.ts'
 import type { ServiceConfig } from '../../../domain/order-config.ts'
@@ -25,30 +25,13 @@ import {
   type BillingEnrollment,
 } from '../../../services/accounts.ts'
 import { markInvoicePaid, postCredit } from '../../../services/billing.ts'
-import { listInvoices, type InvoiceRow } from '../../../store/billing.ts'
+import { listInvoices } from '../../../store/billing.ts'
 import { moderateCampaign } from '../../../services/moderation.ts'
 import { readConfig, writeComponentState, writeConfigOverrides, writeManualClock } from '../../../store/settings.ts'
 import { Type } from 'typebox'
+import { billingStateRoutes } from './billing.ts'
 
 const MAX_CLOCK_MOVE_MS = 100_000_000_000
-
-function presentInvoice(i: InvoiceRow) {
-  return {
-    invoice_id: i.invoice_id,
-    user_id: i.user_id,
-    billing_mode: i.billing_mode,
-    period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
-    delivered_micros: i.delivered_micros,
-    amount_cents: i.amount_cents,
-    credits_applied_cents: i.credits_applied_cents,
-    total_cents: i.total_cents,
-    status: i.status,
-    finalized_at: i.finalized_at.toISOString(),
-    due_at: i.due_at.toISOString(),
-    paid_at: i.paid_at?.toISOString() ?? null,
-    charge_attempts: i.charge_attempts,
-  }
-}
 
 /** The operator API (operations.md section 3). Mounted only when ADMIN_TOKEN is set. */
 export function adminRoutes(deps: RouteDeps, token: string) {
@@ -121,6 +104,8 @@ export function adminRoutes(deps: RouteDeps, token: string) {
     app.post('/invoices/:invoice_id/mark-paid', { schema: { params: Type.Object({ invoice_id: Type.String() }) } }, async (request) =>
       presentInvoice(await markInvoicePaid(deps, request.params.invoice_id)),
     )
+
+    await app.register(billingStateRoutes(deps))
 
     app.get('/config', async () => readConfig(deps.db))
 

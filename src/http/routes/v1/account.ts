@@ -3,6 +3,7 @@ import { AccountSchema } from '../../schemas/account.ts'
 import { errors } from '../../schemas/common.ts'
 import { presentAccount } from '../../presenters.ts'
 import { readBalanceFacts } from '../../../store/balance.ts'
+import { overdueInvoices } from '../../../store/billing.ts'
 import { readComponentStates, readConfig } from '../../../store/settings.ts'
 import { readRolledThrough } from '../../../store/rollups.ts'
 import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
@@ -20,8 +21,10 @@ export function accountRoutes(deps: RouteDeps) {
         },
       },
       async (request) => {
-        const [facts, config, components, rolledThrough] = await Promise.all([
+        const now = deps.clock.now()
+        const [facts, overdue, config, components, rolledThrough] = await Promise.all([
           readBalanceFacts(deps.db, request.account.user_id),
+          overdueInvoices(deps.db, request.account.user_id, now),
           readConfig(deps.db),
           readComponentStates(deps.db),
           readRolledThrough(deps.db),
@@ -29,7 +32,7 @@ export function accountRoutes(deps: RouteDeps) {
         // Anything short of operational (rollups behind, degraded, disabled, unknown) is reported as degraded.
         const state = reportingState(components.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs()))
         const reporting = state === 'operational' ? 'operational' : 'degraded'
-        return presentAccount(request.account, facts, config, reporting, deps.clock.now())
+        return presentAccount(request.account, facts, config, reporting, now, overdue)
       },
     )
   }

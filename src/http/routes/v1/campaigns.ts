@@ -20,16 +20,19 @@ const detail = (g: CampaignGraph) => ({ ...presentCampaign(g), creatives: [prese
 void CreativeSchema
 
 export function campaignRoutes(deps: RouteDeps) {
+  const writeAccess = requireWriteAccess(deps)
   return async (app: App) => {
     app.post(
       '/campaigns',
       {
-        preValidation: requireWriteAccess,
+        preValidation: writeAccess,
         schema: {
           summary: 'Create a campaign',
           description:
-            'Requires write access: 403 when write approval or API terms are missing (403 wins), 402 when billing enrollment or ' +
-            'payment recovery is needed. Idempotent per (account, idempotency_key): the same payload replays the original 201 ' +
+            'Requires write access: 403 when write approval or API terms are missing (403 wins), 402 when billing blocks writes, ' +
+            'with `detail` `{field: "billing", reason, collection_status}` and one reason per cause: `billing_not_enrolled`, ' +
+            '`billing_setup_pending`, `payment_failed`, `payment_action_required`, `billing_paused`, `billing_disabled`, ' +
+            '`invoice_overdue` (with `invoice_ids`); `access.billing_reason` of GET /account names the same. Idempotent per (account, idempotency_key): the same payload replays the original 201 ' +
             'with `replayed: true` and header `Idempotent-Replayed: true`; another payload is 409 `idempotency_key_reused`. ' +
             '402 `outstanding_balance_cap` when delivered-but-uninvoiced value plus the undelivered face value of live orders plus ' +
             'this order would exceed config.outstanding_balance_cap_usd. 503: not accepting orders (do not loop), ' +
@@ -79,7 +82,7 @@ export function campaignRoutes(deps: RouteDeps) {
     app.patch(
       '/campaigns/:campaign_id',
       {
-        preValidation: requireWriteAccess,
+        preValidation: writeAccess,
         config: { unknownFieldReason: 'not_editable' },
         schema: {
           summary: 'Rename and/or rewrite the ad line',
@@ -106,7 +109,7 @@ export function campaignRoutes(deps: RouteDeps) {
       app[method](
         path,
         {
-          preValidation: requireWriteAccess,
+          preValidation: writeAccess,
           schema: {
             summary,
             description: `${description} Answers the campaign.`,
