@@ -48,7 +48,7 @@ const invoices = async (svc: TestService, userId: string) => (await call(svc, 'G
 test('a service stopped before Monday 06:00 and started after it invoices that week on start', async () => {
   // Both stores: PostgreSQL through a database both instances open; the embedded store through its data directory.
   const database = STORE === 'postgres' ? await createDatabase(process.env.TEST_DATABASE_URL!) : null
-  const env = database ? { DATABASE_URL: database.url } : {}
+  const env: Record<string, string> = database ? { DATABASE_URL: database.url } : {}
   try {
     const first = await startService(env) // Monday 2026-11-02 09:00 UTC
     const userId = await deliveredAdvertiser(first, 'SC', 3)
