@@ -7,7 +7,7 @@ import type { ServiceConfig } from '../domain/order-config.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
 import { billingBlock, campaignWrites } from '../domain/access.ts'
 import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
-import { CADENCE_OF, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { CADENCE_OF, isBillingMode, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
 import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
@@ -22,9 +22,9 @@ const iso = (d: Date | null): string | null => (d === null ? null : d.toISOStrin
 
 /** The effective arrangement; an account not yet enrolled is shown on the default weekly cadence. */
 function billingArrangement(a: AccountRow, now: Date): { enrolled: boolean; mode: BillingMode; nextBill: Date | null } {
-  const enrolled = a.effective_billing_mode === 'weekly_autopay' || a.effective_billing_mode === 'net30_invoice'
-  const mode: BillingMode = enrolled ? (a.effective_billing_mode as BillingMode) : 'weekly_autopay'
-  return { enrolled, mode, nextBill: enrolled ? nextRun(mode, now) : null }
+  const mode = a.effective_billing_mode
+  if (!isBillingMode(mode)) return { enrolled: false, mode: 'weekly_autopay', nextBill: null }
+  return { enrolled: true, mode, nextBill: nextRun(mode, now) }
 }
 
 export function presentBillingProfile(a: AccountRow, now: Date): Static<typeof BillingProfileSchema> {

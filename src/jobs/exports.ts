@@ -27,6 +27,9 @@ export function exportsJob(ctx: ServiceContext, log: FastifyBaseLogger): Job {
   let inFlight = true // until the first run has looked
   return {
     name: EXPORTS_JOB,
+    // A run claims every queued or stale job, so one run covers any gap; instances claim exports with leases, so runs may overlap.
+    catchUp: 'latest',
+    concurrent: true,
     nextDue: (after) => nextTick(after, ctx.clock.kind === 'system' || inFlight ? MINUTE : IDLE_TICK),
     run: async () => {
       try {

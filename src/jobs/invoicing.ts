@@ -1,16 +1,18 @@
 import type { Job } from './scheduler.ts'
-import { nextMonthlyRun, nextWeeklyRun } from '../domain/billing-schedule.ts'
-import { runInvoicing, type BillingContext } from '../services/billing.ts'
+import { nextInvoicingInstant } from '../domain/billing-schedule.ts'
+import { runInvoicing, runInvoicingOccurrence, type BillingContext } from '../services/billing.ts'
 
-/** Weekly auto-pay (Mondays 06:00 UTC) and Net 30 (the 1st, 06:00 UTC) invoicing runs. */
+/**
+ * Invoicing at every instant of any cadence (Mondays, the 1st and the 15th,
+ * 06:00 UTC). A scheduled occurrence finalizes the periods ending at its
+ * instant; missed occurrences are replayed one by one, in time order, so each
+ * billing period is finalized on its own. On demand it runs what is due now.
+ */
 export function invoicingJob(ctx: BillingContext): Job {
   return {
     name: 'invoicing',
-    nextDue: (after) => {
-      const weekly = nextWeeklyRun(after)
-      const monthly = nextMonthlyRun(after)
-      return weekly < monthly ? weekly : monthly
-    },
-    run: (now) => runInvoicing(ctx, now),
+    catchUp: 'each',
+    nextDue: (after) => nextInvoicingInstant(after),
+    run: (now, due) => (due === null ? runInvoicing(ctx, now) : runInvoicingOccurrence(ctx, due)),
   }
 }

@@ -37,6 +37,8 @@ export async function runRollups(db: Db, now: Date): Promise<Record<string, unkn
 export function rollupsJob(db: Db): Job {
   return {
     name: 'rollups',
+    // Each run rolls up every closed day after its own watermark, so one run covers any gap.
+    catchUp: 'latest',
     nextDue: (after) => {
       const at = utcMidnight(after.getTime()) + ROLLUP_OFFSET_MS
       return new Date(at > after.getTime() ? at : at + DAY_MS)

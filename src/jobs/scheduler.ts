@@ -10,23 +10,50 @@ export interface Job {
   name: string
   /** The first instant strictly after `after` at which the job falls due; null if it only runs on demand. */
   nextDue(after: Date): Date | null
-  /** Does what is due at `now` (the service clock's current instant). */
-  run(now: Date): Promise<Record<string, unknown>>
+  /** Does what is due at `now` (the service clock's current instant); `due` is the occurrence being run, null on demand. */
+  run(now: Date, due: Date | null): Promise<Record<string, unknown>>
+  /**
+   * How occurrences missed while no instance ran are caught up: `each` runs
+   * every one in time order, each for its own instant (invoicing: one billing
+   * period each); `latest` runs once for the whole gap, because the job
+   * catches up by itself (rollups, expiry, the export worker).
+   */
+  catchUp: 'each' | 'latest'
+  /** Runs may overlap across instances (the job claims its own work); otherwise an instance holds the job's lock while running it. */
+  concurrent?: boolean
+}
+
+/** Where the watermarks live and how instances sharing a store exclude each other (src/jobs/schedule-state.ts). */
+export interface ScheduleState {
+  /** Every occurrence of a job at or before its watermark has run; a job never run before starts at `now`. */
+  watermarks(jobs: readonly string[], now: Date): Promise<Map<string, Date>>
+  watermark(job: string): Promise<Date | null>
+  advance(job: string, to: Date, now: Date): Promise<void>
+  /** Runs `work` holding the job's lock across instances; with `wait` false, null when another instance holds it. */
+  exclusive<T>(job: string, wait: boolean, work: () => Promise<T>): Promise<{ value: T } | null>
+}
+
+interface Occurrence {
+  job: Job
+  /** The occurrence's instant (the order of the pass). */
+  at: Date
+  /** The watermark once it has run (for a `latest` catch-up, the end of the gap it covers). */
+  through: Date
 }
 
 export class Scheduler {
   readonly #clock: Clock
   readonly #jobs: Map<string, Job>
+  readonly #state: ScheduleState
   readonly #log: FastifyBaseLogger
   #chain: Promise<unknown> = Promise.resolve()
   #timer: NodeJS.Timeout | null = null
-  #lastTick: Date
 
-  constructor(clock: Clock, jobs: Job[], log: FastifyBaseLogger) {
+  constructor(clock: Clock, jobs: Job[], state: ScheduleState, log: FastifyBaseLogger) {
     this.#clock = clock
     this.#jobs = new Map(jobs.map((j) => [j.name, j]))
+    this.#state = state
     this.#log = log
-    this.#lastTick = clock.now()
   }
 
   has(name: string): boolean {
@@ -43,68 +70,102 @@ export class Scheduler {
     return next
   }
 
-  /** Runs one job now (operator `jobs/{job}/run`). */
+  /** Runs one job now (operator `jobs/{job}/run`), under its lock; it is not an occurrence, so no watermark moves. */
   runNow(name: string): Promise<Record<string, unknown>> {
     const job = this.#jobs.get(name)
     if (!job) throw new Error(`unknown job ${name}`)
-    return this.#serialized(() => job.run(this.#clock.now()))
-  }
-
-  /** Every (instant, job) that falls due in (from, to], in time order (ties in registration order). */
-  dueBetween(from: Date, to: Date): { at: Date; job: Job }[] {
-    const due: { at: Date; job: Job }[] = []
-    for (const job of this.#jobs.values()) {
-      let at = job.nextDue(from)
-      while (at !== null && at.getTime() <= to.getTime()) {
-        due.push({ at, job })
-        at = job.nextDue(at)
-      }
-    }
-    return due.sort((a, b) => a.at.getTime() - b.at.getTime())
+    return this.#serialized(async () => {
+      if (job.concurrent) return job.run(this.#clock.now(), null)
+      const held = await this.#state.exclusive(job.name, true, () => job.run(this.#clock.now(), null))
+      return held?.value ?? {}
+    })
   }
 
   /**
    * Moves a manual clock to `target`, stopping at each due instant to run
-   * what falls due there, so every job sees the time it was scheduled for.
+   * what falls due there (every occurrence since each job's watermark), so
+   * every job sees the time it was scheduled for.
    */
   advanceManualClock(target: Date, setClock: (to: Date) => void): Promise<void> {
     return this.#serialized(async () => {
-      for (const { at, job } of this.dueBetween(this.#clock.now(), target)) {
-        setClock(at)
-        await this.#runLogged(job, at)
-      }
-      setClock(target)
-      this.#lastTick = target
+      await this.#runDue(target, 'every', setClock)
+      if (target.getTime() > this.#clock.nowMs()) setClock(target)
     })
   }
 
-  async #runLogged(job: Job, at: Date): Promise<void> {
+  /**
+   * Runs what fell due since the watermarks, up to the current time: on start
+   * (a service that was down catches up) and on every tick of the system
+   * clock. Each `each` job runs every missed occurrence, a `latest` job once.
+   */
+  catchUp(): Promise<void> {
+    return this.#serialized(() => this.#runDue(this.#clock.now(), 'catch-up'))
+  }
+
+  async #runDue(target: Date, mode: 'every' | 'catch-up', setClock?: (to: Date) => void): Promise<void> {
+    const marks = await this.#state.watermarks(this.names, this.#clock.now())
+    const due: Occurrence[] = []
+    for (const job of this.#jobs.values()) {
+      const from = marks.get(job.name) ?? this.#clock.now()
+      if (mode === 'catch-up' && job.catchUp === 'latest') {
+        const first = job.nextDue(from)
+        if (first !== null && first.getTime() <= target.getTime()) due.push({ job, at: first, through: target })
+        continue
+      }
+      for (let at = job.nextDue(from); at !== null && at.getTime() <= target.getTime(); at = job.nextDue(at)) {
+        due.push({ job, at, through: at })
+      }
+    }
+    // Stable: ties keep registration order.
+    due.sort((a, b) => a.at.getTime() - b.at.getTime())
+    // A job whose occurrence failed (or is running elsewhere) stops for this pass: its later occurrences wait, in order.
+    const stopped = new Set<string>()
+    const concurrentThrough = new Map<string, Date>()
+    for (const { job, at, through } of due) {
+      if (stopped.has(job.name)) continue
+      if (setClock && at.getTime() > this.#clock.nowMs()) setClock(at)
+      if (job.concurrent) {
+        if (await this.#runLogged(job, at)) concurrentThrough.set(job.name, through)
+        else stopped.add(job.name)
+        continue
+      }
+      // A clock move waits for another instance's run (then finds it done); a tick leaves it to that instance.
+      const held = await this.#state.exclusive(job.name, mode === 'every', async () => {
+        const mark = await this.#state.watermark(job.name)
+        if (mark !== null && mark.getTime() >= at.getTime()) return true
+        if (!(await this.#runLogged(job, at))) return false
+        await this.#state.advance(job.name, through, this.#clock.now())
+        return true
+      })
+      if (!held?.value) stopped.add(job.name)
+    }
+    for (const [name, through] of concurrentThrough) await this.#state.advance(name, through, this.#clock.now())
+  }
+
+  async #runLogged(job: Job, due: Date): Promise<boolean> {
     try {
-      const result = await job.run(at)
-      this.#log.info({ job: job.name, at: at.toISOString(), result }, 'job ran')
+      const result = await job.run(this.#clock.now(), due)
+      this.#log.info({ job: job.name, due: due.toISOString(), result }, 'job ran')
+      return true
     } catch (err) {
-      this.#log.error({ err, job: job.name }, 'job failed')
+      this.#log.error({ err, job: job.name, due: due.toISOString() }, 'job failed')
+      return false
     }
   }
 
-  /** With the system clock: check every `everyMs` for jobs that fell due since the last check. */
-  start(everyMs = 15_000): void {
-    if (this.#clock.kind !== 'system' || this.#timer) return
-    this.#timer = setInterval(() => {
-      void this.#serialized(async () => {
-        const now = this.#clock.now()
-        const due = this.dueBetween(this.#lastTick, now)
-        this.#lastTick = now
-        // A job due several times in one gap (after downtime) runs once: it catches up by period itself.
-        const seen = new Set<string>()
-        for (const { job } of due) {
-          if (seen.has(job.name)) continue
-          seen.add(job.name)
-          await this.#runLogged(job, now)
-        }
-      })
-    }, everyMs)
-    this.#timer.unref()
+  /**
+   * Catches up what fell due while no instance ran (resolves when done);
+   * then, on the system clock, checks every `everyMs` for what fell due since.
+   */
+  start(everyMs = 15_000): Promise<void> {
+    const caughtUp = this.catchUp()
+    if (this.#clock.kind === 'system' && !this.#timer) {
+      this.#timer = setInterval(() => {
+        this.catchUp().catch((err: unknown) => this.#log.error({ err }, 'scheduler tick failed'))
+      }, everyMs)
+      this.#timer.unref()
+    }
+    return caughtUp
   }
 
   async stop(): Promise<void> {

@@ -55,7 +55,7 @@ export async function rotateKey(ctx: ServiceContext, userId: string): Promise<{ 
 }
 
 export type BillingEnrollment =
-  | { mode: 'weekly_autopay'; card_number: string; billing_country?: string }
+  | { mode: 'weekly_autopay' | 'legacy_semimonthly_autopay'; card_number: string; billing_country?: string }
   | { mode: 'net30_invoice'; credit_limit_cents: number; billing_country?: string }
 
 /**
@@ -73,7 +73,7 @@ export async function enrollBilling(
   input: BillingEnrollment,
 ): Promise<AccountRow> {
   await attachBilling(ctx, processor, userId, input)
-  if (input.mode === 'weekly_autopay') await retryCharges({ ...ctx, processor }, userId)
+  if (input.mode !== 'net30_invoice') await retryCharges({ ...ctx, processor }, userId)
   else await reopenFailedAsNet30(ctx, userId)
   return requireAccount(ctx, userId)
 }
@@ -87,13 +87,14 @@ async function attachBilling(
   const account = await requireAccount(ctx, userId)
   const now = ctx.clock.now()
   const country = input.billing_country ?? account.billing_country
-  if (input.mode === 'weekly_autopay') {
+  // Both card modes (weekly, and the legacy semi-monthly an operator enrolls) attach the card the same way.
+  if (input.mode !== 'net30_invoice') {
     const card = await processor.attachCard(input.card_number)
     if (!card) throw invalid('card_number', 'card_rejected_by_processor')
     const enrolled = nextCollection(collectionState(account), { type: 'card_enrolled', needsAuthentication: card.setupRequiresAction })
     return change(ctx, userId, {
-      requested_billing_mode: 'weekly_autopay',
-      effective_billing_mode: 'weekly_autopay',
+      requested_billing_mode: input.mode,
+      effective_billing_mode: input.mode,
       collection_status: enrolled.standing,
       processor_customer_id: account.processor_customer_id ?? `cus_sim_${userId}`,
       payment_method_id: card.paymentMethodId,

@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../domain/errors.ts'
-import { dueDate, lastRun, type BillingMode } from '../domain/billing-schedule.ts'
+import { AUTOPAY_MODES, BILLING_MODES, dueDate, lastRun, modesDueAt, type BillingMode } from '../domain/billing-schedule.ts'
 import { chargesHeld, collectionState } from '../domain/collection.ts'
 import { invoiceFigures } from '../domain/invoicing.ts'
 import { newId } from '../platform/ids.ts'
@@ -31,13 +31,16 @@ export interface BillingContext extends ServiceContext {
   processor: PaymentProcessor
 }
 
-const MODES: BillingMode[] = ['weekly_autopay', 'net30_invoice']
-
 /**
  * Finalizes the invoice of one account for the period ending at `periodEnd`:
- * delivered value not yet invoiced, minus posted credits. Idempotent by
- * period (one invoice per account and period end); returns null when the
- * period is already invoiced or there is nothing to invoice.
+ * the value delivered before `periodEnd` and not yet invoiced, minus posted
+ * credits. The amount is cumulative (delivered before the end − already
+ * invoiced), so a run that starts late, or a ledger batch that commits after
+ * the run, never counts a micro twice nor loses one: deliveries after the end
+ * wait for the next period. The period starts where the previous invoice
+ * ended, so periods tile. Idempotent by period (one invoice per account and
+ * period end); returns null when the period is already invoiced or there is
+ * nothing to invoice (the delivered value then carries into the next period).
  */
 export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode: BillingMode, periodEnd: Date): Promise<InvoiceRow | null> {
   return ctx.db.transaction().execute(async (trx) => {
@@ -48,7 +51,7 @@ export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode:
     if (await findInvoiceForPeriod(trx, userId, periodEnd)) return null
     const prior = await invoicedTotals(trx, userId)
     if (prior.lastPeriodEnd && prior.lastPeriodEnd >= periodEnd) return null
-    const delivered = await lockDeliveredMicros(trx, userId)
+    const delivered = await lockDeliveredMicros(trx, userId, periodEnd)
     const figures = invoiceFigures({
       priorInvoicedMicros: prior.micros,
       priorInvoicedCents: prior.cents,
@@ -167,27 +170,50 @@ export async function completeHeldCharges(ctx: BillingContext, userId: string): 
 }
 
 /**
- * The invoicing job: for each cadence, finalize the period of its latest
- * scheduled run at or before `now` for every account on that cadence (never a
- * period that has not come), then charge auto-pay invoices not yet charged.
- * Running it twice, late, or after a crash converges.
+ * One scheduled invoicing occurrence at `at` (an instant of at least one
+ * cadence): for each mode whose cadence has an instant at `at`, finalize the
+ * period ending at `at` of every account on that mode, then charge auto-pay
+ * invoices not yet charged. Other cadences are untouched, so an account is
+ * only ever invoiced at its own cadence's instants.
+ */
+export async function runInvoicingOccurrence(ctx: BillingContext, at: Date): Promise<Record<string, number | string>> {
+  const finalized = await finalizePeriods(ctx, modesDueAt(at).map((mode) => ({ mode, periodEnd: at })))
+  return { due_at: at.toISOString(), invoices_finalized: finalized, ...(await chargeUncharged(ctx)) }
+}
+
+/**
+ * An on-demand run (`POST /admin/v1/jobs/invoicing/run`): for each mode, the
+ * period ending at the latest instant of its cadence at or before `now`, if
+ * not yet finalized (never a period that has not come), then the charges
+ * left open. Scheduled occurrences normally did all of it already, so this
+ * only repairs a run that failed; counting delivery up to the period end, a
+ * late finalization bills exactly what the on-time one would have.
  */
 export async function runInvoicing(ctx: BillingContext, now: Date): Promise<Record<string, number>> {
+  const finalized = await finalizePeriods(ctx, BILLING_MODES.map((mode) => ({ mode, periodEnd: lastRun(mode, now) })))
+  return { invoices_finalized: finalized, ...(await chargeUncharged(ctx)) }
+}
+
+async function finalizePeriods(ctx: BillingContext, periods: { mode: BillingMode; periodEnd: Date }[]): Promise<number> {
   let finalized = 0
-  for (const mode of MODES) {
-    const periodEnd = lastRun(mode, now)
+  for (const { mode, periodEnd } of periods) {
     for (const userId of await accountsInMode(ctx.db, mode)) {
       if (await finalizeInvoice(ctx, userId, mode, periodEnd)) finalized++
     }
   }
-  let charged = 0
+  return finalized
+}
+
+/** Charges every auto-pay invoice still `open` (just finalized, or left by a crash between finalize and charge). */
+async function chargeUncharged(ctx: BillingContext): Promise<{ charges_succeeded: number; charges_failed: number }> {
+  let succeeded = 0
   let failed = 0
-  for (const invoice of await unchargedAutopayInvoices(ctx.db)) {
+  for (const invoice of await unchargedAutopayInvoices(ctx.db, AUTOPAY_MODES)) {
     const after = await chargeInvoice(ctx, invoice.invoice_id)
-    if (after.status === 'paid') charged++
+    if (after.status === 'paid') succeeded++
     else if (after.status === 'payment_failed') failed++
   }
-  return { invoices_finalized: finalized, charges_succeeded: charged, charges_failed: failed }
+  return { charges_succeeded: succeeded, charges_failed: failed }
 }
 
 /**

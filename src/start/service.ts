@@ -6,6 +6,7 @@ import { SimulatedProcessor } from '../platform/payment-processor.ts'
 import { openStore, type Store } from '../store/db.ts'
 import { readManualClock } from '../store/settings.ts'
 import { Scheduler } from '../jobs/scheduler.ts'
+import { storeScheduleState } from '../jobs/schedule-state.ts'
 import { expiryJob } from '../jobs/expiry.ts'
 import { invoicingJob } from '../jobs/invoicing.ts'
 import { exportsJob, kickExports } from '../jobs/exports.ts'
@@ -64,6 +65,7 @@ export async function createService(settings: Settings, options: ServiceOptions 
       expiryJob(store.db),
       exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
     ],
+    storeScheduleState(store),
     log.child({ component: 'scheduler' }),
   )
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
@@ -73,7 +75,8 @@ export async function createService(settings: Settings, options: ServiceOptions 
   )
   // Close any day that ended while the service was down before serving reports.
   await runRollups(store.db, clock.now())
-  scheduler.start()
+  // Runs every occurrence that fell due while the service was down (since the stored watermarks) before serving.
+  await scheduler.start()
   // Export jobs left queued by a previous run start at once (POST /exports kicks the worker the same way).
   kickExports(scheduler, log)
   return {

@@ -8,10 +8,13 @@ export type OverdueInvoice = Pick<InvoiceRow, 'invoice_id' | 'total_cents' | 'du
 
 /**
  * Locks every campaign of the account (in id order, like the ledger batches)
- * and returns their total delivered value. Holding these locks, no delivery
- * can commit between reading it and finalizing an invoice over it.
+ * and returns the value delivered before `before`: their total delivered
+ * value less the billable debits recorded at or after `before`. Holding these
+ * locks, no delivery can commit between the two reads, so the figure is exact
+ * whenever the run happens; subtracting the few debits after the period end
+ * reads far fewer ledger rows than summing the account's whole history.
  */
-export async function lockDeliveredMicros(db: Db, userId: string): Promise<number> {
+export async function lockDeliveredMicros(db: Db, userId: string, before: Date): Promise<number> {
   const rows = await db
     .selectFrom('campaigns')
     .select(['campaign_id', 'lifetime_spent_micros'])
@@ -19,7 +22,15 @@ export async function lockDeliveredMicros(db: Db, userId: string): Promise<numbe
     .orderBy('campaign_id')
     .forUpdate()
     .execute()
-  return rows.reduce((sum, r) => sum + r.lifetime_spent_micros, 0)
+  const lifetime = rows.reduce((sum, r) => sum + r.lifetime_spent_micros, 0)
+  const later = await db
+    .selectFrom('ledger_events')
+    .select(sql<string>`coalesce(sum(debit_micros), 0)`.as('micros'))
+    .where('user_id', '=', userId)
+    .where('occurred_at', '>=', before)
+    .where('event_type', '=', 'impression')
+    .executeTakeFirstOrThrow()
+  return lifetime - Number(later.micros)
 }
 
 export async function invoicedTotals(db: Db, userId: string): Promise<{ micros: number; cents: number; lastPeriodEnd: Date | null }> {
@@ -68,12 +79,12 @@ export async function listInvoices(db: Db, userId: string): Promise<InvoiceRow[]
   return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).orderBy('period_end', 'desc').execute()
 }
 
-/** Auto-pay invoices still to be charged (finalized but not yet attempted, e.g. after a crash). */
-export async function unchargedAutopayInvoices(db: Db): Promise<InvoiceRow[]> {
+/** Auto-pay invoices (of `modes`) still to be charged (finalized but not yet attempted, e.g. after a crash). */
+export async function unchargedAutopayInvoices(db: Db, modes: readonly string[]): Promise<InvoiceRow[]> {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('billing_mode', '=', 'weekly_autopay')
+    .where('billing_mode', 'in', modes)
     .where('status', '=', 'open')
     // A charge held for the holder's authentication is not charged again.
     .where('pending_charge_id', 'is', null)

@@ -227,7 +227,15 @@ export interface RollupStateTable {
   updated_at: Timestamp | null
 }
 
+/** How far each scheduled job has run (migration 0014). */
+export interface JobWatermarksTable {
+  job: string
+  ran_through: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database extends ExportsTables {
+  job_watermarks: JobWatermarksTable
   daily_rollups: DailyRollupsTable
   daily_viewers: DailyViewersTable
   rollup_state: RollupStateTable

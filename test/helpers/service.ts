@@ -45,11 +45,17 @@ export async function createDatabase(adminUrl: string, prefix = 'adapi_test'): P
  * from a migrated template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL
  * database created on TEST_DATABASE_URL and dropped afterwards.
  */
-export async function startService(env: Record<string, string> = {}, options: { logStream?: DestinationStream } = {}): Promise<TestService> {
+export async function startService(
+  env: Record<string, string> = {},
+  options: { logStream?: DestinationStream; loadDataDir?: Blob } = {},
+): Promise<TestService> {
   let databaseUrl: string | undefined
   let drop = async () => {}
   let loadDataDir: Blob | undefined
-  if (env.DATABASE_URL) {
+  if (options.loadDataDir) {
+    // An embedded store carried over from a stopped instance (a restart).
+    loadDataDir = options.loadDataDir
+  } else if (env.DATABASE_URL) {
     // Sharing another service's database (a second instance); the owner drops it.
     databaseUrl = env.DATABASE_URL
   } else if (STORE === 'postgres') {

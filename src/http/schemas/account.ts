@@ -53,8 +53,11 @@ export const BalanceSchema = Type.Object({
 
 export const BillingProfileSchema = Type.Object({
   collection_status: COLLECTION_STATUS,
-  requested_billing_mode: Nullable(Type.String({ enum: ['weekly_autopay', 'net30_invoice'] })),
-  effective_billing_mode: Type.String({ enum: ['disabled', 'weekly_autopay', 'net30_invoice'] }),
+  requested_billing_mode: Nullable(Type.String({ enum: ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] })),
+  effective_billing_mode: Type.String({
+    enum: ['disabled', 'weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'],
+    description: '`legacy_semimonthly_autopay` only for legacy accounts an operator enrolled in it (charged the 1st and 15th, 06:00 UTC).',
+  }),
   credit_limit_cents: Type.Integer({ minimum: 0 }),
   tax_ready: Type.Boolean({ description: 'True once a billing country is on file at the processor.' }),
   next_bill_at: Nullable(DateTime),
@@ -71,7 +74,7 @@ export const AccountSchema = Type.Object({
   outstanding_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents.' }),
   currency: Type.Literal('usd'),
   billing: Type.String({
-    enum: ['delivered_value_postpay', 'weekly_autopay', 'net30_invoice'],
+    enum: ['delivered_value_postpay', 'weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'],
     description: 'The effective billing arrangement; `delivered_value_postpay` while none is enrolled.',
   }),
   billing_email: Nullable(Type.String()),

@@ -26,6 +26,15 @@ export const BillingEnrollSchema = Type.Union([
     },
     { additionalProperties: false },
   ),
+  // Operator-only: legacy accounts keep their semi-monthly card charges (the 1st and 15th, 06:00 UTC).
+  Type.Object(
+    {
+      mode: Type.Literal('legacy_semimonthly_autopay'),
+      card_number: Type.String({ pattern: '^[0-9 -]{12,23}$' }),
+      billing_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    },
+    { additionalProperties: false },
+  ),
 ])
 
 export const ConfigPatchSchema = Type.Object(
