@@ -24,6 +24,20 @@ import { OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
+/** A route as declared: what tests and tools need to drive every route, hidden ones included. */
+export interface RouteEntry {
+  method: string
+  url: string
+  schema: { params?: unknown; querystring?: unknown; body?: unknown }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its request schemas, in registration order (the fuzz test drives /admin and /serve from it). */
+    routeCatalogue: readonly RouteEntry[]
+  }
+}
+
 /**
  * Bodies are validated strictly (a string is never coerced into a number);
  * query strings and path parameters are text and may be coerced. Every
@@ -85,6 +99,11 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   })
   registerErrorHandling(app)
   registerInputGuard(app)
+  const routeCatalogue: RouteEntry[] = []
+  app.decorate('routeCatalogue', routeCatalogue)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeCatalogue.push({ method, url: route.url, schema: route.schema ?? {} })
+  })
 
   await app.register(swagger, openApiOptions(deps.settings.publicUrl))
 
@@ -105,9 +124,11 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     async (v1) => {
       v1.addHook('onRoute', (route) => {
         // Answers every route can give, documented once: the edge's (400: an unknown query parameter, bad
-        // text; 413/415 with a body; 414 with a path parameter) and store trouble (503).
+        // text, malformed JSON; 413/415 for any method that carries a body, declared or not; 414 with a path
+        // parameter) and store trouble (503).
         const schema = (route.schema ??= {}) as { body?: unknown; params?: unknown; response?: Record<number, unknown> }
-        const common = [400, 500, 503, ...(schema.body ? [413, 415] : []), ...(schema.params ? [414] : [])]
+        const carriesBody = [route.method].flat().some((m) => !['GET', 'HEAD'].includes(m))
+        const common = [400, 500, 503, ...(carriesBody ? [413, 415] : []), ...(schema.params ? [414] : [])]
         schema.response = { ...errors(...common), ...(schema.response ?? {}) }
       })
       await v1.register(statusRoutes(deps))
