@@ -6,7 +6,9 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { App, RouteDeps } from './types.ts'
 import { ErrorBody, errors } from './schemas/common.ts'
-import { registerErrorHandling } from './plugins/errors.ts'
+import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts'
+import { registerInputGuard } from './plugins/input-guard.ts'
+import { isTimestamp } from '../domain/timestamps.ts'
 import { authenticate } from './plugins/auth.ts'
 import { accountRoutes } from './routes/v1/account.ts'
 import { statusRoutes } from './routes/v1/status.ts'
@@ -22,15 +24,34 @@ import { OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
+/** A route as declared: what tests and tools need to drive every route, hidden ones included. */
+export interface RouteEntry {
+  method: string
+  url: string
+  schema: { params?: unknown; querystring?: unknown; body?: unknown }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its request schemas, in registration order (the fuzz test drives /admin and /serve from it). */
+    routeCatalogue: readonly RouteEntry[]
+  }
+}
+
 /**
  * Bodies are validated strictly (a string is never coerced into a number);
- * query strings and path parameters are text and may be coerced.
+ * query strings and path parameters are text and may be coerced. Every
+ * `date-time` is read by the service's own rule (no leap second, years
+ * 0001-9999), so a timestamp the schema accepts is one the service can use.
  */
 function validators() {
   const base = { allErrors: false, removeAdditional: false, useDefaults: false, strict: false } as const
   const body = addFormats(new Ajv({ ...base, coerceTypes: false }))
   const params = addFormats(new Ajv({ ...base, coerceTypes: 'array' }))
-  for (const ajv of [body, params]) ajv.addSchema(ErrorBody)
+  for (const ajv of [body, params]) {
+    ajv.addSchema(ErrorBody)
+    ajv.addFormat('date-time', { type: 'string', validate: isTimestamp })
+  }
   return { body, params }
 }
 
@@ -61,27 +82,28 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: deps.settings.trustProxy,
-    bodyLimit: 64 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     // Impression ids are signed offers of about 200 characters.
     routerOptions: { maxParamLength: 1024 },
-    return503OnClosing: true,
+    // Fastify's own answers to these have no `detail`; plugins/errors.ts gives them the envelope.
+    return503OnClosing: false,
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const ajv = validators()
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.params).compile(schema))
   app.addSchema(ErrorBody)
-  // Body-less calls (pause, resume, …) may still say `Content-Type: application/json`:
-  // an empty body is no body. Anything else goes through Fastify's safe JSON parser.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined)
-    else parseJson(request, body as string, done)
-  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
   registerErrorHandling(app)
+  registerInputGuard(app)
+  const routeCatalogue: RouteEntry[] = []
+  app.decorate('routeCatalogue', routeCatalogue)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeCatalogue.push({ method, url: route.url, schema: route.schema ?? {} })
+  })
 
   await app.register(swagger, openApiOptions(deps.settings.publicUrl))
 
@@ -101,9 +123,12 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   await app.register(
     async (v1) => {
       v1.addHook('onRoute', (route) => {
-        // Answers every route can give, documented once: body parsing (400/413/415) and store trouble (503).
-        const schema = (route.schema ??= {}) as { body?: unknown; response?: Record<number, unknown> }
-        const common = [500, 503, ...(schema.body ? [400, 413, 415] : [])]
+        // Answers every route can give, documented once: the edge's (400: an unknown query parameter, bad
+        // text, malformed JSON; 413/415 for any method that carries a body, declared or not; 414 with a path
+        // parameter) and store trouble (503).
+        const schema = (route.schema ??= {}) as { body?: unknown; params?: unknown; response?: Record<number, unknown> }
+        const carriesBody = [route.method].flat().some((m) => !['GET', 'HEAD'].includes(m))
+        const common = [400, 500, 503, ...(carriesBody ? [413, 415] : []), ...(schema.params ? [414] : [])]
         schema.response = { ...errors(...common), ...(schema.response ?? {}) }
       })
       await v1.register(statusRoutes(deps))

@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger'
+import { edgeReasonsTable } from './error-reasons.ts'
 
 export const OPENAPI_VERSION = '1.7.0'
 
@@ -14,7 +15,17 @@ within 15 minutes lock that address out of authenticated endpoints for 15 minute
 Responses carry IETF \`RateLimit-Policy\` and \`RateLimit\` headers; 429 carries \`Retry-After\`.
 
 **Errors.** Every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`. Unknown and other accounts' ids are
-the same 404. Malformed JSON and wrong types are 400.
+the same 404. Wrong types are 400 naming the field, with reasons such as \`required\`, \`invalid_type\`,
+\`invalid_format\`, \`invalid_value\`, \`too_short\`, \`too_long\`, \`below_minimum\`, \`above_maximum\`,
+\`not_a_multiple\`, \`too_many_items\`, \`unknown_field\` (a body field the operation does not define), \`empty_body\`, and
+each operation's own. 5xx details are strings (see \`POST /campaigns\` for the 503 cases).
+
+Text is checked once, for every field of path, query and body: no control characters, no lone surrogates, not only
+whitespace or zero-width characters; numbers are finite. Timestamps (\`date-time\`) are RFC 3339 with seconds 00-59
+(a leap second \`23:59:60\` is refused) and years 0001-9999: anything else is 400 \`invalid_format\`. A query
+parameter an operation does not define is refused, never ignored. The HTTP layer itself answers with these reasons:
+
+${edgeReasonsTable()}
 
 **Money.** Bids are USD with at most three decimals (a whole micro-USD per impression). Delivered value is kept in
 micro-USD; cents are derived by rounding half up, once per amount (order total or invoice line).

@@ -83,7 +83,9 @@ test('name, brand and lengths count grapheme clusters after trimming', async () 
     ['ad_line', 'Line with\u0007bell', 'control_characters'],
     ['ad_line', 'Right-to-left \u202Etrick', 'control_characters'],
     ['name', 'n'.repeat(121), 'too_long'],
-    ['name', '   ', 'empty'],
+    ['name', '', 'empty'],
+    ['name', '   ', 'blank'],
+    ['name', '\u200b\u200b', 'blank'],
     ['brand', 'b'.repeat(121), 'too_long'],
   ] as const) {
     const res = await adv.post('/v1/campaigns', campaignBody({ [field]: value }))

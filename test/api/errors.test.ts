@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser, type Reply } from '../helpers/api.ts'
 
@@ -47,15 +48,13 @@ async function assertNoCampaigns(adv: Advertiser): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
-// Malformed bodies: 400 with a string detail, never 500
+// Malformed bodies: 400 naming the body, never 500
 
-test('malformed JSON on POST /v1/campaigns is 400 with a string detail', async () => {
+test('malformed JSON on POST /v1/campaigns is 400 invalid_json naming the body', async () => {
   const adv = await h.advertiser()
   await withManyCreates(async () => {
     for (const raw of ['{"ad_line": ', 'not json', '{ad_line: "x"}', "{'a': 1}", '{"a":1}}', '\u0000']) {
-      const res = await postRaw(adv, raw)
-      assert.equal(res.status, 400, `${JSON.stringify(raw)}: ${res.text}`)
-      assert.equal(typeof res.body.detail, 'string', JSON.stringify(raw))
+      assertFieldError(await postRaw(adv, raw), 'body', 'invalid_json', JSON.stringify(raw))
     }
   })
   await assertNoCampaigns(adv)
@@ -185,19 +184,18 @@ test('PATCH with a wrong type is 400 naming the field', async () => {
 // ---------------------------------------------------------------------------
 // 404
 
-test('an unknown route is 404 with a detail', async () => {
+test('an unknown route is 404 {field: path, reason: not_found}', async () => {
   const adv = await h.advertiser()
   for (const [method, path, headers] of [
     ['GET', '/nope', {}],
     ['GET', '/v1/nope', {}],
     ['GET', '/v1/nope', adv.auth],
     ['GET', '/v2/account', adv.auth],
-    ['PUT', '/v1/campaigns', adv.auth],
     ['GET', '/v1/campaigns/x/y/z', adv.auth],
   ] as const) {
     const res = await fetchRaw(method, path, headers)
     assert.equal(res.status, 404, `${method} ${path}: ${res.text}`)
-    assert.equal(typeof res.body.detail, 'string', `${method} ${path}`)
+    assert.deepEqual(res.body.detail, { field: 'path', reason: 'not_found' }, `${method} ${path}`)
   }
 })
 
@@ -303,4 +301,157 @@ test('a client-sent x-request-id is not echoed (the service generates its own)',
   const adv = await h.advertiser()
   const res = await adv.get('/v1/account', { headers: { 'x-request-id': 'attacker-chosen' } })
   assert.match(res.headers.get('x-request-id') ?? '', REQUEST_ID)
+})
+
+// ---------------------------------------------------------------------------
+// Issue 19: every error in the envelope, never a 500. One test per known cause.
+
+/** Sends bytes as they are (fetch would re-encode a string as UTF-8). */
+async function sendBytes(adv: Advertiser, method: string, path: string, body: Buffer): Promise<Reply> {
+  const res = await fetch(h.baseUrl + path, { method, headers: { ...adv.auth, 'content-type': 'application/json' }, body: new Uint8Array(body) })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, text, body: JSON.parse(text) }
+}
+
+/** Writes a raw request on a socket and returns the raw answer (for what Node's parser refuses). */
+function rawExchange(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(h.baseUrl).port), '127.0.0.1', () => socket.write(request))
+    let answer = ''
+    socket.on('data', (chunk) => (answer += chunk))
+    socket.on('close', () => resolve(answer))
+    socket.on('error', reject)
+  })
+}
+
+test('NUL in a path id is 400 naming the parameter, on /v1 and the operator API', async () => {
+  const adv = await h.advertiser()
+  assertFieldError(await adv.get('/v1/campaigns/cmp_%00'), 'campaign_id', 'control_characters')
+  assertFieldError(await adv.get('/v1/exports/%00'), 'export_id', 'control_characters')
+  assertFieldError(await adv.post('/v1/campaigns/%00/pause'), 'campaign_id', 'control_characters')
+  assertFieldError(await h.admin.get('/admin/v1/accounts/%00/invoices'), 'user_id', 'control_characters')
+})
+
+test('NUL in a query value is 400 naming the parameter', async () => {
+  const adv = await h.advertiser()
+  assertFieldError(await adv.get('/v1/stats?campaign_id=cmp_%00'), 'campaign_id', 'control_characters')
+  assertFieldError(await adv.get('/v1/stats?country=U%00'), 'country', 'control_characters')
+})
+
+test('NUL, other controls and lone surrogates in JSON strings are 400 naming the field; nothing is stored', async () => {
+  const adv = await h.advertiser()
+  await withManyCreates(async () => {
+    assertFieldError(await adv.post('/v1/campaigns', campaignBody({ name: 'Q4\u0000launch' })), 'name', 'control_characters')
+    assertFieldError(await adv.post('/v1/campaigns', campaignBody({ brand: 'Acme\u0085' })), 'brand', 'control_characters')
+    // JSON.stringify writes a lone surrogate as the escape `\ud800`, which JSON.parse turns back into one.
+    assertFieldError(await adv.post('/v1/campaigns', campaignBody({ name: 'Acme \ud800' })), 'name', 'invalid_unicode')
+  })
+  const window = { start: '2026-10-01T00:00:00Z', end: '2026-10-02T00:00:00Z' }
+  assertFieldError(await adv.post('/v1/exports', { ...window, campaign_ids: ['cmp_a', 'cmp_\udfff'] }), 'campaign_ids.1', 'invalid_unicode')
+  await assertNoCampaigns(adv)
+})
+
+test('a body that is not UTF-8 is 400 invalid_utf8, not read as U+FFFD', async () => {
+  const adv = await h.advertiser()
+  // CESU-8 bytes of a lone surrogate inside a JSON string.
+  const body = Buffer.concat([Buffer.from('{"ad_line":"Ship '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')])
+  assertFieldError(await sendBytes(adv, 'POST', '/v1/preview', body), 'body', 'invalid_utf8')
+})
+
+test('a leap second or year 0000 in a stats or export window is 400 naming the bound', async () => {
+  const adv = await h.advertiser()
+  assertFieldError(await adv.get('/v1/stats?start=2026-06-30T23:59:60Z&end=2026-07-01T00:00:00Z'), 'start', 'invalid_format')
+  assertFieldError(await adv.get('/v1/stats?start=2026-06-30T00:00:00Z&end=2026-06-30T23:59:60Z'), 'end', 'invalid_format')
+  assertFieldError(await adv.get('/v1/stats?start=0000-01-01T00:00:00Z&end=0000-01-02T00:00:00Z'), 'start', 'invalid_format')
+  assertFieldError(await adv.get('/v1/stats?start=2026-02-30T00:00:00Z'), 'start', 'invalid_format')
+  assertFieldError(await adv.post('/v1/exports', { start: '2026-06-30T23:59:60Z', end: '2026-07-01T00:00:00Z' }), 'start', 'invalid_format')
+  assertFieldError(await adv.post('/v1/exports', { start: '2026-10-01T00:00:00Z', end: '0000-01-01T00:00:00Z' }), 'end', 'invalid_format')
+})
+
+test('a credit memo with NUL or a lone surrogate is 400 naming memo and posts nothing', async () => {
+  const adv = await h.advertiser()
+  const memos = [['goodwill\u0000', 'control_characters'], ['goodwill \udc00', 'invalid_unicode'], ['\u200b ', 'blank']] as const
+  for (const [memo, reason] of memos) {
+    const res = await h.admin.post(`/admin/v1/accounts/${adv.userId}/credits`, { amount_cents: 500, memo })
+    assertFieldError(res, 'memo', reason)
+  }
+  assert.equal((await adv.get('/v1/account')).body.balance.credits_cents, 0)
+})
+
+test('an operator config of 1e309 (Infinity) or beyond its range is 400 naming the key and changes nothing', async () => {
+  const before = (await h.admin.get('/admin/v1/config')).body
+  for (const key of ['min_cpm_usd', 'max_total_usd', 'outstanding_balance_cap_usd', 'read_rate_limit_per_min', 'stats_max_live_events']) {
+    const res = await h.admin.call('PATCH', '/admin/v1/config', { raw: `{"${key}": 1e309}` })
+    assert.equal(res.status, 400, `${key}: ${res.text}`)
+    assert.equal(res.body.detail.field, key)
+  }
+  assertFieldError(await h.admin.patch('/admin/v1/config', { max_total_usd: 1e16 }), 'max_total_usd', 'above_maximum')
+  assert.deepEqual((await h.admin.get('/admin/v1/config')).body, before)
+  const adv = await h.advertiser()
+  assert.equal((await adv.get('/v1/account')).status, 200, 'reads still work')
+})
+
+test('a zero-width-only or whitespace-only ad line is 400 blank, on create and on preview', async () => {
+  const adv = await h.advertiser()
+  for (const adLine of ['\u200b\u200b\u200b\u200b', '\u2060\ufeff\u200d', '\u3000\u00a0 ']) {
+    assertFieldError(await adv.post('/v1/campaigns', campaignBody({ ad_line: adLine })), 'ad_line', 'blank', JSON.stringify(adLine))
+    assertFieldError(await adv.post('/v1/preview', { ad_line: adLine, destination_url: 'https://acme.dev/' }), 'ad_line', 'blank')
+  }
+  // Zero-width characters do not count towards the minimum length.
+  assertFieldError(await adv.post('/v1/preview', { ad_line: 'ab\u200b\u200b', destination_url: 'https://acme.dev/' }), 'ad_line', 'too_short')
+  await assertNoCampaigns(adv)
+})
+
+test('Fastify and Node refusals carry detail with a reason: 413, 415, 431, bad percent-encoding', async () => {
+  const adv = await h.advertiser()
+  const big = await adv.post('/v1/preview', { ad_line: 'Ship faster', destination_url: 'https://acme.dev/', brand: 'x'.repeat(70_000) })
+  assert.equal(big.status, 413, big.text)
+  assert.deepEqual(big.body.detail, { field: 'body', reason: 'payload_too_large', limit_bytes: 65536 })
+  const form = await adv.call('POST', '/v1/preview', { raw: 'ad_line=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  assert.equal(form.status, 415, form.text)
+  assert.equal(form.body.detail.reason, 'unsupported_media_type')
+  for (const path of ['/v1/campaigns/%E0%A4%A', '/v1/campaigns/%ED%A0%80', '/v1/campaigns/%zz']) {
+    const res = await fetchRaw('GET', path, adv.auth)
+    assert.equal(res.status, 400, `${path}: ${res.text}`)
+    assert.deepEqual(res.body.detail, { field: 'path', reason: 'malformed_url' }, path)
+  }
+  assertFieldError(await adv.get('/v1/stats?campaign_id=%E0%A4%A'), 'query', 'malformed_url')
+  const answer = await rawExchange(`GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+  assert.match(answer, /^HTTP\/1\.1 431 /)
+  assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { detail: { field: 'headers', reason: 'header_too_large' } })
+  const garbage = await rawExchange('NOT HTTP\r\n\r\n')
+  assert.match(garbage, /^HTTP\/1\.1 400 /)
+  assert.match(garbage, /"reason":"malformed_request"/)
+})
+
+test('a known path with a wrong method is 405 with Allow listing its methods', async () => {
+  const adv = await h.advertiser()
+  for (const [method, path, allowed] of [
+    ['PUT', '/v1/campaigns', ['GET', 'HEAD', 'POST']],
+    ['DELETE', '/v1/account', ['GET', 'HEAD']],
+    ['GET', `/v1/campaigns/${UNKNOWN_CAMPAIGN_ID}/pause`, ['POST']],
+    ['POST', '/admin/v1/config', ['GET', 'HEAD', 'PATCH']],
+  ] as const) {
+    const res = await fetchRaw(method, path, adv.auth)
+    assert.equal(res.status, 405, `${method} ${path}: ${res.text}`)
+    assert.equal(res.headers.get('allow'), allowed.join(', '))
+    assert.deepEqual(res.body.detail, { field: 'method', reason: 'method_not_allowed', allowed })
+  }
+})
+
+test('a trailing slash or an empty path segment is 404 not_found, not a 400 about an empty id', async () => {
+  const adv = await h.advertiser()
+  for (const path of ['/v1/campaigns/', '/v1/account/', '/v1/campaigns//pause', '/v1/campaigns/?x=1']) {
+    const res = await fetchRaw('GET', path, adv.auth)
+    assert.equal(res.status, 404, `${path}: ${res.text}`)
+    assert.deepEqual(res.body.detail, { field: 'path', reason: 'not_found' })
+  }
+})
+
+test('an unknown query parameter is 400 unknown_parameter on every operation, /campaigns as /stats', async () => {
+  const adv = await h.advertiser()
+  for (const path of ['/v1/campaigns?colour=red', '/v1/stats?colour=red', '/v1/account?colour=red', '/v1/status?colour=red']) {
+    assertFieldError(await adv.get(path), 'colour', 'unknown_parameter', path)
+  }
+  assertFieldError(await h.admin.get('/admin/v1/config?colour=red'), 'colour', 'unknown_parameter')
 })

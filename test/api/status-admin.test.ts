@@ -284,7 +284,7 @@ test('with ADMIN_TOKEN unset every /admin path answers 404, with or without a be
       for (const authorization of [undefined, `Bearer ${ADMIN_TOKEN}`, 'Bearer ']) {
         const res = await fetchJson(svc, method, path, body, authorization ? { authorization } : {})
         assert.equal(res.status, 404, `${method} ${path} (${authorization ?? 'no token'}): ${res.text}`)
-        assert.equal(typeof JSON.parse(res.text).detail, 'string')
+        assert.deepEqual(JSON.parse(res.text).detail, { field: 'path', reason: 'not_found' })
       }
     }
     // The rest of the service runs normally.

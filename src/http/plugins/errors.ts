@@ -1,5 +1,8 @@
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, STORE_UNAVAILABLE, PROVISIONING_INCOMPLETE } from '../../domain/errors.ts'
+import { EDGE_REASONS, edgeDetail, type EdgeReason } from '../error-reasons.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -78,41 +81,114 @@ function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
   return null
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    // An unknown route is 404 whatever its body looked like.
-    if (request.is404) return reply.code(404).send({ detail: `no route ${request.method} ${request.url.split('?')[0]}` })
-    if (error instanceof ApiError) {
-      return reply.code(error.status).headers(error.headers).send({ detail: error.detail })
-    }
-    if (error.validation && error.validation.length > 0) {
-      const reason = request.routeOptions.config?.unknownFieldReason ?? 'unknown_field'
-      return reply.code(400).send({ detail: validationDetail(error.validation[0] as AjvError, error.validationContext ?? 'body', reason) })
-    }
-    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-      return reply.code(400).send({ detail: 'malformed JSON body' })
-    }
-    if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return reply.code(400).send({ detail: 'empty JSON body; send an object' })
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ detail: 'request body too large' })
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send({ detail: 'unsupported content type; send application/json' })
-    }
-    const trouble = storeTrouble(error)
-    if (trouble) {
-      request.log.warn({ err: error }, 'store trouble')
-      const detail = trouble === 'contention' && request.routeOptions.url === '/v1/campaigns' ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE
-      return reply.code(503).header('retry-after', '2').send({ detail })
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ detail: error.message })
-    }
-    request.log.error({ err: error }, 'unhandled error')
-    return reply.code(500).send({ detail: 'internal error' })
-  })
+export const BODY_LIMIT_BYTES = 64 * 1024
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ detail: `no route ${request.method} ${request.url.split('?')[0]}` })
+/** An answer of the HTTP edge (see error-reasons.ts), as an ApiError so it takes the one path out. */
+export const edgeError = (reason: EdgeReason, facts: Record<string, unknown> = {}, field?: string, headers: Record<string, string> = {}) =>
+  new ApiError(EDGE_REASONS[reason].status, edgeDetail(reason, facts, field), headers)
+
+/** Fastify's own 4xx errors, by code. */
+const FRAMEWORK_ERRORS: Record<string, () => ApiError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => edgeError('invalid_json'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError(400, { field: 'body', reason: 'empty_body' }),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => edgeError('payload_too_large', { limit_bytes: BODY_LIMIT_BYTES }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => edgeError('unsupported_media_type', { allowed: ['application/json'] }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => edgeError('invalid_content_length'),
+  FST_ERR_BAD_URL: () => edgeError('malformed_url'),
+  FST_ERR_MAX_PARAM_LENGTH: () => edgeError('uri_too_long', { max_length: 1024 }),
+}
+
+/** Maps any error to its answer: the catalogue's, Fastify's, schema violations, store trouble, else a bare 500. */
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error
+  if (error.validation && error.validation.length > 0) {
+    const context = error.validationContext ?? 'body'
+    const reason = context === 'querystring' ? 'unknown_parameter' : (request.routeOptions.config?.unknownFieldReason ?? 'unknown_field')
+    return new ApiError(400, validationDetail(error.validation[0] as AjvError, context, reason))
+  }
+  const framework = FRAMEWORK_ERRORS[error.code]
+  if (framework) return framework()
+  if (error instanceof SyntaxError) return edgeError('invalid_json')
+  const trouble = storeTrouble(error)
+  if (trouble) {
+    request.log.warn({ err: error }, 'store trouble')
+    const detail = trouble === 'contention' && request.routeOptions.url === '/v1/campaigns' ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE
+    return new ApiError(503, detail, { 'retry-after': '2' })
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // A client error raised inside Fastify or Node that has no entry above yet: still the envelope, logged to be named.
+    request.log.warn({ err: error }, 'unnamed client error')
+    return new ApiError(error.statusCode, edgeDetail('bad_request'))
+  }
+  request.log.error({ err: error }, 'unhandled error')
+  return new ApiError(500, 'internal error')
+}
+
+const send = (reply: FastifyReply, error: ApiError) => reply.code(error.status).headers(error.headers).send({ detail: error.detail })
+
+/**
+ * One URL per resource: `/v1/campaigns/` or `/v1/campaigns//pause` would
+ * otherwise reach a route with an empty id, so they are no route at all.
+ */
+export const hasEmptySegment = (path: string) => /\/\/|.\/$/.test(path)
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+/**
+ * No route for this method and path: 405 with `Allow` when the path has
+ * routes for other methods (Fastify itself answers 404), else 404.
+ */
+function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
+  const path = request.url.split('?')[0]!
+  if (hasEmptySegment(path)) return edgeError('not_found')
+  const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null)
+  if (allowed.length === 0) return edgeError('not_found')
+  return edgeError('method_not_allowed', { allowed }, undefined, { allow: allowed.join(', ') })
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    // An unknown route is 404 (or 405) whatever its body looked like.
+    send(reply, request.is404 ? noRoute(app, request) : toApiError(error, request)),
+  )
+  app.setNotFoundHandler((request, reply) => send(reply, noRoute(app, request)))
+
+  // Fastify's own answer while closing has no detail: answer it here instead (return503OnClosing is off).
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
   })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return
+    reply.header('connection', 'close')
+    throw new ApiError(503, 'the service is shutting down; retry shortly', { 'retry-after': '1' })
+  })
+}
+
+/**
+ * Fastify's `frameworkErrors`: routing failures (bad percent-encoding, an
+ * over-long path parameter) that happen before any route or hook runs.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply.header('x-request-id', request.id), toApiError(error, request))
+}
+
+/**
+ * The server's `clientError`: a request Node's parser refused (head over
+ * 16 KiB, malformed request line, timeout) has no Fastify request, so the
+ * answer is written on the socket, still in the envelope.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const reason: EdgeReason =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'header_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request'
+  const status = EDGE_REASONS[reason].status
+  const body = JSON.stringify({ detail: edgeDetail(reason) })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }

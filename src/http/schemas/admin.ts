@@ -2,6 +2,11 @@ import { Type } from 'typebox'
 import { DateTime, Nullable } from './common.ts'
 import { COMPONENTS } from './status.ts'
 
+// Operator figures are bounded so that every derived amount stays an exact integer: a billion USD
+// is 10^15 micro-USD, below 2^53. Without bounds, `1e309` (Infinity) was stored as null.
+const MAX_USD = 1_000_000_000
+const MAX_PER_MIN = 1_000_000
+
 export const AccountCreateSchema = Type.Object(
   { email: Type.String({ format: 'email', maxLength: 254 }), billing_email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })) },
   { additionalProperties: false },
@@ -21,7 +26,7 @@ export const BillingEnrollSchema = Type.Union([
   Type.Object(
     {
       mode: Type.Literal('net30_invoice'),
-      credit_limit_cents: Type.Integer({ minimum: 0 }),
+      credit_limit_cents: Type.Integer({ minimum: 0, maximum: MAX_USD * 100 }),
       billing_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
     },
     { additionalProperties: false },
@@ -39,19 +44,19 @@ export const BillingEnrollSchema = Type.Union([
 
 export const ConfigPatchSchema = Type.Object(
   {
-    min_cpm_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    max_total_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    min_cpm_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_USD })),
+    max_total_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_USD })),
     max_blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     block_impressions: Type.Optional(Type.Literal(1000)),
     surface_split_enabled: Type.Optional(Type.Boolean()),
     country_targeting_enabled: Type.Optional(Type.Boolean()),
-    outstanding_balance_cap_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
-    create_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1 })),
-    read_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1 })),
+    outstanding_balance_cap_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: MAX_USD }), Type.Null()])),
+    create_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_MIN })),
+    read_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_MIN })),
     export_max_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
     export_max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 250_000 })),
     export_schema_version: Type.Optional(Type.String({ enum: ['ledger-export-v1', 'ledger-export-v2'] })),
-    stats_max_live_events: Type.Optional(Type.Integer({ minimum: 1 })),
+    stats_max_live_events: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
   },
   { additionalProperties: false, minProperties: 1 },
 )

@@ -10,14 +10,23 @@ export const ErrorBody = Type.Object(
       Type.String(),
       Type.Object(
         {
-          field: Type.String({ description: 'The offending input (a body field, query parameter or header).' }),
-          reason: Type.String({ description: 'Stable machine-readable reason code.' }),
+          field: Type.String({
+            description:
+              'The offending input: a body field (`target_countries.0`), query or path parameter, header, or a part of the ' +
+              'request (`path`, `query`, `method`, `body`, `content-type`, `headers`, `request`).',
+          }),
+          reason: Type.String({ description: 'Stable machine-readable reason code (listed in the API description).' }),
         },
         { additionalProperties: true, description: 'Names the input; some reasons carry extra facts (e.g. `minimum`).' },
       ),
     ]),
   },
-  { $id: 'Error', description: 'Every non-2xx response carries `detail`.' },
+  {
+    $id: 'Error',
+    description:
+      'Every non-2xx response carries `detail`: an object naming the input for anything the request got wrong (including ' +
+      'unknown routes, 405, 413, 415 and 431), a string for 401, state answers and 5xx.',
+  },
 )
 
 export const ErrorRef = Type.Ref('Error')
