@@ -10,10 +10,11 @@ import {
 import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { checkExposure } from '../domain/exposure.ts'
+import { computeBalance } from '../domain/balance.ts'
 import { newId } from '../platform/ids.ts'
 import { lockAccount } from '../store/accounts.ts'
+import { readBalanceFacts } from '../store/balance.ts'
 import {
-  accountExposure,
   findCampaignGraph,
   findCreateRequest,
   insertCampaignGraph,
@@ -67,8 +68,8 @@ export async function createCampaign(ctx: ServiceContext, userId: string, input:
     const config = await readConfig(trx)
     const order = validateOrder(input, config)
 
-    const exposure = await accountExposure(trx, userId)
-    const denial = checkExposure(exposure, order.cpmMicros * order.blocks, {
+    // Read under the account lock: every other create of the account waits, so two cannot both pass the cap.
+    const denial = checkExposure(computeBalance(await readBalanceFacts(trx, userId)), {
       capUsd: config.outstanding_balance_cap_usd,
       net30CreditLimitCents: account.effective_billing_mode === 'net30_invoice' ? account.credit_limit_cents : null,
     })

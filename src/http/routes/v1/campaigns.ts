@@ -31,8 +31,10 @@ export function campaignRoutes(deps: RouteDeps) {
             'Requires write access: 403 when write approval or API terms are missing (403 wins), 402 when billing enrollment or ' +
             'payment recovery is needed. Idempotent per (account, idempotency_key): the same payload replays the original 201 ' +
             'with `replayed: true` and header `Idempotent-Replayed: true`; another payload is 409 `idempotency_key_reused`. ' +
-            '402 `outstanding_balance_cap` when delivered-but-uninvoiced value plus the undelivered face value of live orders plus ' +
-            'this order would exceed config.outstanding_balance_cap_usd. 503: not accepting orders (do not loop), ' +
+            '402 `outstanding_balance_cap` (detail `cap_usd`, `outstanding_cents`) once the not-yet-invoiced balance ' +
+            '(Account.outstanding_cents) has reached config.outstanding_balance_cap_usd; the order\'s own face value is not counted. ' +
+            'A Net 30 account also gets 402 `credit_limit` (detail `credit_limit_cents`, `owed_cents`) once balance.owed_cents has ' +
+            'reached its billing_profile.credit_limit_cents. 503: not accepting orders (do not loop), ' +
             '`order provisioning incomplete` (retry the same body and key), or transient store unavailability.',
           tags: ['campaigns'],
           body: CampaignCreateSchema,
