@@ -103,7 +103,7 @@ test('every CampaignCreate constraint is a 400 naming the input', async () => {
     [{ destination_url: 'not a url' }, 'destination_url', 'invalid_format'],
     [{ cpm_usd: 0 }, 'cpm_usd', 'below_minimum'],
     [{ cpm_usd: 0.49 }, 'cpm_usd', 'below_minimum'],
-    [{ cpm_usd: 1.2345 }, 'cpm_usd', 'too_precise'],
+    [{ cpm_usd: 1.2345678 }, 'cpm_usd', 'too_precise'],
     [{ impressions: 500 }, 'impressions', 'below_minimum'],
     [{ impressions: 1500 }, 'impressions', 'not_a_multiple'],
     [{ impressions: 101_000 }, 'impressions', 'above_maximum'],
@@ -127,6 +127,8 @@ test('every CampaignCreate constraint is a 400 naming the input', async () => {
     assert.equal(res.body.detail.field, field, JSON.stringify(res.body))
     assert.equal(res.body.detail.reason, reason, JSON.stringify(res.body))
   }
+  const fine = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1.0000001 }))
+  assert.equal(fine.body.detail.max_decimals, 6, 'a bid finer than a micro-USD per thousand is refused, not rounded')
   const floor = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 0.3 }))
   assert.equal(floor.body.detail.minimum, 0.5, 'the minimum-bid reason carries the floor')
   assert.equal((await adv.get('/v1/campaigns')).body.campaigns.length, 0, 'no rejected order was booked')

@@ -73,7 +73,7 @@ export const CSV_DESCRIPTION =
   `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`). ` +
   '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click`. ' +
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
-  '(cpm_usd/1000 per billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
+  '(the impression\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */
