@@ -16,8 +16,10 @@ Responses carry IETF \`RateLimit-Policy\` and \`RateLimit\` headers; 429 carries
 **Errors.** Every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`. Unknown and other accounts' ids are
 the same 404. Malformed JSON and wrong types are 400.
 
-**Money.** Bids are USD with at most three decimals (a whole micro-USD per impression). Delivered value is kept in
-micro-USD; cents are derived by rounding half up, once per amount (order total or invoice line).
+**Money.** Bids are USD with at most six decimals (a micro-USD per thousand impressions). The n-th billable impression
+of a campaign debits floor(n × cpm_micros / 1000) − floor((n − 1) × cpm_micros / 1000) micro-USD, so each block of 1,000
+bills exactly the CPM. Delivered value is kept in micro-USD; cents are derived by rounding half up, once per amount
+(order total or invoice line).
 
 **Time.** Every timestamp is UTC from the service clock.
 `.trim()
