@@ -9,6 +9,7 @@ import {
 import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts'
 import { presentCampaign, presentCreative } from '../../presenters.ts'
 import { requireWriteAccess } from '../../plugins/auth.ts'
+import { createBudget } from '../../plugins/create-budget.ts'
 import { notFound } from '../../../domain/errors.ts'
 import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
 import { findCampaignGraph, listCampaignGraphs, type CampaignGraph } from '../../../store/campaigns.ts'
@@ -42,7 +43,8 @@ export function campaignRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput)
+        const budget = createBudget(deps, request, reply)
+        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput, budget)
         if (created.replayed) reply.header('idempotent-replayed', 'true')
         return reply.code(201).send(created)
       },
