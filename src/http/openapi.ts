@@ -11,7 +11,9 @@ within 15 minutes lock that address out of authenticated endpoints for 15 minute
 
 **Rate limits.** Per account, across its keys, in fixed one-minute windows: \`POST /campaigns\` counts against
 \`config.create_rate_limit_per_min\`; every other authenticated call against \`config.read_rate_limit_per_min\`.
-Responses carry IETF \`RateLimit-Policy\` and \`RateLimit\` headers; 429 carries \`Retry-After\`.
+Only a create that makes a campaign counts: an idempotent replay and a create refused with 400, 402, 403, 409 or 503
+spend nothing, and a replay of a create that succeeded is never 429. Responses carry IETF \`RateLimit-Policy\` and
+\`RateLimit\` headers; 429 carries \`Retry-After\`.
 
 **Errors.** Every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`. Unknown and other accounts' ids are
 the same 404. Malformed JSON and wrong types are 400.

@@ -35,7 +35,9 @@ export function campaignRoutes(deps: RouteDeps) {
             '402 `outstanding_balance_cap` (detail `cap_usd`, `outstanding_cents`) once the not-yet-invoiced balance ' +
             '(Account.outstanding_cents) has reached config.outstanding_balance_cap_usd; the order\'s own face value is not counted. ' +
             'A Net 30 account also gets 402 `credit_limit` (detail `credit_limit_cents`, `owed_cents`) once balance.owed_cents has ' +
-            'reached its billing_profile.credit_limit_cents. 503: not accepting orders (do not loop), ' +
+            'reached its billing_profile.credit_limit_cents. 429 when config.create_rate_limit_per_min campaigns were already ' +
+            'created this minute; checked last, so replays and refused creates never spend the budget nor get 429. ' +
+            '503: not accepting orders (do not loop), ' +
             '`order provisioning incomplete` (retry the same body and key), or transient store unavailability.',
           tags: ['campaigns'],
           body: CampaignCreateSchema,
