@@ -62,7 +62,7 @@ test('memory counters: peek reads a window without counting; decrement refunds o
 const redisSkip = (await redisReachable()) ? false : `no Redis at ${TEST_REDIS_URL}`
 
 test('Redis counters: peek reads a window without counting; decrement refunds one, never below zero', { skip: redisSkip }, async () => {
-  const c = new RedisCounterStore(TEST_REDIS_URL)
+  const c: CounterStore = new RedisCounterStore(TEST_REDIS_URL)
   // Commands fail fast until the connection is up (no offline queue): wait for it.
   for (let i = 0; i < 100 && !(await c.peek('probe', 0, MINUTE).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 20))
   try {
