@@ -61,10 +61,15 @@ async function attach(db: Db, campaigns: CampaignRow[]): Promise<CampaignGraph[]
   })
 }
 
-/** Every campaign of the account, newest first. */
-export async function listCampaignGraphs(db: Db, userId: string): Promise<CampaignGraph[]> {
-  const campaigns = await db.selectFrom('campaigns').selectAll().where('user_id', '=', userId).orderBy('seq', 'desc').execute()
-  return attach(db, campaigns)
+/**
+ * A page of the account's campaigns, newest first (creation order, `seq`):
+ * at most `rows`, created before the campaign numbered `beforeSeq` when set.
+ * A keyset scan of `campaigns_user_idx`.
+ */
+export async function listCampaignGraphs(db: Db, userId: string, page: { rows: number; beforeSeq: number | null }): Promise<CampaignGraph[]> {
+  let query = db.selectFrom('campaigns').selectAll().where('user_id', '=', userId)
+  if (page.beforeSeq !== null) query = query.where('seq', '<', page.beforeSeq)
+  return attach(db, await query.orderBy('seq', 'desc').limit(page.rows).execute())
 }
 
 /** One campaign of the account; another account's id is indistinguishable from an unknown one. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable } from './common.ts'
 
 export const CampaignCreateSchema = Type.Object(
   {
@@ -102,7 +102,10 @@ const campaignFields = {
 
 export const CampaignSummarySchema = Type.Object(campaignFields)
 
-export const CampaignListSchema = Type.Object({ campaigns: Type.Array(CampaignSummarySchema) })
+export const CampaignListSchema = Type.Object({
+  campaigns: Type.Array(CampaignSummarySchema, { description: 'One page, newest first (creation order).' }),
+  next_cursor: NextCursor,
+})
 
 export const CampaignEditSchema = Type.Object(
   {

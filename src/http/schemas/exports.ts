@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable } from './common.ts'
 import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS } from '../../domain/export-csv.ts'
 
 const Surface = Type.String({ enum: ['extension', 'terminal'] })
@@ -88,3 +88,8 @@ export const CsvResponseSchema = {
   },
   content: { 'text/csv': { schema: { type: 'string', description: 'CSV text; see the response description for the columns.' } } },
 }
+
+export const ExportListSchema = Type.Object({
+  exports: Type.Array(ExportJobSchema, { description: 'One page of the account\'s export jobs, newest first (`created_at`, then `id`).' }),
+  next_cursor: NextCursor,
+})

@@ -1,5 +1,5 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { errors, IdParams } from '../../schemas/common.ts'
+import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
 import {
   CampaignCreatedSchema,
   CampaignCreateSchema,
@@ -12,7 +12,9 @@ import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
 import { notFound } from '../../../domain/errors.ts'
 import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
-import { findCampaignGraph, listCampaignGraphs, type CampaignGraph } from '../../../store/campaigns.ts'
+import { findCampaignGraph, type CampaignGraph } from '../../../store/campaigns.ts'
+import { listCampaigns } from '../../../services/lists.ts'
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, resumeCampaign } from '../../../services/campaigns.ts'
 
 const Params = IdParams('campaign_id')
@@ -57,12 +59,20 @@ export function campaignRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: 'List campaigns',
-          description: 'Every campaign of the account, newest first.',
+          description:
+            'The account\'s campaigns with their blocks, newest first (creation order), one page at a time: `limit` per page ' +
+            `(default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on the last page) as \`cursor\`. ` +
+            'Pages are keyed on creation order, so campaigns created while paging never repeat or skip one (they appear on a ' +
+            'fresh first page). Unknown query parameters are 400 `unknown_field`.',
           tags: ['campaigns'],
-          response: { 200: CampaignListSchema, ...errors(401, 429) },
+          querystring: PageQuerySchema,
+          response: { 200: CampaignListSchema, ...errors(400, 401, 429) },
         },
       },
-      async (request) => ({ campaigns: (await listCampaignGraphs(deps.db, request.account.user_id)).map(presentCampaign) }),
+      async (request) => {
+        const page = await listCampaigns(deps, request.account.user_id, request.query)
+        return { campaigns: page.items.map(presentCampaign), next_cursor: page.nextCursor }
+      },
     )
 
     app.get(
