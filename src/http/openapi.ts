@@ -23,6 +23,10 @@ of a campaign debits floor(n × cpm_micros / 1000) − floor((n − 1) × cpm_mi
 bills exactly the CPM. Delivered value is kept in micro-USD; cents are derived by rounding half up, once per amount
 (order total or invoice line).
 
+**Lists.** \`GET /campaigns\` and \`GET /exports\` answer one page, newest first, with \`next_cursor\`: send it back
+unchanged as \`cursor\` for the next page, until it is null. \`limit\` is 1-200 (default 50). Cursors are opaque;
+a malformed one, or one from the other list, is 400 with \`detail.field\` \`cursor\`.
+
 **Time.** Every timestamp is UTC from the service clock.
 `.trim()
 
