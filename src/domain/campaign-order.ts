@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { invalid } from './errors.ts'
 import { checkDisplayText } from './text-rules.ts'
 import { checkIconUrl, normalizeDestinationUrl } from './destination-url.ts'
-import { cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
+import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
 import { screenAdLine } from './content-safety.ts'
 import type { OrderConfig } from './order-config.ts'
 
@@ -111,7 +111,7 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
   const destinationUrl = checkDestinationUrl(input.destination_url)
 
   const cpmMicros = cpmUsdToMicros(input.cpm_usd)
-  if (cpmMicros === null) throw invalid('cpm_usd', 'too_precise', { max_decimals: 3 })
+  if (cpmMicros === null) throw invalid('cpm_usd', 'too_precise', { max_decimals: CPM_MAX_DECIMALS })
   if (cpmMicros < Math.round(config.min_cpm_usd * MICROS_PER_USD)) {
     throw invalid('cpm_usd', 'below_minimum', { minimum: config.min_cpm_usd })
   }

@@ -37,24 +37,46 @@ export function scaleDecimal(value: number, scale: number): number | null {
   return Number.isSafeInteger(scaled) ? scaled : null
 }
 
+/** Decimals a CPM bid may carry: micro-USD per thousand impressions. */
+export const CPM_MAX_DECIMALS = 6
+
 /**
- * A CPM bid in micro-USD. One impression is debited cpm/1000, so a bid must be
- * a whole number of micro-USD per impression: at most three decimals of USD
- * (0.001 USD per thousand). Finer bids are refused, not rounded.
+ * A CPM bid in micro-USD: at most six decimals of USD (one micro-USD per
+ * thousand). Finer bids are refused, not rounded. A bid need not be a whole
+ * number of micros per impression: `impressionDebitMicros` spreads it.
  */
 export function cpmUsdToMicros(cpmUsd: number): number | null {
-  const micros = scaleDecimal(cpmUsd, 6)
-  if (micros === null || micros % 1000 !== 0) return null
-  return micros
+  return scaleDecimal(cpmUsd, CPM_MAX_DECIMALS)
 }
 
 export function microsToUsd(micros: number): number {
   return micros / MICROS_PER_USD
 }
 
-/** Price of one impression in micro-USD: exactly cpm / 1000 (an integer by construction). */
-export function impressionPriceMicros(cpmMicros: number): number {
-  return cpmMicros / 1000
+/**
+ * What a campaign's first `n` billable impressions cost together, in micros:
+ * floor(n × cpm / 1000). Computed as n × ⌊cpm/1000⌋ + ⌊n × (cpm mod 1000) / 1000⌋,
+ * which is the same integer but never leaves the safe-integer range for any
+ * bid and impression count the service can hold. The ledger writes the same
+ * formula in SQL (`src/store/ledger.ts#writeBatch`).
+ */
+export function impressionsCostMicros(cpmMicros: number, n: number): number {
+  if (!Number.isSafeInteger(cpmMicros) || cpmMicros < 0) throw new RangeError(`cpm must be a non-negative integer, got ${cpmMicros}`)
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`impression count must be a non-negative integer, got ${n}`)
+  const whole = Math.floor(cpmMicros / 1000)
+  return n * whole + Math.floor((n * (cpmMicros % 1000)) / 1000)
+}
+
+/**
+ * The debit of a campaign's `n`-th billable impression (n from 1):
+ * floor(n·c/1000) − floor((n−1)·c/1000). Every impression is a whole number of
+ * micros, never negative, and impressions k·1000+1 … (k+1)·1000 always sum to
+ * exactly the CPM, so a bid like 1.234567 USD bills each block of 1,000 at
+ * 1,234,567 micros with no drift and no rounding to cents per impression.
+ */
+export function impressionDebitMicros(cpmMicros: number, n: number): number {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`impression number must be a positive integer, got ${n}`)
+  return impressionsCostMicros(cpmMicros, n) - impressionsCostMicros(cpmMicros, n - 1)
 }
 
 /** Maximum face value of an order: cpm × blocks, in micros. */

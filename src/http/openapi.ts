@@ -12,7 +12,9 @@ within 15 minutes lock that address out of authenticated endpoints for 15 minute
 
 **Rate limits.** Per account, across its keys, in fixed one-minute windows: \`POST /campaigns\` counts against
 \`config.create_rate_limit_per_min\`; every other authenticated call against \`config.read_rate_limit_per_min\`.
-Responses carry IETF \`RateLimit-Policy\` and \`RateLimit\` headers; 429 carries \`Retry-After\`.
+Only a create that makes a campaign counts: an idempotent replay and a create refused with 400, 402, 403, 409 or 503
+spend nothing, and a replay of a create that succeeded is never 429. Responses carry IETF \`RateLimit-Policy\` and
+\`RateLimit\` headers; 429 carries \`Retry-After\`.
 
 **Errors.** Every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`. Unknown and other accounts' ids are
 the same 404. Wrong types are 400 naming the field, with reasons such as \`required\`, \`invalid_type\`,
@@ -27,8 +29,14 @@ parameter an operation does not define is refused, never ignored. The HTTP layer
 
 ${edgeReasonsTable()}
 
-**Money.** Bids are USD with at most three decimals (a whole micro-USD per impression). Delivered value is kept in
-micro-USD; cents are derived by rounding half up, once per amount (order total or invoice line).
+**Money.** Bids are USD with at most six decimals (a micro-USD per thousand impressions). The n-th billable impression
+of a campaign debits floor(n × cpm_micros / 1000) − floor((n − 1) × cpm_micros / 1000) micro-USD, so each block of 1,000
+bills exactly the CPM. Delivered value is kept in micro-USD; cents are derived by rounding half up, once per amount
+(order total or invoice line).
+
+**Lists.** \`GET /campaigns\` and \`GET /exports\` answer one page, newest first, with \`next_cursor\`: send it back
+unchanged as \`cursor\` for the next page, until it is null. \`limit\` is 1-200 (default 50). Cursors are opaque;
+a malformed one, or one from the other list, is 400 with \`detail.field\` \`cursor\`.
 
 **Time.** Every timestamp is UTC from the service clock.
 `.trim()

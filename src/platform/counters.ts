@@ -15,6 +15,10 @@ export interface WindowCounts {
 export interface CounterStore {
   /** Adds one to `key` in the window starting at `windowStartMs`. */
   increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts>
+  /** The count of `key` in the window starting at `windowStartMs`, without adding to it. */
+  peek(key: string, windowStartMs: number, windowMs: number): Promise<number>
+  /** Takes back one `increment` of that window (never below zero): a spent unit refunded. */
+  decrement(key: string, windowStartMs: number, windowMs: number): Promise<void>
   /** Logs one event at `nowMs` and returns how many logged events lie within the last `windowMs` (a sliding log). */
   logEvent(key: string, nowMs: number, windowMs: number): Promise<number>
   /** Sets a lock on `key` until `untilMs` (service time). */
@@ -73,6 +77,26 @@ export class MemoryCounterStore implements CounterStore {
     return { current, previous: w.previous.get(key) ?? 0 }
   }
 
+  async peek(key: string, windowStartMs: number, windowMs: number): Promise<number> {
+    return this.#counts(windowStartMs, windowMs)?.get(key) ?? 0
+  }
+
+  async decrement(key: string, windowStartMs: number, windowMs: number): Promise<void> {
+    const counts = this.#counts(windowStartMs, windowMs)
+    const n = counts?.get(key)
+    if (counts === undefined || n === undefined) return
+    if (n > 1) counts.set(key, n - 1)
+    else counts.delete(key)
+  }
+
+  /** The counts kept for that window (the current one or the one just before it), if any. */
+  #counts(windowStartMs: number, windowMs: number): Map<string, number> | undefined {
+    const w = this.#windows.get(windowMs)
+    if (!w) return undefined
+    if (windowStartMs === w.startMs) return w.current
+    return w.startMs - windowStartMs === windowMs ? w.previous : undefined
+  }
+
   async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {
     this.#advance(nowMs)
     const log = (this.#logs.get(key) ?? []).filter((t) => t > nowMs - windowMs)
@@ -106,6 +130,11 @@ export class MemoryCounterStore implements CounterStore {
   async close(): Promise<void> {}
 }
 
+const DECREMENT_IF_POSITIVE = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`
+
 export class RedisCounterStore implements CounterStore {
   #redis: Redis
 
@@ -120,6 +149,15 @@ export class RedisCounterStore implements CounterStore {
     const prev = `adapi:rl:${key}:${windowStartMs - windowMs}`
     const replies = (await this.#redis.multi().incr(k).pexpire(k, windowMs * 2).get(prev).exec()) as [Error | null, unknown][]
     return { current: Number(replies[0]![1]), previous: Number(replies[2]![1] ?? 0) }
+  }
+
+  async peek(key: string, windowStartMs: number): Promise<number> {
+    return Number((await this.#redis.get(`adapi:rl:${key}:${windowStartMs}`)) ?? 0)
+  }
+
+  async decrement(key: string, windowStartMs: number): Promise<void> {
+    // One atomic step, so a refund racing the window's expiry never leaves a negative count behind.
+    await this.#redis.eval(DECREMENT_IF_POSITIVE, 1, `adapi:rl:${key}:${windowStartMs}`)
   }
 
   async logEvent(key: string, nowMs: number, windowMs: number): Promise<number> {

@@ -10,10 +10,11 @@ import {
 import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { checkExposure } from '../domain/exposure.ts'
+import { computeBalance } from '../domain/balance.ts'
 import { newId } from '../platform/ids.ts'
 import { lockAccount } from '../store/accounts.ts'
+import { readBalanceFacts } from '../store/balance.ts'
 import {
-  accountExposure,
   findCampaignGraph,
   findCreateRequest,
   insertCampaignGraph,
@@ -43,15 +44,47 @@ export interface CampaignCreated {
 }
 
 /**
+ * The account's per-minute create budget (rate limit). Only a create that is
+ * about to make a campaign takes from it; one that then fails gives it back.
+ */
+export interface CreateBudget {
+  /** Takes one create, or throws 429 when `limit` are already spent this window. */
+  take(limit: number): Promise<void>
+  /** Gives back the create taken by this request, if any. */
+  refund(): Promise<void>
+}
+
+/**
  * POST /campaigns. Per account, creates are serialized on the account row, so
  * concurrent retries of one idempotency key see each other: the first creates,
  * the rest replay its stored 201 body.
  */
-export async function createCampaign(ctx: ServiceContext, userId: string, input: CampaignCreateInput): Promise<CampaignCreated> {
+export async function createCampaign(
+  ctx: ServiceContext,
+  userId: string,
+  input: CampaignCreateInput,
+  budget: CreateBudget,
+): Promise<CampaignCreated> {
   const components = await readComponentStates(ctx.db)
   if (components.get('campaign_creation') === 'disabled') throw new ApiError(503, NOT_ACCEPTING_ORDERS)
 
   const fingerprint = createFingerprint(input)
+  try {
+    return await insertOrReplay(ctx, userId, input, fingerprint, budget)
+  } catch (err) {
+    // Nothing was created (the transaction rolled back): the create taken for it, if any, is not spent.
+    await budget.refund()
+    throw err
+  }
+}
+
+async function insertOrReplay(
+  ctx: ServiceContext,
+  userId: string,
+  input: CampaignCreateInput,
+  fingerprint: string,
+  budget: CreateBudget,
+): Promise<CampaignCreated> {
   return ctx.db.transaction().execute(async (trx) => {
     const account = await lockAccount(trx, userId)
     if (!account) throw notFound('account')
@@ -67,12 +100,15 @@ export async function createCampaign(ctx: ServiceContext, userId: string, input:
     const config = await readConfig(trx)
     const order = validateOrder(input, config)
 
-    const exposure = await accountExposure(trx, userId)
-    const denial = checkExposure(exposure, order.cpmMicros * order.blocks, {
+    // Read under the account lock: every other create of the account waits, so two cannot both pass the cap.
+    const denial = checkExposure(computeBalance(await readBalanceFacts(trx, userId)), {
       capUsd: config.outstanding_balance_cap_usd,
       net30CreditLimitCents: account.effective_billing_mode === 'net30_invoice' ? account.credit_limit_cents : null,
     })
     if (denial) throw new ApiError(402, { field: 'impressions', ...denial })
+
+    // Last, so that only a create that makes a campaign spends the budget (and an over-budget one makes none).
+    await budget.take(config.create_rate_limit_per_min)
 
     const now = ctx.clock.now()
     const campaignId = newId('cmp')

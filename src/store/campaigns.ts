@@ -1,7 +1,6 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BlocksTable, CampaignsTable, CreativesTable } from './schema.ts'
-import type { Exposure } from '../domain/exposure.ts'
 
 export type CampaignRow = Selectable<CampaignsTable>
 export type CreativeRow = Selectable<CreativesTable>
@@ -62,10 +61,15 @@ async function attach(db: Db, campaigns: CampaignRow[]): Promise<CampaignGraph[]
   })
 }
 
-/** Every campaign of the account, newest first. */
-export async function listCampaignGraphs(db: Db, userId: string): Promise<CampaignGraph[]> {
-  const campaigns = await db.selectFrom('campaigns').selectAll().where('user_id', '=', userId).orderBy('seq', 'desc').execute()
-  return attach(db, campaigns)
+/**
+ * A page of the account's campaigns, newest first (creation order, `seq`):
+ * at most `rows`, created before the campaign numbered `beforeSeq` when set.
+ * A keyset scan of `campaigns_user_idx`.
+ */
+export async function listCampaignGraphs(db: Db, userId: string, page: { rows: number; beforeSeq: number | null }): Promise<CampaignGraph[]> {
+  let query = db.selectFrom('campaigns').selectAll().where('user_id', '=', userId)
+  if (page.beforeSeq !== null) query = query.where('seq', '<', page.beforeSeq)
+  return attach(db, await query.orderBy('seq', 'desc').limit(page.rows).execute())
 }
 
 /** One campaign of the account; another account's id is indistinguishable from an unknown one. */
@@ -144,23 +148,4 @@ export async function findCreativeGraph(db: Db, userId: string, creativeId: stri
     .where('creative_id', '=', creativeId)
     .executeTakeFirst()
   return creative ? findCampaignGraph(db, userId, creative.campaign_id) : undefined
-}
-
-/**
- * Exposure of an account's orders, in micros (see domain/exposure.ts):
- * delivered value not yet invoiced, the undelivered face value of campaigns
- * that may still deliver (active or paused), and finalized unpaid invoices.
- */
-export async function accountExposure(db: Db, userId: string): Promise<Exposure> {
-  const row = await db
-    .selectNoFrom([
-      sql<string>`(select coalesce(sum(lifetime_spent_micros), 0) from campaigns where user_id = ${userId})
-        - (select coalesce(sum(delivered_micros), 0) from invoices where user_id = ${userId})`.as('unbilled'),
-      sql<string>`(select coalesce(sum(greatest(cpm_micros * block_count - lifetime_spent_micros, 0)), 0)
-        from campaigns where user_id = ${userId} and status in ('active', 'paused'))`.as('booked'),
-      sql<string>`(select coalesce(sum(total_cents), 0) from invoices
-        where user_id = ${userId} and status in ('open', 'payment_failed'))`.as('unpaid'),
-    ])
-    .executeTakeFirstOrThrow()
-  return { unbilledMicros: Number(row.unbilled), bookedUndeliveredMicros: Number(row.booked), unpaidInvoiceCents: Number(row.unpaid) }
 }

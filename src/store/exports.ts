@@ -20,6 +20,22 @@ export async function insertExportJob(db: Db, row: NewExportJob): Promise<Export
 }
 
 /** The account's own job; another account's id is simply not found. */
+/**
+ * A page of the account's export jobs, newest first by (created_at,
+ * export_id): at most `rows`, after the job `before` in that order when set.
+ * A keyset scan of `export_jobs_user_created` (migration 0016).
+ */
+export async function listExportJobs(
+  db: Db,
+  userId: string,
+  page: { rows: number; before: { createdAt: Date; exportId: string } | null },
+): Promise<ExportJobRow[]> {
+  let query = db.selectFrom('export_jobs').selectAll().where('user_id', '=', userId)
+  const before = page.before
+  if (before) query = query.where((eb) => eb(eb.refTuple('created_at', 'export_id'), '<', eb.tuple(before.createdAt, before.exportId)))
+  return query.orderBy('created_at', 'desc').orderBy('export_id', 'desc').limit(page.rows).execute()
+}
+
 export async function findExportJob(db: Db, userId: string, exportId: string): Promise<ExportJobRow | undefined> {
   return db.selectFrom('export_jobs').selectAll().where('export_id', '=', exportId).where('user_id', '=', userId).executeTakeFirst()
 }

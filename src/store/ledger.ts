@@ -10,7 +10,6 @@ import {
   type NotBillable,
   type ViewOutcome,
 } from '../domain/delivery.ts'
-import { impressionPriceMicros } from '../domain/money.ts'
 import type { Offer } from '../serving/offer-token.ts'
 
 export type LedgerRow = Insertable<LedgerEventsTable>
@@ -103,7 +102,9 @@ function isRace(err: unknown): boolean {
  *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
  *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
  *    NOTHING, so the unique index on measured views drops a concurrent repeat
- *    (that view is then a duplicate; nothing else depends on it). A batch
+ *    of a non-billable view (that view is then a duplicate); a dropped
+ *    billable one aborts the batch, since its debit was priced in sequence
+ *    with the others (below). A batch
  *    judged from known state did not look for repeats at all: it inserts
  *    without ON CONFLICT, and a repeat fails the statement on that index
  *    (23505), after which the batch is judged again from the store. Skipping
@@ -112,6 +113,10 @@ function isRace(err: unknown): boolean {
  *    since a billable repeat would also fail the billed-count check;
  *  - cancellation and price: the campaign's `cancelled_at` and `cpm_micros`
  *    must be what was read.
+ * The debits are not part of the judgment: the write prices each impression
+ * from the campaign's billed count under its row lock (the n-th billable
+ * impression of a campaign debits `impressionDebitMicros(cpm, n)`), so a
+ * batch overtaken by another never needs a retry for its prices.
  * After a few such aborts the batch locks its campaigns before reading, so it
  * cannot be overtaken on inventory again.
  */
@@ -185,9 +190,9 @@ async function judgeAndWrite(
     const o = outcomes[i]!
     if (!o.billable && o.reason === 'duplicate') return
     const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
-    const price = o.billable ? impressionPriceMicros(state!.campaigns.get(v.offer.campaignId)!.cpmMicros) : 0
     if (o.billable) billable++
-    rows.push(row, price, v.dwellMs, o.billable ? null : o.reason)
+    // An impression's debit depends on how many the campaign billed before it: the write prices it (writeBatch).
+    rows.push(row, 0, v.dwellMs, o.billable ? null : o.reason)
   })
 
   // What the judgment relied on, re-checked by the write (campaigns this batch bills).
@@ -197,8 +202,7 @@ async function judgeAndWrite(
     now,
     rows,
     relied.map((id) => ({ id, ...state!.campaigns.get(id)! })),
-    // Judged without knowing the repeats: every billable view must be new, or the batch is judged again from the store.
-    fromKnown ? billable : null,
+    billable,
     // Clicks repeat often (a double click): a batch carrying them keeps dropping repeats quietly.
     fromKnown !== null && batch.clicks.length === 0 ? 'fail' : 'skip',
   )
@@ -290,16 +294,20 @@ class EventColumns {
 
 const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key)`
 
-/** The select list turning the column arrays into ledger rows (in `eventColumns` order). */
-function eventValues(e: EventColumns) {
+/**
+ * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
+ * each row's position in the batch (`ord`, from 1) when `withOrd`.
+ */
+function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
     r.creative_id, r.surface, r.country, r.event_type = 'impression' AS billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key
+    ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
       ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.debit}::int8[], ${e.dwell}::int4[],
       ${e.reason}::text[], ${e.viewer}::text[]
-    ) AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key)`
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key, ord)`
 }
 
 /**
@@ -334,7 +342,7 @@ async function writeBatch(
   now: Date,
   e: EventColumns,
   relied: ({ id: string } & ReadCampaign)[],
-  expectBillable: number | null,
+  expectBillable: number,
   repeats: 'skip' | 'fail',
 ): Promise<{ campaigns: [string, number, number][] | null; lost: string[] | null }> {
   const nowMs = now.getTime()
@@ -347,19 +355,39 @@ async function writeBatch(
   const { rows } = await executePrepared(
     db,
     sql<{ ok: boolean; campaigns: [string, number, number][] | null; lost: string[] | null }>`
-    WITH input AS (SELECT ${eventValues(e)}),
+    WITH input AS (SELECT ${eventValues(e, true)}),
+    -- The campaigns this batch bills, locked in id order (so batches never deadlock on them) before
+    -- anything is inserted: their billed count is then the committed one, and stays so until commit.
+    locked AS (
+      SELECT campaign_id, impressions_billed, cpm_micros FROM campaigns
+      WHERE campaign_id IN (SELECT campaign_id FROM input WHERE event_type = 'impression')
+      ORDER BY campaign_id FOR UPDATE
+    ),
+    -- The n-th impression a campaign ever bills debits floor(n·c/1000) − floor((n−1)·c/1000) micros
+    -- (src/domain/money.ts#impressionDebitMicros, the same integers): n counts from the locked billed
+    -- count, in batch order, so every block of 1,000 sums to exactly the CPM whichever batches,
+    -- instances and retries billed it. int8 arithmetic: n·c stays far below 2^63.
+    priced AS (
+      SELECT r.occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id, r.creative_id, r.surface, r.country,
+        r.billable,
+        CASE WHEN r.event_type = 'impression'
+          THEN ((l.impressions_billed + r.k) * l.cpm_micros) / 1000 - ((l.impressions_billed + r.k - 1) * l.cpm_micros) / 1000
+          ELSE r.debit_micros END AS debit_micros,
+        r.dwell_ms, r.reason, r.viewer_key, r.ord
+      FROM (SELECT i.*, row_number() OVER (PARTITION BY i.campaign_id, i.event_type ORDER BY i.ord) AS k FROM input i) r
+      LEFT JOIN locked l ON l.campaign_id = r.campaign_id AND r.event_type = 'impression'
+    ),
     ins AS (
-      INSERT INTO ledger_events ${eventColumns} SELECT * FROM input
+      INSERT INTO ledger_events ${eventColumns}
+      SELECT occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
+             dwell_ms, reason, viewer_key
+      FROM priced ORDER BY ord
       ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
       RETURNING event_type, impression_id, campaign_id, surface, viewer_key, debit_micros
     ),
     billed AS (
       SELECT campaign_id, count(*)::int AS n, sum(debit_micros)::int8 AS spent FROM ins
       WHERE event_type = 'impression' GROUP BY campaign_id
-    ),
-    locked AS (
-      SELECT campaign_id FROM campaigns WHERE campaign_id IN (SELECT campaign_id FROM billed)
-      ORDER BY campaign_id FOR UPDATE
     ),
     upd AS (
       UPDATE campaigns c SET
@@ -401,7 +429,9 @@ async function writeBatch(
     SELECT
       ledger_batch_check(
         (SELECT count(*) FROM freq) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
-        AND (${expectBillable}::int IS NULL OR (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int)
+        -- Every impression judged billable is written: a dropped one (a concurrent repeat) would leave
+        -- a gap in the debit sequence priced above, so the batch is judged again from the store.
+        AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int
         AND NOT EXISTS (
           SELECT 1 FROM upd u LEFT JOIN relied s ON s.campaign_id = u.campaign_id
           WHERE s.campaign_id IS NULL OR u.cpm_micros <> s.cpm_micros OR u.cancelled_ms IS DISTINCT FROM s.cancelled_ms)

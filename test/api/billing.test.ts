@@ -193,36 +193,43 @@ test('cancelling bills delivered impressions only', async () => {
   assert.equal(invoice.amount_cents, 7)
 })
 
-test('the outstanding-balance cap counts delivered but uninvoiced value and booked face value', async () => {
+test('the outstanding-balance cap is reached by delivered value not yet invoiced, never by face value', async () => {
   await moveTo('2027-02-22T10:00:00Z')
   const adv = await h.advertiser({ billing: 'card' })
   const country = privateCountry()
-  const id = await campaign(adv, country, { cpm_usd: 5, impressions: 1000 }) // 5 USD face value
-  await deliver(h, country, 10)
-  await adv.delete(`/v1/campaigns/${id}`) // exposure now: 10 × 5,000 micros delivered = 0.05 USD
-  await h.config({ outstanding_balance_cap_usd: 1.05 })
+  await campaign(adv, country, { cpm_usd: 5, impressions: 1000 }) // 5 USD face value
+  await deliver(h, country, 10) // 10 × 5,000 micros delivered: 5 cents not yet invoiced
+  assert.equal((await adv.get('/v1/account')).body.outstanding_cents, 5)
+  await h.config({ outstanding_balance_cap_usd: 0.05 })
   try {
-    assert.equal((await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1.01, impressions: 1000 }))).status, 402)
-    const fits = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1, impressions: 1000 }))
-    assert.equal(fits.status, 201, fits.text)
-    await adv.delete(`/v1/campaigns/${fits.body.campaign_id}`)
+    const reached = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1, impressions: 1000, start_paused: true }))
+    assert.equal(reached.status, 402, reached.text)
+    assert.deepEqual(reached.body.detail, { field: 'impressions', reason: 'outstanding_balance_cap', cap_usd: 0.05, outstanding_cents: 5 })
+    // Below the cap, an order of any face value fits: 5,000 USD against a cap of 6 cents.
+    await h.config({ outstanding_balance_cap_usd: 0.06 })
+    const big = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 50, impressions: 100_000, start_paused: true }))
+    assert.equal(big.status, 201, big.text)
     // Once invoiced, the delivered value no longer counts toward the cap.
+    await h.config({ outstanding_balance_cap_usd: 0.05 })
     await moveTo('2027-03-01T06:00:00Z')
-    assert.equal((await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1.05, impressions: 1000 }))).status, 201)
+    const after = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 1, impressions: 1000, start_paused: true }))
+    assert.equal(after.status, 201, after.text)
   } finally {
     await h.config({ outstanding_balance_cap_usd: null })
   }
 })
 
-test('a Net 30 account orders within its credit limit, unpaid invoices included', async () => {
+test('a Net 30 account orders until what it owes reaches its credit limit', async () => {
   await moveTo('2027-03-01T10:00:00Z')
   const adv = await h.advertiser({ billing: 'none' })
   await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing`, { mode: 'net30_invoice', credit_limit_cents: 1000 })
   const country = privateCountry()
-  await campaign(adv, country, { cpm_usd: 5, impressions: 1000 }) // 5 USD booked of a 10 USD limit
-  const over = await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 5.001, impressions: 1000 }))
-  assert.equal(over.status, 402)
-  assert.equal(over.body.detail.reason, 'credit_limit')
-  assert.equal(over.body.detail.credit_limit_cents, 1000)
-  assert.equal((await adv.post('/v1/campaigns', campaignBody({ cpm_usd: 5, impressions: 1000 }))).status, 201)
+  // Owing nothing, it may book an order whose face value (1,000 USD) is far above its 10 USD limit.
+  await campaign(adv, country, { cpm_usd: 1000, impressions: 1000 }) // 1 USD an impression
+  assert.equal(await deliver(h, country, 9), 9)
+  assert.equal((await adv.post('/v1/campaigns', campaignBody({ start_paused: true }))).status, 201, 'owes 9 of 10 USD')
+  assert.equal(await deliver(h, country, 1), 1)
+  const over = await adv.post('/v1/campaigns', campaignBody({ start_paused: true }))
+  assert.equal(over.status, 402, over.text)
+  assert.deepEqual(over.body.detail, { field: 'impressions', reason: 'credit_limit', credit_limit_cents: 1000, owed_cents: 1000 })
 })

@@ -151,7 +151,7 @@ test('a preview, and viewing it, creates no campaign, creative or balance', asyn
   const res = await adv.post('/v1/preview', previewBody())
   assert.equal(res.status, 201)
   assert.equal((await page(res.body.preview_url)).status, 200)
-  assert.deepEqual((await adv.get('/v1/campaigns')).body, { campaigns: [] })
+  assert.deepEqual((await adv.get('/v1/campaigns')).body, { campaigns: [], next_cursor: null })
   assert.deepEqual((await adv.get('/v1/creatives')).body, { creatives: [] })
   const account = (await adv.get('/v1/account')).body
   assert.equal(account.outstanding_cents, 0)

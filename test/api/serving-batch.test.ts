@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
+import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/money.ts'
 
 /**
  * The group-commit write re-checks what a batch was judged on: a batch judged
@@ -136,6 +137,48 @@ test('concurrent batches over one nearly exhausted campaign never bill beyond it
   assert.equal(await billedOf(c.campaignId), 1000)
   const status = await db.selectFrom('campaigns').select('status').where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
   assert.equal(status.status, 'completed')
+})
+
+/** Asserts the campaign's impressions, in ledger order, debit the 1st, 2nd, … n-th debit of its CPM, and the totals agree. */
+async function assertDebitSequence(campaignId: string, cpmMicros: number): Promise<number[]> {
+  const db = h.svc.service.store.db
+  const rows = await db.selectFrom('ledger_events').select('debit_micros').where('campaign_id', '=', campaignId).where('event_type', '=', 'impression').orderBy('event_id').execute()
+  const debits = rows.map((r) => r.debit_micros)
+  assert.deepEqual(debits, debits.map((_, i) => impressionDebitMicros(cpmMicros, i + 1)), 'the n-th impression debits the n-th debit')
+  const c = await db.selectFrom('campaigns').select(['impressions_billed', 'lifetime_spent_micros']).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
+  assert.equal(c.impressions_billed, debits.length)
+  assert.equal(c.lifetime_spent_micros, impressionsCostMicros(cpmMicros, debits.length), 'spend is floor(billed × cpm / 1000)')
+  return debits
+}
+
+test('a six-decimal CPM: each impression debits its place in the sequence, also across concurrent and stale batches', async () => {
+  const cpm = 1_234_567
+  const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567, impressions: 2000 })
+  const db = h.svc.service.store.db
+  // Batches believing nothing was billed (stale), batches read from the store, in parallel: the price follows the row lock.
+  const knownC = (billed: number): KnownState => ({
+    lastBillableMs: new Map(),
+    campaign: (id) => (id === c.campaignId ? { impressions: 2000, billed, cpmMicros: cpm } : undefined),
+  })
+  const batches = Array.from({ length: 12 }, () => Array.from({ length: 100 }, () => claim(c)))
+  await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, i % 2 === 0 ? knownC(0) : undefined)))
+  const debits = await assertDebitSequence(c.campaignId, cpm)
+  assert.equal(debits.length, 1200)
+  assert.equal(debits.slice(0, 1000).reduce((a, b) => a + b, 0), cpm, 'the first block of 1,000 bills exactly the CPM')
+})
+
+test('a repeat dropped by ON CONFLICT never leaves a gap in the debit sequence', async () => {
+  const cpm = 1_234_567
+  const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567 })
+  const db = h.svc.service.store.db
+  const shared = claim(c)
+  // The same view in two concurrent batches judged from the store: one bills it, the other finds it a duplicate.
+  const results = await Promise.all(
+    [0, 1].map(() => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [shared, claim(c), claim(c)] })),
+  )
+  assert.equal(results.filter((r) => r.views[0]!.billable).length, 1)
+  assert.ok(results.every((r) => r.views.slice(1).every((v) => v.billable)))
+  assert.equal((await assertDebitSequence(c.campaignId, cpm)).length, 5)
 })
 
 test('blocks move forward with billing, also when one batch fills a whole block', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, served, view } from '../helpers/serving.ts'
+import { impressionDebitMicros } from '../../src/domain/money.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
 
@@ -162,4 +163,33 @@ test('exactly the bought number is billed under 200 concurrent viewers', async (
     .executeTakeFirstOrThrow()
   assert.equal(Number(debits.n), 1000)
   assert.equal(Number(debits.sum), campaign.lifetime_spent_micros, 'the ledger and the campaign agree to the micro')
+})
+
+test('a six-decimal CPM bills each block of 1,000 views at exactly its CPM, in whole micros', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country, { impressions: 2000, cpm_usd: 1.234567 })
+  for (let round = 0; round < 6; round++) {
+    const offers = await Promise.all(Array.from({ length: 200 }, (_, v) => decide(h.anonymous, { country, viewer_id: `precise-${v}` })))
+    await advance(h, 10)
+    const statuses = await Promise.all(offers.filter((o) => o !== null).map((o) => view(h.anonymous, o.impression_id, 10_000)))
+    assert.ok(statuses.every((s) => s === 204))
+  }
+  const campaign = (await adv.get(`/v1/campaigns/${id}`)).body
+  assert.equal(campaign.cpm_usd, 1.234567)
+  assert.equal(campaign.impressions_served, 1200)
+  const rows = await h.svc.service.store.db
+    .selectFrom('ledger_events')
+    .select('debit_micros')
+    .where('campaign_id', '=', id)
+    .where('event_type', '=', 'impression')
+    .orderBy('event_id')
+    .execute()
+  const debits = rows.map((r) => r.debit_micros)
+  assert.deepEqual(debits, debits.map((_, i) => impressionDebitMicros(1_234_567, i + 1)))
+  assert.ok(debits.every((d) => d === 1234 || d === 1235))
+  assert.equal(debits.slice(0, 1000).reduce((a, b) => a + b, 0), 1_234_567, 'the first block bills exactly its CPM')
+  // 1,200 impressions: floor(1200 × 1,234,567 / 1000) micros, in the ledger and on the campaign alike.
+  assert.equal(campaign.lifetime_spent_micros, 1_481_480)
+  assert.equal(debits.reduce((a, b) => a + b, 0), campaign.lifetime_spent_micros)
 })

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MemoryCounterStore } from '../../src/platform/counters.ts'
+import { randomBytes } from 'node:crypto'
+import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../../src/platform/counters.ts'
+import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 
 const MINUTE = 60_000
 
@@ -29,4 +31,43 @@ test('memory counters: windows of different lengths are kept apart', async () =>
   assert.deepEqual(await c.increment('k', 0, 1_000), { current: 1, previous: 0 })
   assert.deepEqual(await c.increment('k', 1_000, 1_000), { current: 1, previous: 1 })
   assert.deepEqual(await c.increment('k', 0, MINUTE), { current: 3, previous: 0 })
+})
+
+async function peekAndRefund(c: CounterStore, key: string, start: number): Promise<void> {
+  assert.equal(await c.peek(key, start, MINUTE), 0)
+  await c.increment(key, start, MINUTE)
+  await c.increment(key, start, MINUTE)
+  assert.equal(await c.peek(key, start, MINUTE), 2, 'peeking does not count')
+  await c.decrement(key, start, MINUTE)
+  assert.equal(await c.peek(key, start, MINUTE), 1)
+  assert.deepEqual(await c.increment(key, start, MINUTE), { current: 2, previous: 0 }, 'a refunded unit can be spent again')
+  await c.decrement(key, start, MINUTE)
+  await c.decrement(key, start, MINUTE)
+  await c.decrement(key, start, MINUTE)
+  assert.equal(await c.peek(key, start, MINUTE), 0, 'never below zero')
+  assert.deepEqual(await c.increment(key, start, MINUTE), { current: 1, previous: 0 })
+}
+
+test('memory counters: peek reads a window without counting; decrement refunds one, never below zero', async () => {
+  const c = new MemoryCounterStore()
+  await peekAndRefund(c, 'k', 0)
+  // A refund for the window just before still lands there; older windows are gone.
+  await c.increment('k', MINUTE, MINUTE)
+  await c.decrement('k', 0, MINUTE)
+  assert.equal(await c.peek('k', 0, MINUTE), 0)
+  await c.decrement('k', -MINUTE, MINUTE)
+  assert.equal(await c.peek('k', MINUTE, MINUTE), 1)
+})
+
+const redisSkip = (await redisReachable()) ? false : `no Redis at ${TEST_REDIS_URL}`
+
+test('Redis counters: peek reads a window without counting; decrement refunds one, never below zero', { skip: redisSkip }, async () => {
+  const c: CounterStore = new RedisCounterStore(TEST_REDIS_URL)
+  // Commands fail fast until the connection is up (no offline queue): wait for it.
+  for (let i = 0; i < 100 && !(await c.peek('probe', 0, MINUTE).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 20))
+  try {
+    await peekAndRefund(c, `unit-${process.pid}-${randomBytes(4).toString('hex')}`, 0)
+  } finally {
+    await c.close()
+  }
 })

@@ -10,7 +10,6 @@ import {
   rateLimitHeaders,
   windowStart,
   windowState,
-  type PolicyName,
 } from '../../domain/rate-limits.ts'
 import type { CounterStore } from '../../platform/counters.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -38,7 +37,7 @@ const KEY_USE_GRANULARITY_MS = 60_000
  * Counter-store failures must not take the API down: limits fail open and
  * the failure is logged.
  */
-async function safely<T>(request: FastifyRequest, fallback: T, op: () => Promise<T>): Promise<T> {
+export async function safely<T>(request: FastifyRequest, fallback: T, op: () => Promise<T>): Promise<T> {
   try {
     return await op()
   } catch (err) {
@@ -49,7 +48,8 @@ async function safely<T>(request: FastifyRequest, fallback: T, op: () => Promise
 
 /**
  * onRequest hook for authenticated /v1 routes: lockout check, credential
- * check (uniform 401), key-use stamp, then the per-account rate limit.
+ * check (uniform 401), key-use stamp, then the per-account rate limit (the
+ * read budget; POST /campaigns only reports its create budget here).
  */
 export function authenticate(deps: AuthDeps) {
   return async function authHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -80,19 +80,24 @@ export function authenticate(deps: AuthDeps) {
     }
 
     const config = await readConfig(deps.db)
-    const policy: PolicyName = request.method === 'POST' && request.routeOptions.url === '/v1/campaigns' ? 'creates' : 'requests'
-    const limit = policy === 'creates' ? config.create_rate_limit_per_min : config.read_rate_limit_per_min
     const start = windowStart(nowMs, RATE_WINDOW_MS)
+    if (request.method === 'POST' && request.routeOptions.url === '/v1/campaigns') {
+      // A create spends its budget only once it is about to make a campaign (createBudget); here it only shows it.
+      const spent = await safely(request, 0, () => deps.counters.peek(createBudgetKey(account.user_id), start, RATE_WINDOW_MS))
+      reply.headers(rateLimitHeaders('creates', windowState(config.create_rate_limit_per_min, spent, nowMs)))
+      return
+    }
+    const limit = config.read_rate_limit_per_min
     const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
-      deps.counters.increment(`${policy}:${account.user_id}`, start, RATE_WINDOW_MS),
+      deps.counters.increment(`requests:${account.user_id}`, start, RATE_WINDOW_MS),
     )
     const state = windowState(limit, count, nowMs)
-    reply.headers(rateLimitHeaders(policy, state))
-    if (count > limit) {
-      throw tooManyRequests(state.resetMs / 1000, `rate limit exceeded: ${limit} ${policy === 'creates' ? 'campaign creations' : 'requests'} per minute`)
-    }
+    reply.headers(rateLimitHeaders('requests', state))
+    if (count > limit) throw tooManyRequests(state.resetMs / 1000, `rate limit exceeded: ${limit} requests per minute`)
   }
 }
+
+export const createBudgetKey = (userId: string) => `creates:${userId}`
 
 /**
  * preValidation hook of write routes: 403 before 402, before any body

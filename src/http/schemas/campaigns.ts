@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable } from './common.ts'
 
 export const CampaignCreateSchema = Type.Object(
   {
@@ -17,8 +17,10 @@ export const CampaignCreateSchema = Type.Object(
     cpm_usd: Type.Number({
       exclusiveMinimum: 0,
       description:
-        'USD per 1,000 impressions; at least config.min_cpm_usd (400 `below_minimum` with `minimum`). At most three decimals, ' +
-        'so each impression debits a whole number of micro-USD; finer values are 400 `too_precise` (never rounded).',
+        'USD per 1,000 impressions; at least config.min_cpm_usd (400 `below_minimum` with `minimum`). At most six decimals ' +
+        '(one micro-USD per thousand); finer values are 400 `too_precise` with `max_decimals: 6` (never rounded). The n-th billable ' +
+        'impression of a campaign debits floor(n × cpm_micros / 1000) − floor((n − 1) × cpm_micros / 1000) micro-USD, so every ' +
+        'impression is a whole number of micro-USD and each block of 1,000 bills exactly the CPM.',
     }),
     impressions: Type.Integer({ minimum: 1000, maximum: 100_000, multipleOf: 1000, description: 'Blocks of 1,000; at most config.max_blocks blocks.' }),
     idempotency_key: Type.String({ pattern: '^[A-Za-z0-9_.:\\-]{1,64}$', description: 'Scoped to the account. Same key and payload replays; a different payload is 409.' }),
@@ -100,7 +102,10 @@ const campaignFields = {
 
 export const CampaignSummarySchema = Type.Object(campaignFields)
 
-export const CampaignListSchema = Type.Object({ campaigns: Type.Array(CampaignSummarySchema) })
+export const CampaignListSchema = Type.Object({
+  campaigns: Type.Array(CampaignSummarySchema, { description: 'One page, newest first (creation order).' }),
+  next_cursor: NextCursor,
+})
 
 export const CampaignEditSchema = Type.Object(
   {

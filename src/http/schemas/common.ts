@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../domain/pagination.ts'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -39,3 +40,31 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
 // No length bound: an id of any length that is not the account's is simply unknown (404).
 const Id = Type.String({ minLength: 1 })
 export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)
+
+/** Query string of the paged lists (GET /campaigns, GET /exports); any other parameter is 400 `unknown_field`. */
+export const PageQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: PAGE_LIMIT_MAX,
+        default: PAGE_LIMIT_DEFAULT,
+        description: `Items per page, 1-${PAGE_LIMIT_MAX}; ${PAGE_LIMIT_DEFAULT} when omitted.`,
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'Opaque: the `next_cursor` of the previous page, sent back unchanged. A malformed cursor is 400 ' +
+          '`{field: "cursor", reason: "malformed_cursor"}`; one from another list is 400 `foreign_cursor`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const NextCursor = Nullable(
+  Type.String({ description: 'Pass as `cursor` to read the next page; null on the last page. Items created meanwhile appear on no later page (newest first).' }),
+)

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable } from './common.ts'
 import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS } from '../../domain/export-csv.ts'
 
 const Surface = Type.String({ enum: ['extension', 'terminal'] })
@@ -73,7 +73,7 @@ export const CSV_DESCRIPTION =
   `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`). ` +
   '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click`. ' +
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
-  '(cpm_usd/1000 per billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
+  '(the impression\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */
@@ -88,3 +88,8 @@ export const CsvResponseSchema = {
   },
   content: { 'text/csv': { schema: { type: 'string', description: 'CSV text; see the response description for the columns.' } } },
 }
+
+export const ExportListSchema = Type.Object({
+  exports: Type.Array(ExportJobSchema, { description: 'One page of the account\'s export jobs, newest first (`created_at`, then `id`).' }),
+  next_cursor: NextCursor,
+})

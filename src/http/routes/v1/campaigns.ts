@@ -1,5 +1,5 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { errors, IdParams } from '../../schemas/common.ts'
+import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
 import {
   CampaignCreatedSchema,
   CampaignCreateSchema,
@@ -9,9 +9,12 @@ import {
 import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts'
 import { presentCampaign, presentCreative } from '../../presenters.ts'
 import { requireWriteAccess } from '../../plugins/auth.ts'
+import { createBudget } from '../../plugins/create-budget.ts'
 import { notFound } from '../../../domain/errors.ts'
 import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
-import { findCampaignGraph, listCampaignGraphs, type CampaignGraph } from '../../../store/campaigns.ts'
+import { findCampaignGraph, type CampaignGraph } from '../../../store/campaigns.ts'
+import { listCampaigns } from '../../../services/lists.ts'
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, resumeCampaign } from '../../../services/campaigns.ts'
 
 const Params = IdParams('campaign_id')
@@ -34,8 +37,12 @@ export function campaignRoutes(deps: RouteDeps) {
             '`billing_setup_pending`, `payment_failed`, `payment_action_required`, `billing_paused`, `billing_disabled`, ' +
             '`invoice_overdue` (with `invoice_ids`); `access.billing_reason` of GET /account names the same. Idempotent per (account, idempotency_key): the same payload replays the original 201 ' +
             'with `replayed: true` and header `Idempotent-Replayed: true`; another payload is 409 `idempotency_key_reused`. ' +
-            '402 `outstanding_balance_cap` when delivered-but-uninvoiced value plus the undelivered face value of live orders plus ' +
-            'this order would exceed config.outstanding_balance_cap_usd. 503: not accepting orders (do not loop), ' +
+            '402 `outstanding_balance_cap` (detail `cap_usd`, `outstanding_cents`) once the not-yet-invoiced balance ' +
+            '(Account.outstanding_cents) has reached config.outstanding_balance_cap_usd; the order\'s own face value is not counted. ' +
+            'A Net 30 account also gets 402 `credit_limit` (detail `credit_limit_cents`, `owed_cents`) once balance.owed_cents has ' +
+            'reached its billing_profile.credit_limit_cents. 429 when config.create_rate_limit_per_min campaigns were already ' +
+            'created this minute; checked last, so replays and refused creates never spend the budget nor get 429. ' +
+            '503: not accepting orders (do not loop), ' +
             '`order provisioning incomplete` (retry the same body and key), or transient store unavailability.',
           tags: ['campaigns'],
           body: CampaignCreateSchema,
@@ -43,7 +50,8 @@ export function campaignRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput)
+        const budget = createBudget(deps, request, reply)
+        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput, budget)
         if (created.replayed) reply.header('idempotent-replayed', 'true')
         return reply.code(201).send(created)
       },
@@ -54,12 +62,20 @@ export function campaignRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: 'List campaigns',
-          description: 'Every campaign of the account, newest first.',
+          description:
+            'The account\'s campaigns with their blocks, newest first (creation order), one page at a time: `limit` per page ' +
+            `(default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on the last page) as \`cursor\`. ` +
+            'Pages are keyed on creation order, so campaigns created while paging never repeat or skip one (they appear on a ' +
+            'fresh first page). Unknown query parameters are 400 `unknown_field`.',
           tags: ['campaigns'],
-          response: { 200: CampaignListSchema, ...errors(401, 429) },
+          querystring: PageQuerySchema,
+          response: { 200: CampaignListSchema, ...errors(400, 401, 429) },
         },
       },
-      async (request) => ({ campaigns: (await listCampaignGraphs(deps.db, request.account.user_id)).map(presentCampaign) }),
+      async (request) => {
+        const page = await listCampaigns(deps, request.account.user_id, request.query)
+        return { campaigns: page.items.map(presentCampaign), next_cursor: page.nextCursor }
+      },
     )
 
     app.get(

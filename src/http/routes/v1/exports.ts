@@ -1,11 +1,13 @@
 import type { TSchema } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
-import { errors, IdParams } from '../../schemas/common.ts'
-import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema } from '../../schemas/exports.ts'
+import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
+import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema, ExportListSchema } from '../../schemas/exports.ts'
 import { exportFileName } from '../../../domain/export-csv.ts'
 import { kickExports } from '../../../jobs/exports.ts'
 import { openExportDownload, queueExport, readExport, type ExportCreateInput } from '../../../services/exports.ts'
 import type { ExportJobRow } from '../../../store/exports.ts'
+import { listExports } from '../../../services/lists.ts'
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 
 const Params = IdParams('export_id')
 
@@ -55,6 +57,27 @@ export function exportRoutes(deps: RouteDeps) {
         const job = await queueExport(deps, request.account.user_id, request.body as ExportCreateInput)
         kickExports(deps.scheduler, request.log)
         return reply.code(202).send(presentExportJob(job, deps.settings.publicUrl))
+      },
+    )
+
+    app.get(
+      '/exports',
+      {
+        schema: {
+          summary: 'List export jobs',
+          description:
+            'The account\'s export jobs (ExportJob, as the status read answers them), newest first by `created_at` then `id`, one page ' +
+            `at a time: \`limit\` per page (default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on ` +
+            'the last page) as `cursor`. Jobs deleted 7 days after expiry are no longer listed. A read: counts against the read ' +
+            'rate limit. Unknown query parameters are 400 `unknown_field`.',
+          tags: ['exports'],
+          querystring: PageQuerySchema,
+          response: { 200: ExportListSchema, ...errors(400, 401, 429) },
+        },
+      },
+      async (request) => {
+        const page = await listExports(deps, request.account.user_id, request.query)
+        return { exports: page.items.map((job) => presentExportJob(job, deps.settings.publicUrl)), next_cursor: page.nextCursor }
       },
     )
 
