@@ -83,7 +83,7 @@ test('paged lists refuse bad limits, bad cursors and unknown parameters with 400
     ['limit=201', 'limit', 'above_maximum'],
     ['limit=ten', 'limit', 'invalid_type'],
     ['limit=1.5', 'limit', 'invalid_type'],
-    ['page=2', 'page', 'unknown_field'],
+    ['page=2', 'page', 'unknown_parameter'],
     ['cursor=', 'cursor', 'too_short'],
     ['cursor=not-a-cursor', 'cursor', 'malformed_cursor'],
     [`cursor=${encodeCursor('campaigns', [])}`, 'cursor', 'malformed_cursor'],

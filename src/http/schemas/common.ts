@@ -41,7 +41,7 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
 const Id = Type.String({ minLength: 1 })
 export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)
 
-/** Query string of the paged lists (GET /campaigns, GET /exports); any other parameter is 400 `unknown_field`. */
+/** Query string of the paged lists (GET /campaigns, GET /exports); any other parameter is 400 `unknown_parameter`. */
 export const PageQuerySchema = Type.Object(
   {
     limit: Type.Optional(

@@ -66,7 +66,7 @@ export function campaignRoutes(deps: RouteDeps) {
             'The account\'s campaigns with their blocks, newest first (creation order), one page at a time: `limit` per page ' +
             `(default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on the last page) as \`cursor\`. ` +
             'Pages are keyed on creation order, so campaigns created while paging never repeat or skip one (they appear on a ' +
-            'fresh first page). Unknown query parameters are 400 `unknown_field`.',
+            'fresh first page). Unknown query parameters are 400 `unknown_parameter`.',
           tags: ['campaigns'],
           querystring: PageQuerySchema,
           response: { 200: CampaignListSchema, ...errors(400, 401, 429) },

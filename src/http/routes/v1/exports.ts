@@ -69,7 +69,7 @@ export function exportRoutes(deps: RouteDeps) {
             'The account\'s export jobs (ExportJob, as the status read answers them), newest first by `created_at` then `id`, one page ' +
             `at a time: \`limit\` per page (default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on ` +
             'the last page) as `cursor`. Jobs deleted 7 days after expiry are no longer listed. A read: counts against the read ' +
-            'rate limit. Unknown query parameters are 400 `unknown_field`.',
+            'rate limit. Unknown query parameters are 400 `unknown_parameter`.',
           tags: ['exports'],
           querystring: PageQuerySchema,
           response: { 200: ExportListSchema, ...errors(400, 401, 429) },
