@@ -22,7 +22,7 @@ const ASK_EVERY_S = 10
 const MAX_STEP_S = 5
 /** The longest billable dwell: its view still arrives inside the window, reported at the next step. */
 const MAX_DWELL_MS = OUTSTANDING_WINDOW_MS - MAX_STEP_S * 1000 - 1000
-const SIMULATED_S = 120
+const SIMULATED_S = 90
 
 interface Scenario {
   blocks: number
