@@ -154,3 +154,31 @@ test('one viewer billed through both instances at the same instant is billed onc
   assert.ok(rows.filter((r) => r.event_type === 'view').every((r) => r.reason === 'viewer_frequency'))
   assert.equal((await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body.impressions_served, 5)
 })
+
+test('rotation: an instance on OFFER_KEYS seals under its new key and still opens ids sealed under the stored key', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await call(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QV'], impressions: 1000 }), auth)
+  const id = created.body.campaign_id
+  const stored = await a.service.store.db.selectFrom('settings').select('value').where('key', '=', 'offer_key').executeTakeFirstOrThrow()
+  assert.equal(typeof stored.value, 'string')
+  // The documented switch from the stored key: a new key first, the stored one (id 0) kept for an hour.
+  const c = await startService({ DATABASE_URL: a.databaseUrl!, OFFER_KEYS: `5:${'7e'.repeat(32)},0:${String(stored.value)}` })
+  try {
+    const decideOn = async (svc: TestService, viewer: string) =>
+      (await call(svc, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: viewer, country: 'QV' })).body.impression_id as string
+    const before = await decideOn(a, 'rotate-1')
+    const after = await decideOn(c, 'rotate-2')
+    assert.equal(Buffer.from(after.slice(4), 'base64url')[0], 5, 'the new key seals')
+    for (const svc of [a, c]) assert.equal((await call(svc, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin)).status, 200)
+    const viewOn = async (svc: TestService, impressionId: string) =>
+      (await call(svc, 'POST', `/serve/v1/impressions/${impressionId}/view`, { dwell_ms: 10_000 })).status
+    assert.equal(await viewOn(c, before), 204, 'sealed under the stored key before the switch')
+    assert.equal(await viewOn(a, after), 404, 'an instance without the new key: roll a key out as a second entry first')
+    assert.equal(await viewOn(c, after), 204)
+    assert.equal((await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body.impressions_served, 2)
+  } finally {
+    await c.close()
+    // The third instance's clock moved alone: bring B level with A again.
+    await call(b, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin)
+  }
+})
