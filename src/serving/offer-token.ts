@@ -100,9 +100,10 @@ export class OfferSealer {
     const decipher = createDecipheriv('aes-256-gcm', key.key, bytes.subarray(1, HEADER_BYTES), { authTagLength: TAG_BYTES })
     decipher.setAAD(key.aad)
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-    let plain: Buffer
+    // GCM is a stream mode: update yields the whole plaintext; final only checks the tag (and throws on a mismatch).
+    const plain = decipher.update(bytes.subarray(HEADER_BYTES, bytes.length - TAG_BYTES))
     try {
-      plain = Buffer.concat([decipher.update(bytes.subarray(HEADER_BYTES, bytes.length - TAG_BYTES)), decipher.final()])
+      decipher.final()
     } catch {
       return null
     }
