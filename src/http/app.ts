@@ -62,7 +62,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     requestIdHeader: false,
     trustProxy: deps.settings.trustProxy,
     bodyLimit: 64 * 1024,
-    // Impression ids are signed offers of about 200 characters.
+    // Impression ids are sealed offers of about 200 characters.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()

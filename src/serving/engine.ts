@@ -52,7 +52,7 @@ export class ServingEngine {
     return this.#viewers.of(viewerId)
   }
 
-  /** Runs the auction; records the offer (not awaited) and returns the signed impression id. */
+  /** Runs the auction; records the offer (not awaited) and returns the sealed impression id. */
   async decide(request: DecisionRequest & { viewerKey: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const decision = await this.index.decide(request)
     if (!decision) return null
