@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openStore, type Db } from '../src/store/db.ts'
 import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/store/ledger.ts'
-import { OfferSigner } from '../src/serving/offer-token.ts'
+import { OfferSealer } from '../src/serving/offer-token.ts'
 import { createDatabase } from '../test/helpers/service.ts'
 
 const { values: args } = parseArgs({
@@ -68,7 +68,7 @@ try {
 
 async function run(db: Db): Promise<void> {
   const campaigns = await seed(db)
-  const signer = new OfferSigner(randomBytes(32))
+  const sealer = new OfferSealer([{ id: 1, key: randomBytes(32) }])
   const billed = new Map(campaigns.map((c) => [c, 0]))
   const known: KnownState = {
     lastBillableMs: new Map(),
@@ -86,8 +86,9 @@ async function run(db: Db): Promise<void> {
         country: 'US',
         viewerKey: randomBytes(16).toString('base64url').slice(0, 22),
         offeredAtMs: nowMs - 10_000,
+        origin: 0,
       }
-      return { impressionId: signer.sign(offer), offer, dwellMs: 10_000, reason: null }
+      return { impressionId: sealer.seal(offer), offer, dwellMs: 10_000, reason: null }
     })
   const commit = async (views: ViewClaim[]) => {
     const result = await commitLedgerBatch(db, new Date(nowMs++), { offers: [], clicks: [], views }, known)

@@ -39,29 +39,59 @@ export function rank(candidates: Candidate[]): Candidate[] {
 }
 
 /**
- * Pacing: a campaign with pace P minutes and N impressions may not have
- * delivered more than N × elapsed / P, elapsed counted from first activation
- * with paused time excluded. It may serve while delivered < N × elapsed / P
- * (exact integer arithmetic).
+ * How long an offer nobody has reported on still counts as outstanding: a
+ * realistic dwell (one ask interval of about ten seconds, three times over),
+ * not the hour a view stays acceptable, so an offer that is never viewed stops
+ * holding the campaign back after half a minute (docs/decisions.md, "Serving").
  */
-export function paceAllows(c: Candidate, nowMs: number): boolean {
+export const OUTSTANDING_WINDOW_MS = 30_000
+
+/** What the offer rule needs of a campaign. */
+export interface Delivery {
+  impressions: number
+  billed: number
+  paceMinutes: number | null
+  activatedAtMs: number | null
+  pausedMs: number
+}
+
+/**
+ * May this campaign take one more offer now? Offers already made and not yet
+ * resolved (`outstanding`) count as delivered: with R impressions left, a
+ * campaign stops taking offers while R are outstanding, and a paced campaign
+ * (pace P minutes, N impressions) takes one only if delivered, this offer
+ * included, stays within N × elapsed / P, elapsed counted from first
+ * activation with paused time excluded. Nothing is due at the first instant;
+ * the k-th impression becomes due once elapsed reaches k × P / N. Exact
+ * integer arithmetic.
+ */
+export function mayTakeOffer(c: Delivery, outstanding: number, nowMs: number): boolean {
+  const committed = c.billed + outstanding
+  if (committed >= c.impressions) return false
   if (c.paceMinutes === null) return true
   if (c.activatedAtMs === null) return false
   const elapsedMs = Math.max(0, nowMs - c.activatedAtMs - c.pausedMs)
   const paceMs = c.paceMinutes * 60_000
   if (elapsedMs >= paceMs) return true
-  return c.billed * paceMs < c.impressions * elapsedMs
+  return (committed + 1) * paceMs <= c.impressions * elapsedMs
 }
 
-export function isEligible(c: Candidate, request: DecisionRequest, nowMs: number): boolean {
-  if (c.billed >= c.impressions) return false
+/** Surface and country: what a campaign's targeting accepts, whatever its delivery. */
+export function targets(c: Candidate, request: DecisionRequest): boolean {
   if (c.targetSurface !== 'blended' && c.targetSurface !== request.surface) return false
-  if (c.targetCountries !== null && (request.country === null || !c.targetCountries.has(request.country))) return false
-  return paceAllows(c, nowMs)
+  return c.targetCountries === null || (request.country !== null && c.targetCountries.has(request.country))
 }
 
-/** The winner among `ranked` (already in auction order), or null when nothing is eligible. */
-export function runAuction(ranked: readonly Candidate[], request: DecisionRequest, nowMs: number): Candidate | null {
-  for (const c of ranked) if (isEligible(c, request, nowMs)) return c
+/**
+ * The winner among `ranked` (already in auction order), or null when nothing
+ * is eligible. `outstanding` gives a campaign's offers not yet resolved.
+ */
+export function runAuction(
+  ranked: readonly Candidate[],
+  request: DecisionRequest,
+  nowMs: number,
+  outstanding: (campaignId: string) => number,
+): Candidate | null {
+  for (const c of ranked) if (targets(c, request) && mayTakeOffer(c, outstanding(c.campaignId), nowMs)) return c
   return null
 }

@@ -83,7 +83,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     requestIdHeader: false,
     trustProxy: deps.settings.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Impression ids are signed offers of about 200 characters.
+    // Impression ids are sealed offers of about 200 characters.
     routerOptions: { maxParamLength: 1024 },
     // Fastify's own answers to these have no `detail`; plugins/errors.ts gives them the envelope.
     return503OnClosing: false,

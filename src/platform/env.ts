@@ -14,6 +14,8 @@ export interface Settings {
   redisUrl: string | null
   logLevel: string
   trustProxy: boolean
+  /** Keys sealing impression ids, the first one current; null: the key kept in the store. */
+  offerKeys: { id: number; key: Buffer }[] | null
 }
 
 export class SettingsError extends Error {}
@@ -75,6 +77,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const trustProxyRaw = value('TRUST_PROXY') ?? 'false'
   if (trustProxyRaw !== 'true' && trustProxyRaw !== 'false') fail('TRUST_PROXY', 'must be "true" or "false"')
 
+  const offerKeys = parseOfferKeys(value('OFFER_KEYS'))
+
   return {
     port,
     host,
@@ -87,5 +91,22 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl,
     logLevel,
     trustProxy: trustProxyRaw === 'true',
+    offerKeys,
   }
+}
+
+/**
+ * OFFER_KEYS: `id:hex` entries separated by commas, ids 0-255 and unique,
+ * keys 32 bytes (64 hex digits). The first seals new impression ids; the
+ * others only open them (rotation, docs/decisions.md "Serving").
+ */
+function parseOfferKeys(raw: string | null): { id: number; key: Buffer }[] | null {
+  if (raw === null) return null
+  const keys = raw.split(',').map((entry) => {
+    const m = /^\s*(\d{1,3}):([0-9a-fA-F]{64})\s*$/.exec(entry)
+    if (!m || Number(m[1]) > 255) fail('OFFER_KEYS', 'each entry must be <id 0-255>:<64 hex digits>')
+    return { id: Number(m[1]), key: Buffer.from(m[2] ?? '', 'hex') }
+  })
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) fail('OFFER_KEYS', 'key ids must be unique')
+  return keys
 }

@@ -2,6 +2,7 @@ import { rank, runAuction, type Candidate, type DecisionRequest } from '../domai
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
 import { loadCandidates, readServingEpoch } from '../store/serving.ts'
+import { OutstandingOffers } from './outstanding-offers.ts'
 
 /** How stale other instances' delivery counts may get before a reload (pacing and inventory). */
 const DELIVERY_REFRESH_MS = 1_000
@@ -24,6 +25,7 @@ export class AuctionIndex {
   readonly #clock: Clock
   #ranked: Candidate[] = []
   #byCampaign = new Map<string, Candidate>()
+  readonly #outstanding = new OutstandingOffers()
   #epoch = -1
   #loadedAt = 0
   /** Decisions waiting for a read of the epoch that starts after they arrived. */
@@ -38,9 +40,23 @@ export class AuctionIndex {
     this.#clock = clock
   }
 
-  async decide(request: DecisionRequest): Promise<Candidate | null> {
+  /**
+   * Runs the auction and counts the winner's offer as outstanding in the same
+   * turn, so the next decision already sees it. `offeredAtMs` is the instant
+   * the offer was counted at (the offer's time).
+   */
+  async decide(request: DecisionRequest): Promise<{ winner: Candidate; offeredAtMs: number } | null> {
     await this.#fresh()
-    return runAuction(this.#ranked, request, this.#clock.nowMs())
+    const nowMs = this.#clock.nowMs()
+    const winner = runAuction(this.#ranked, request, nowMs, (campaignId) => this.#outstanding.count(campaignId, nowMs))
+    if (!winner) return null
+    this.#outstanding.add(winner.campaignId, nowMs)
+    return { winner, offeredAtMs: nowMs }
+  }
+
+  /** A view of an offer this instance made was recorded: the offer is no longer outstanding. */
+  resolveOffer(campaignId: string, offeredAtMs: number): void {
+    this.#outstanding.resolve(campaignId, offeredAtMs, this.#clock.nowMs())
   }
 
   /** Applies authoritative billed totals from a committed ledger batch. */
@@ -102,6 +118,7 @@ export class AuctionIndex {
     }
     this.#ranked = rank(candidates)
     this.#byCampaign = new Map(candidates.map((c) => [c.campaignId, c]))
+    this.#outstanding.prune(this.#byCampaign, this.#clock.nowMs())
     this.#epoch = Math.max(this.#epoch, epoch)
     this.#loadedAt = this.#clock.nowMs()
   }

@@ -9,7 +9,11 @@ import { ensureServingSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
 import { AuctionIndex } from './auction-index.ts'
 import { LedgerWriter } from './ledger-writer.ts'
-import { OfferSigner, type Offer } from './offer-token.ts'
+import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
+import { ViewerKeys } from './viewer-keys.ts'
+
+/** The key id of the offer key kept in the store (used when OFFER_KEYS is not set). */
+export const STORED_OFFER_KEY_ID = 0
 
 export type ViewResult = { status: 'recorded'; outcome: ViewOutcome } | { status: 'unknown' } | { status: 'expired' }
 
@@ -17,14 +21,18 @@ export type ViewResult = { status: 'recorded'; outcome: ViewOutcome } | { status
 export class ServingEngine {
   readonly index: AuctionIndex
   readonly writer: LedgerWriter
-  readonly #signer: OfferSigner
+  readonly #sealer: OfferSealer
+  readonly #viewers: ViewerKeys
   readonly #clock: Clock
   readonly #db: Db
+  /** Tags this instance's offers, so that only their views release what this instance counts as outstanding. */
+  readonly #origin = randomBytes(4).readUInt32BE()
 
-  private constructor(db: Db, clock: Clock, signer: OfferSigner, log: FastifyBaseLogger) {
+  private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger) {
     this.#db = db
     this.#clock = clock
-    this.#signer = signer
+    this.#sealer = sealer
+    this.#viewers = viewers
     this.index = new AuctionIndex(db, clock)
     this.writer = new LedgerWriter(db, clock, log, {
       onCommit: (result) => this.index.applyBilled(result.billed),
@@ -32,20 +40,23 @@ export class ServingEngine {
     })
   }
 
-  static async create(db: Db, clock: Clock, log: FastifyBaseLogger): Promise<ServingEngine> {
-    const secret = await ensureServingSecret(db, () => randomBytes(32).toString('hex'))
-    return new ServingEngine(db, clock, new OfferSigner(secret), log)
+  /** `offerKeys` from OFFER_KEYS; null: one key kept in the store, shared by every instance on it. */
+  static async create(db: Db, clock: Clock, log: FastifyBaseLogger, offerKeys: readonly OfferKey[] | null = null): Promise<ServingEngine> {
+    const fresh = () => randomBytes(32).toString('hex')
+    const secret = await ensureServingSecret(db, 'serving_secret', fresh)
+    const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureServingSecret(db, 'offer_key', fresh) }]
+    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log)
   }
 
   viewerKey(viewerId: string): string {
-    return this.#signer.viewerKey(viewerId)
+    return this.#viewers.of(viewerId)
   }
 
-  /** Runs the auction; records the offer (not awaited) and returns the signed impression id. */
+  /** Runs the auction; records the offer (not awaited) and returns the sealed impression id. */
   async decide(request: DecisionRequest & { viewerKey: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
-    const winner = await this.index.decide(request)
-    if (!winner) return null
-    const now = this.#clock.now()
+    const decision = await this.index.decide(request)
+    if (!decision) return null
+    const { winner, offeredAtMs } = decision
     const offer: Offer = {
       campaignId: winner.campaignId,
       creativeId: winner.creativeId,
@@ -53,27 +64,30 @@ export class ServingEngine {
       surface: request.surface,
       country: request.country,
       viewerKey: request.viewerKey,
-      offeredAtMs: now.getTime(),
+      offeredAtMs,
+      origin: this.#origin,
     }
-    const impressionId = this.#signer.sign(offer)
-    this.writer.recordOffer(offerRow(impressionId, offer, now))
+    const impressionId = this.#sealer.seal(offer)
+    this.writer.recordOffer(offerRow(impressionId, offer, new Date(offeredAtMs)))
     return { impressionId, winner }
   }
 
   /** Records a measured view; resolves once it is durable. */
   async view(impressionId: string, dwellMs: number): Promise<ViewResult> {
-    const offer = this.#signer.verify(impressionId)
+    const offer = this.#sealer.open(impressionId)
     if (!offer) return { status: 'unknown' }
     const nowMs = this.#clock.nowMs()
     if (offerExpired(offer.offeredAtMs, nowMs)) return { status: 'expired' }
     const reason: NotBillable | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs)
     const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason })
+    // Resolved once committed (a billable one is in the campaign's billed count by now); a repeat released it already.
+    if (offer.origin === this.#origin && (outcome.billable || outcome.reason !== 'duplicate')) this.index.resolveOffer(offer.campaignId, offer.offeredAtMs)
     return { status: 'recorded', outcome }
   }
 
   /** Records the first click of an impression and returns where to send the viewer. */
   async click(impressionId: string): Promise<string | null> {
-    const offer = this.#signer.verify(impressionId)
+    const offer = this.#sealer.open(impressionId)
     if (!offer) return null
     const destination = this.index.destinationOf(offer.campaignId) ?? (await findDestination(this.#db, offer.campaignId))
     if (!destination) return null

@@ -68,7 +68,7 @@ export async function createService(settings: Settings, options: ServiceOptions 
     storeScheduleState(store),
     log.child({ component: 'scheduler' }),
   )
-  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }))
+  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
   const app = await buildApp(
     { db: store.db, clock, settings, counters, processor, scheduler, serving },
     { logger: log },

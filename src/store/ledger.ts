@@ -315,7 +315,7 @@ function eventValues(e: EventColumns, withOrd = false) {
  * is written the cheapest way that keeps the ledger whole.
  *  - A plain insert, with no `ON CONFLICT` and no unique index on offers
  *    (migration 0012): an impression id is new by construction (a random
- *    nonce under the offer's MAC) and each offer is written in exactly one
+ *    nonce in the sealed offer) and each offer is written in exactly one
  *    batch, never retried (src/serving/ledger-writer.ts).
  *  - Committed without waiting for the WAL flush (`synchronous_commit` off for
  *    this transaction only): the flush follows within the WAL writer's delay,

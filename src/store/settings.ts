@@ -51,13 +51,19 @@ export async function writeManualClock(db: Db, now: Date): Promise<void> {
     .execute()
 }
 
-/** The serving secret (offer signatures, viewer keys), created once and shared by every instance. */
-export async function ensureServingSecret(db: Db, fresh: () => string): Promise<Buffer> {
+/**
+ * A serving secret, created once (by whichever instance starts first) and
+ * shared by every instance on the store: `serving_secret` keys viewer keys
+ * (and verified the readable ids issued before ids were sealed), `offer_key`
+ * seals impression ids unless OFFER_KEYS is set.
+ */
+export async function ensureServingSecret(db: Db, name: 'serving_secret' | 'offer_key', fresh: () => string): Promise<Buffer> {
   await db
     .insertInto('settings')
-    .values({ key: 'serving_secret', value: JSON.stringify(fresh()) })
+    .values({ key: name, value: JSON.stringify(fresh()) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute()
-  const row = await db.selectFrom('settings').select('value').where('key', '=', 'serving_secret').executeTakeFirstOrThrow()
-  return Buffer.from(row.value as string, 'hex')
+  const row = await db.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow()
+  if (typeof row.value !== 'string') throw new Error(`settings ${name} is not a hex string`)
+  return Buffer.from(row.value, 'hex')
 }

@@ -87,44 +87,76 @@ test('blended orders serve on both surfaces', async () => {
   assert.ok(await decide(h.anonymous, { country, surface: 'extension' }))
 })
 
-test('pacing spreads delivery over pace_minutes, with paused time excluded', async () => {
+test('pacing spreads delivery over pace_minutes, outstanding offers counted, paused time excluded', async () => {
   const adv = await h.advertiser()
   const country = privateCountry()
-  // 1,000 impressions over 100 minutes: at most 10 per elapsed minute, one per 6 s.
+  // 1,000 impressions over 100 minutes: the k-th is due once 6k seconds have elapsed.
   const id = await create(adv, country, { pace_minutes: 100 })
   assert.equal(await decide(h.anonymous, { country }), null, 'nothing is due at the first instant')
   await advance(h, 6)
-  const offers = [await decide(h.anonymous, { country }), await decide(h.anonymous, { country }), await decide(h.anonymous, { country })]
-  assert.ok(offers.every(Boolean), 'offers are not deliveries')
-  await advance(h, 10) // elapsed 16 s: 2.67 impressions due
-  for (const o of offers) assert.equal(await view(h.anonymous, o!.impression_id, 10_000), 204)
-  assert.equal(await served(adv, id), 3)
-  assert.equal(await decide(h.anonymous, { country }), null, '3 delivered > 2.67 due: ahead of schedule')
+  const first = await decide(h.anonymous, { country })
+  assert.ok(first)
+  assert.equal(await decide(h.anonymous, { country }), null, 'the offer not yet viewed counts as delivered')
+  await advance(h, 10) // elapsed 16 s: 2.67 due
+  assert.equal(await view(h.anonymous, first.impression_id, 10_000), 204)
+  assert.equal(await served(adv, id), 1)
+  assert.ok(await decide(h.anonymous, { country }), 'the view released its offer: 1 billed + 1 offered <= 2.67')
+  assert.equal(await decide(h.anonymous, { country }), null, '3 > 2.67: ahead of schedule')
+
+  await advance(h, 30) // elapsed 46 s: 7.67 due; the offer made at 16 s was never viewed and no longer counts
+  const offers = []
+  for (let i = 0; i < 6; i++) offers.push(await decide(h.anonymous, { country }))
+  assert.ok(offers.every(Boolean), '1 billed + 6 offered <= 7.67')
+  assert.equal(await decide(h.anonymous, { country }), null)
+  assert.equal(await view(h.anonymous, offers[0]!.impression_id, 1_000), 204)
+  assert.ok(await decide(h.anonymous, { country }), 'a view that does not bill releases its offer too')
+  assert.equal(await decide(h.anonymous, { country }), null)
+  await advance(h, 10) // elapsed 56 s: 9.33 due
+  for (const o of offers.slice(1)) assert.equal(await view(h.anonymous, o!.impression_id, 10_000), 204)
+  assert.equal(await served(adv, id), 6)
 
   await adv.post(`/v1/campaigns/${id}/pause`)
   await advance(h, 3600)
   await adv.post(`/v1/campaigns/${id}/resume`)
+  // Still elapsed 56 s (the paused hour does not count): 6 billed, the offer made at 46 s no longer counts, 3 more fit 9.33.
+  for (let i = 0; i < 3; i++) assert.ok(await decide(h.anonymous, { country }))
   assert.equal(await decide(h.anonymous, { country }), null, 'the paused hour does not count')
-  await advance(h, 2) // elapsed 18 s: exactly 3 due, still not below
-  assert.equal(await decide(h.anonymous, { country }), null)
-  await advance(h, 1) // elapsed 19 s: 3.17 due
-  assert.ok(await decide(h.anonymous, { country }))
 })
 
-test('a campaign stops serving once it has delivered what it bought', async () => {
+test('a campaign stops taking offers while as many are outstanding as it has left; an offer never viewed stops counting', async () => {
   const adv = await h.advertiser()
   const country = privateCountry()
   const id = await create(adv, country, { impressions: 1000 })
-  const offers = await Promise.all(Array.from({ length: 1001 }, (_, i) => decide(h.anonymous, { country, viewer_id: `exhaust-${i}` })))
-  assert.ok(offers.every(Boolean), 'offers may exceed inventory; billing never does')
+  const offers = []
+  // Concurrent decisions, in waves of 250 (a thousand sockets at once can be reset on a busy machine).
+  for (let wave = 0; wave < 1001; wave += 250) {
+    offers.push(...(await Promise.all(Array.from({ length: Math.min(250, 1001 - wave) }, (_, i) => decide(h.anonymous, { country, viewer_id: `exhaust-${wave + i}` })))))
+  }
+  const filled = offers.filter((o) => o !== null)
+  assert.equal(filled.length, 1000, 'no offer that could not bill')
   await advance(h, 10)
-  const statuses = await Promise.all(offers.map((o) => view(h.anonymous, o!.impression_id, 10_000)))
+  const statuses = await Promise.all(filled.slice(1).map((o) => view(h.anonymous, o.impression_id, 10_000)))
   assert.ok(statuses.every((s) => s === 204))
+  assert.equal(await served(adv, id), 999)
+  assert.equal(await decide(h.anonymous, { country }), null, 'one left, one outstanding')
+  await advance(h, 20) // the unviewed offer is 30 s old: it no longer holds the last impression
+  const last = await decide(h.anonymous, { country, viewer_id: 'exhaust-last' })
+  assert.ok(last)
+  await advance(h, 10)
+  assert.equal(await view(h.anonymous, last.impression_id, 10_000), 204)
+  assert.equal(await view(h.anonymous, filled[0]!.impression_id, 10_000), 204, 'the late view is recorded, not billed')
   const campaign = (await adv.get(`/v1/campaigns/${id}`)).body
   assert.equal(campaign.impressions_served, 1000)
   assert.equal(campaign.status, 'completed')
   assert.equal(campaign.blocks[0].status, 'exhausted')
   assert.equal(await decide(h.anonymous, { country }), null)
+  const late = await h.svc.service.store.db
+    .selectFrom('ledger_events')
+    .select('reason')
+    .where('impression_id', '=', filled[0]!.impression_id)
+    .where('event_type', '=', 'view')
+    .executeTakeFirstOrThrow()
+  assert.equal(late.reason, 'inventory_exhausted')
 })
 
 test('a decision with nothing eligible is 204 with no body; a filled one has exactly the documented fields', async () => {

@@ -28,7 +28,7 @@ function claim(c: { campaignId: string; creativeId: string; userId: string }, vi
   n++
   return {
     impressionId: `batch-test-${process.pid}-${n}`,
-    offer: { ...c, surface: 'extension', country: 'US', viewerKey, offeredAtMs: NOW.getTime() - 20_000 },
+    offer: { ...c, surface: 'extension', country: 'US', viewerKey, offeredAtMs: NOW.getTime() - 20_000, origin: 0 },
     dwellMs: 10_000,
     reason: null,
   }

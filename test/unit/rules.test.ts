@@ -103,3 +103,16 @@ test('settings: defaults, and a bad value names the variable', () => {
   assert.throws(() => loadSettings({ ADMIN_TOKEN: 'short' }), /ADMIN_TOKEN:/)
   assert.equal(loadSettings({ PUBLIC_URL: 'https://ads.example/' }).publicUrl, 'https://ads.example')
 })
+
+test('OFFER_KEYS: id:hex entries, first one current; unset means the key kept in the store', () => {
+  const k1 = 'ab'.repeat(32)
+  const k2 = 'CD'.repeat(32)
+  assert.equal(loadSettings({}).offerKeys, null)
+  assert.deepEqual(loadSettings({ OFFER_KEYS: `2:${k2}, 1:${k1}` }).offerKeys, [
+    { id: 2, key: Buffer.from(k2, 'hex') },
+    { id: 1, key: Buffer.from(k1, 'hex') },
+  ])
+  for (const bad of [`256:${k1}`, `1:${k1.slice(2)}`, `1:${k1},1:${k2}`, k1, `x:${k1}`, `1:${k1},`]) {
+    assert.throws(() => loadSettings({ OFFER_KEYS: bad }), /OFFER_KEYS:/, bad)
+  }
+})
