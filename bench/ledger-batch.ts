@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openStore, type Db } from '../src/store/db.ts'
-import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/store/ledger.ts'
+import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/serving/ledger-batch.ts'
 import { OfferSealer } from '../src/serving/offer-token.ts'
 import { createDatabase } from '../test/helpers/service.ts'
 

@@ -1,7 +1,7 @@
 import type { Job } from './scheduler.ts'
 import type { Db } from '../store/db.ts'
 import { purgeExpiredPreviews } from '../store/previews.ts'
-import { purgeExpiredExports } from '../store/exports.ts'
+import { purgeExpiredExports } from '../store/export-jobs.ts'
 
 const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Job, Scheduler } from './scheduler.ts'
 import type { ServiceContext } from '../services/context.ts'
-import { runPendingExports } from '../services/exports.ts'
+import { runPendingExports } from '../services/exports/worker.ts'
 
 export const EXPORTS_JOB = 'exports'
 const MINUTE = 60_000

@@ -1,6 +1,7 @@
 import type { Job } from './scheduler.ts'
 import { nextInvoicingInstant } from '../domain/billing-schedule.ts'
-import { runInvoicing, runInvoicingOccurrence, type BillingContext } from '../services/billing.ts'
+import type { BillingContext } from '../services/billing/charges.ts'
+import { runInvoicing, runInvoicingOccurrence } from '../services/billing/invoicing.ts'
 
 /**
  * Invoicing at every instant of any cadence (Mondays, the 1st and the 15th,

@@ -5,7 +5,7 @@ import { newId } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
 import type { ServiceContext } from './context.ts'
-import { reopenFailedAsNet30, retryCharges } from './billing.ts'
+import { reopenFailedAsNet30, retryCharges } from './billing/charges.ts'
 
 export async function createAccount(
   ctx: ServiceContext,

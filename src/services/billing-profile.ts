@@ -3,7 +3,7 @@ import { conflict, notFound } from '../domain/errors.ts'
 import { lockAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
 import { invoicesAwaitingAction, recordBillingEvent } from '../store/billing.ts'
 import { requireAccount } from './accounts.ts'
-import { completeHeldCharges, retryCharges, type BillingContext } from './billing.ts'
+import { completeHeldCharges, retryCharges, type BillingContext } from './billing/charges.ts'
 import { applyCollectionEvent } from './collection.ts'
 import type { ServiceContext } from './context.ts'
 

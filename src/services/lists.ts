@@ -1,6 +1,6 @@
 import { decodeCursor, pageOf, PAGE_LIMIT_DEFAULT } from '../domain/pagination.ts'
 import { listCampaignGraphs, type CampaignGraph } from '../store/campaigns.ts'
-import { listExportJobs, type ExportJobRow } from '../store/exports.ts'
+import { listExportJobs, type ExportJobRow } from '../store/export-jobs.ts'
 import type { ServiceContext } from './context.ts'
 
 export interface PageRequest {

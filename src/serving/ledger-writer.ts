@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import { commitLedgerBatch, type BatchResult, type KnownState, type LedgerRow, type ViewClaim, type ViewOutcome } from '../store/ledger.ts'
-import { VIEWER_FREQUENCY_MS } from '../domain/delivery.ts'
+import type { LedgerRow } from '../store/ledger.ts'
+import { commitLedgerBatch, type BatchResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
+import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
 
 interface Waiter<T> {
   resolve(value: T): void

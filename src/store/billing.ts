@@ -79,17 +79,19 @@ export async function listInvoices(db: Db, userId: string): Promise<InvoiceRow[]
   return db.selectFrom('invoices').selectAll().where('user_id', '=', userId).orderBy('period_end', 'desc').execute()
 }
 
-/** Auto-pay invoices (of `modes`) still to be charged (finalized but not yet attempted, e.g. after a crash). */
-export async function unchargedAutopayInvoices(db: Db, modes: readonly string[]): Promise<InvoiceRow[]> {
+/** Open invoices whose charge waits for the holder's authentication (`held`), or open invoices with no charge held. */
+function openInvoices(db: Db, held: boolean) {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('billing_mode', 'in', modes)
     .where('status', '=', 'open')
-    // A charge held for the holder's authentication is not charged again.
-    .where('pending_charge_id', 'is', null)
-    .orderBy('finalized_at')
-    .execute()
+    .where('pending_charge_id', held ? 'is not' : 'is', null)
+}
+
+/** Auto-pay invoices (of `modes`) still to be charged (finalized but not yet attempted, e.g. after a crash). */
+export async function unchargedAutopayInvoices(db: Db, modes: readonly string[]): Promise<InvoiceRow[]> {
+  // A charge held for the holder's authentication is not charged again.
+  return openInvoices(db, false).where('billing_mode', 'in', modes).orderBy('finalized_at').execute()
 }
 
 export async function invoicesWithStatus(db: Db, userId: string, status: InvoiceRow['status']): Promise<InvoiceRow[]> {
@@ -111,14 +113,7 @@ export async function chargeProblems(db: Db, userId: string): Promise<{ failed: 
 
 /** Invoices whose charge waits for the holder's authentication. */
 export async function invoicesAwaitingAction(db: Db, userId: string): Promise<InvoiceRow[]> {
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('status', '=', 'open')
-    .where('pending_charge_id', 'is not', null)
-    .orderBy('period_end')
-    .execute()
+  return openInvoices(db, true).where('user_id', '=', userId).orderBy('period_end').execute()
 }
 
 /**

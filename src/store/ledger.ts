@@ -1,82 +1,27 @@
 import { sql, type Insertable } from 'kysely'
 import { executePrepared, type Db } from './db.ts'
 import type { LedgerEventsTable } from './schema.ts'
-import {
-  judgeViews,
-  viewerSlot,
-  VIEWER_FREQUENCY_MS,
-  type CampaignInventory,
-  type LedgerState,
-  type NotBillable,
-  type ViewOutcome,
-} from '../domain/delivery.ts'
-import type { Offer } from '../serving/offer-token.ts'
+import { viewerSlot, VIEWER_FREQUENCY_MS, type CampaignInventory, type LedgerState, type ViewToJudge } from '../domain/delivery.ts'
+
+// The ledger's group-commit statements. Judging a batch, and retrying one a concurrent batch overtook,
+// is the serving layer's (src/serving/ledger-batch.ts).
 
 export type LedgerRow = Insertable<LedgerEventsTable>
-export type { ViewOutcome }
 
-export interface ViewClaim {
-  impressionId: string
-  offer: Offer
-  dwellMs: number
-  /** Set when a store-free rule already made the view non-billable. */
-  reason: NotBillable | null
-}
+/** A campaign as a batch of views is judged against it: inventory, cancellation and price. */
+export type LedgerCampaign = CampaignInventory & { cpmMicros: number }
 
-/**
- * What this instance already knows, from its own committed batches and its
- * auction index. A batch is judged from it first, without a read; the write
- * re-checks everything against the store, so stale knowledge only costs a
- * retry that reads the store.
- */
-export interface KnownState {
-  /** Last billable instant per viewer slot (`viewerSlot`) committed by this instance. */
-  lastBillableMs: ReadonlyMap<string, number>
-  /** Inventory and price of a campaign that is serving (not cancelled), or undefined. */
-  campaign(campaignId: string): { impressions: number; billed: number; cpmMicros: number } | undefined
-}
-
-export interface BatchResult {
-  views: ViewOutcome[]
-  /** Viewer slots that got a billable impression in this batch. */
-  billedSlots: string[]
-  /** Authoritative billed totals of the campaigns this batch billed. */
-  billed: Map<string, number>
-  completed: string[]
-  /** Statements re-run because a concurrent batch overtook this one's reads. */
-  retries: number
-}
-
-function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Offer, at: Date): LedgerRow {
-  return {
-    occurred_at: at,
-    event_type: type,
-    impression_id: impressionId,
-    user_id: offer.userId,
-    campaign_id: offer.campaignId,
-    creative_id: offer.creativeId,
-    surface: offer.surface,
-    country: offer.country,
-    billable: false,
-    dwell_ms: null,
-    reason: null,
-    viewer_key: offer.viewerKey,
-  }
-}
-
-export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
-export const clickRow = (impressionId: string, offer: Offer, at: Date) => eventRow('click', impressionId, offer, at)
+/** What the store reads about a measured view: its impression, campaign and viewer slot. */
+export type ViewKeys = Pick<ViewToJudge, 'impressionId' | 'campaignId' | 'viewerKey' | 'surface'>
 
 /** SQLSTATEs meaning "a concurrent batch overtook this one's reads": re-read and decide again. */
 const RACE_CODES = new Set(['40001', '40P01'])
 const INVENTORY_CONSTRAINT = 'campaigns_billed_within_order'
 /** The unique index on measured views: a batch inserting without ON CONFLICT hits it on a repeat. */
 const ONE_VIEW_INDEX = 'ledger_one_view'
-/** Optimistic attempts before the batch takes the campaigns' row locks before reading. */
-const OPTIMISTIC_ATTEMPTS = 3
-const MAX_ATTEMPTS = 10
 
-function isRace(err: unknown): boolean {
+/** True when `writeBatch` (or the read before it) failed because a concurrent batch overtook this one. */
+export function isRace(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string }
   return (
     RACE_CODES.has(e.code ?? '') ||
@@ -86,146 +31,14 @@ function isRace(err: unknown): boolean {
 }
 
 /**
- * Commits one group of ledger events (group commit) in two round trips: one
- * statement reads what the views are judged against (repeats, each viewer's
- * last billable instant, the campaigns' inventory), the domain judges them
- * (`judgeViews`), and one statement writes everything and commits: the
- * events, the campaigns' billed totals and spend (completing a campaign
- * whose last block is exhausted), block status changes and the viewers'
- * last billable instants.
- *
- * No lock is held between the two: the write statement re-checks what the
- * judgment relied on, and aborts as a whole when a concurrent batch (another
- * instance, or this one's other batch in flight) overtook it, after which the
- * batch is read and judged again:
- *  - inventory: `impressions_billed <= impressions` is a CHECK constraint;
- *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
- *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
- *    NOTHING, so the unique index on measured views drops a concurrent repeat
- *    of a non-billable view (that view is then a duplicate); a dropped
- *    billable one aborts the batch, since its debit was priced in sequence
- *    with the others (below). A batch
- *    judged from known state did not look for repeats at all: it inserts
- *    without ON CONFLICT, and a repeat fails the statement on that index
- *    (23505), after which the batch is judged again from the store. Skipping
- *    ON CONFLICT's pre-check of every unique index saves PostgreSQL about
- *    5-10 % of its CPU a view (docs/performance.md); a repeat costs a retry either way,
- *    since a billable repeat would also fail the billed-count check;
- *  - cancellation and price: the campaign's `cancelled_at` and `cpm_micros`
- *    must be what was read.
- * The debits are not part of the judgment: the write prices each impression
- * from the campaign's billed count under its row lock (the n-th billable
- * impression of a campaign debits `impressionDebitMicros(cpm, n)`), so a
- * batch overtaken by another never needs a retry for its prices.
- * After a few such aborts the batch locks its campaigns before reading, so it
- * cannot be overtaken on inventory again.
+ * One statement reading what a batch of views is judged against: views already recorded for these
+ * impressions, each viewer's last billable instant, and the campaigns' inventory, price and cancellation.
  */
-export async function commitLedgerBatch(
-  db: Db,
-  now: Date,
-  batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] },
-  known?: KnownState,
-): Promise<BatchResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const result =
-        attempt === 1
-          ? await judgeAndWrite(db, now, batch, known)
-          : attempt <= OPTIMISTIC_ATTEMPTS
-            ? await judgeAndWrite(db, now, batch)
-            : await db.transaction().execute(async (trx) => {
-                await lockCampaigns(trx, batch.views)
-                return judgeAndWrite(trx, now, batch)
-              })
-      result.retries = attempt - 1
-      return result
-    } catch (err) {
-      if (!isRace(err) || attempt >= MAX_ATTEMPTS) throw err
-    }
-  }
-}
-
-/** The batch's state from what this instance knows, or null when it does not know every campaign. */
-function stateFromKnown(known: KnownState, views: ViewClaim[]): LedgerState<ReadCampaign> | null {
-  const campaigns = new Map<string, ReadCampaign>()
-  for (const v of views) {
-    if (v.reason || campaigns.has(v.offer.campaignId)) continue
-    const c = known.campaign(v.offer.campaignId)
-    if (!c) return null
-    campaigns.set(v.offer.campaignId, { ...c, cancelledAtMs: null })
-  }
-  // Repeats are not known here: the unique index finds them, and a billable repeat aborts the write.
-  return { recorded: new Set(), lastBillableMs: known.lastBillableMs, campaigns }
-}
-
-async function judgeAndWrite(
-  db: Db,
-  now: Date,
-  batch: { offers: LedgerRow[]; clicks: LedgerRow[]; views: ViewClaim[] },
-  known?: KnownState,
-): Promise<BatchResult> {
-  const nowMs = now.getTime()
-  const fromKnown = known && batch.views.length > 0 ? stateFromKnown(known, batch.views) : null
-  const state = fromKnown ?? (batch.views.length > 0 ? await readLedgerState(db, batch.views) : null)
-  const outcomes = state
-    ? judgeViews(
-        batch.views.map((v) => ({
-          impressionId: v.impressionId,
-          campaignId: v.offer.campaignId,
-          viewerKey: v.offer.viewerKey,
-          surface: v.offer.surface,
-          offeredAtMs: v.offer.offeredAtMs,
-          reason: v.reason,
-        })),
-        state,
-        nowMs,
-      )
-    : []
-
-  const rows = new EventColumns()
-  for (const r of batch.offers) rows.push(r, 0, null, null)
-  for (const r of batch.clicks) rows.push(r, 0, null, null)
-  let billable = 0
-  batch.views.forEach((v, i) => {
-    const o = outcomes[i]!
-    if (!o.billable && o.reason === 'duplicate') return
-    const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
-    if (o.billable) billable++
-    // An impression's debit depends on how many the campaign billed before it: the write prices it (writeBatch).
-    rows.push(row, 0, v.dwellMs, o.billable ? null : o.reason)
-  })
-
-  // What the judgment relied on, re-checked by the write (campaigns this batch bills).
-  const relied = [...new Set(batch.views.filter((_, i) => outcomes[i]!.billable).map((v) => v.offer.campaignId))]
-  const written = await writeBatch(
-    db,
-    now,
-    rows,
-    relied.map((id) => ({ id, ...state!.campaigns.get(id)! })),
-    billable,
-    // Clicks repeat often (a double click): a batch carrying them keeps dropping repeats quietly.
-    fromKnown !== null && batch.clicks.length === 0 ? 'fail' : 'skip',
-  )
-
-  const lost = new Set(written.lost ?? [])
-  const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))
-  const billed = new Map<string, number>()
-  const completed: string[] = []
-  for (const [id, total, impressions] of written.campaigns ?? []) {
-    billed.set(id, total)
-    if (total >= impressions) completed.push(id)
-  }
-  const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
-  return { views, billedSlots, billed, completed, retries: 0 }
-}
-
-type ReadCampaign = CampaignInventory & { cpmMicros: number }
-
-async function readLedgerState(db: Db, views: ViewClaim[]): Promise<LedgerState<ReadCampaign>> {
+export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promise<LedgerState<LedgerCampaign>> {
   const ids = views.map((v) => v.impressionId)
   // Probed by the whole primary key (viewer, surface): one index lookup each, also before ANALYZE.
-  const slots = [...new Map(views.map((v) => [viewerSlot(v.offer.viewerKey, v.offer.surface), [v.offer.viewerKey, v.offer.surface] as const])).values()]
-  const campaigns = [...new Set(views.map((v) => v.offer.campaignId))]
+  const slots = [...new Map(views.map((v) => [viewerSlot(v.viewerKey, v.surface), [v.viewerKey, v.surface] as const])).values()]
+  const campaigns = [...new Set(views.map((v) => v.campaignId))]
   const { rows } = await executePrepared(
     db,
     sql<{
@@ -248,21 +61,21 @@ async function readLedgerState(db: Db, views: ViewClaim[]): Promise<LedgerState<
   return {
     recorded: new Set(r.recorded ?? []),
     lastBillableMs: new Map((r.last_billable ?? []).map(([viewer, surface, at]) => [viewerSlot(viewer, surface), at])),
-    campaigns: new Map<string, ReadCampaign>(
+    campaigns: new Map<string, LedgerCampaign>(
       (r.campaigns ?? []).map(([id, impressions, billed, cpmMicros, cancelledAtMs]) => [id, { impressions, billed, cpmMicros, cancelledAtMs }]),
     ),
   }
 }
 
 /** Locks the batch's campaigns in id order (so batches never deadlock on them). */
-async function lockCampaigns(db: Db, views: ViewClaim[]): Promise<void> {
-  const ids = [...new Set(views.map((v) => v.offer.campaignId))]
+export async function lockCampaigns(db: Db, campaignIds: readonly string[]): Promise<void> {
+  const ids = [...new Set(campaignIds)]
   if (ids.length === 0) return
   await sql`SELECT campaign_id FROM campaigns WHERE campaign_id = ANY(${ids}::text[]) ORDER BY campaign_id FOR UPDATE`.execute(db)
 }
 
 /** The batch's events as one array per column: one statement text whatever the batch size. */
-class EventColumns {
+export class EventColumns {
   atMs: number[] = []
   type: string[] = []
   impression: string[] = []
@@ -337,11 +150,42 @@ async function insertEvents(db: Db, e: EventColumns): Promise<void> {
   await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
 }
 
-async function writeBatch(
+/**
+ * Writes one batch and commits it in one statement (data-modifying CTEs,
+ * autocommit): the events, the campaigns' billed totals and spend
+ * (completing a campaign whose last block is exhausted), block status
+ * changes and the viewers' last billable instants. It answers each billed
+ * campaign's [id, billed total, impressions] and the views dropped as repeats.
+ *
+ * No lock is held since the batch was judged: the statement re-checks what
+ * the judgment relied on, and aborts as a whole (`isRace`) when a concurrent
+ * batch (another instance, or this one's other batch in flight) overtook it:
+ *  - inventory: `impressions_billed <= impressions` is a CHECK constraint;
+ *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
+ *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
+ *    NOTHING (`repeats: 'skip'`), so the unique index on measured views drops
+ *    a concurrent repeat of a non-billable view (that view is then a
+ *    duplicate, listed in `lost`); a dropped billable one aborts the batch,
+ *    since its debit was priced in sequence with the others (below). A batch
+ *    judged from known state did not look for repeats at all: it inserts
+ *    without ON CONFLICT (`repeats: 'fail'`), and a repeat fails the statement
+ *    on that index (23505), after which the batch is judged again from the
+ *    store. Skipping ON CONFLICT's pre-check of every unique index saves
+ *    PostgreSQL about 5-10 % of its CPU a view (docs/performance.md); a repeat
+ *    costs a retry either way, since a billable repeat would also fail the
+ *    billed-count check;
+ *  - cancellation and price: the campaign's `cancelled_at` and `cpm_micros`
+ *    must be what was read (`relied`).
+ * The debits are not part of the judgment: the write prices each impression
+ * from the campaign's billed count under its row lock (the n-th billable
+ * impression of a campaign debits `impressionDebitMicros(cpm, n)`), so a
+ * batch overtaken by another never needs a retry for its prices.
+ */
+export async function writeBatch(
   db: Db,
   now: Date,
   e: EventColumns,
-  relied: ({ id: string } & ReadCampaign)[],
+  relied: ({ id: string } & LedgerCampaign)[],
   expectBillable: number,
   repeats: 'skip' | 'fail',
 ): Promise<{ campaigns: [string, number, number][] | null; lost: string[] | null }> {

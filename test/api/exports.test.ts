@@ -7,7 +7,7 @@ import { campaignBody, useService, type Advertiser, type Reply } from '../helper
 import { advance, decide, deliver, privateCountry, view } from '../helpers/serving.ts'
 import fc from 'fast-check'
 import { sql } from 'kysely'
-import { runPendingExports } from '../../src/services/exports.ts'
+import { runPendingExports } from '../../src/services/exports/worker.ts'
 import { csvField, rowLine, CSV_QUOTE_TRIGGERS, EXPORT_FIELDS, EXPORT_SCHEMA_VERSIONS } from '../../src/domain/export-csv.ts'
 import { exportLineSql, planLedgerExport, readLedgerExportText } from '../../src/store/exports.ts'
 import { loadSettings } from '../../src/platform/env.ts'

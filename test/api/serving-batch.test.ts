@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/store/ledger.ts'
+import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/money.ts'
 

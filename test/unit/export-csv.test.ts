@@ -11,7 +11,8 @@ import {
   rowLine,
   type ExportLedgerRow,
 } from '../../src/domain/export-csv.ts'
-import { ChunkWriter, checkExportWindow } from '../../src/services/exports.ts'
+import { ChunkWriter } from '../../src/services/exports/artifact.ts'
+import { checkExportWindow } from '../../src/services/exports/requests.ts'
 import { inflateRawSync } from 'node:zlib'
 import { ApiError } from '../../src/domain/errors.ts'
 

@@ -4,7 +4,7 @@ import { BillingProfileSchema } from '../../schemas/account.ts'
 import { CollectionHoldSchema, InvoiceParams, InvoiceSchema, UserParams, VoidInvoiceSchema } from '../../schemas/admin.ts'
 import { presentBillingProfile, presentInvoice } from '../../presenters.ts'
 import { completeAuthentication, requestNet30, setCollectionHold } from '../../../services/billing-profile.ts'
-import { voidInvoice } from '../../../services/billing.ts'
+import { voidInvoice } from '../../../services/billing/adjustments.ts'
 
 const profile = { 200: BillingProfileSchema, ...errors(400, 401, 404, 409) }
 

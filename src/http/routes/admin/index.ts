@@ -24,7 +24,7 @@ import {
   requireAccount,
   type BillingEnrollment,
 } from '../../../services/accounts.ts'
-import { markInvoicePaid, postCredit } from '../../../services/billing.ts'
+import { markInvoicePaid, postCredit } from '../../../services/billing/adjustments.ts'
 import { listInvoices } from '../../../store/billing.ts'
 import { moderateCampaign } from '../../../services/moderation.ts'
 import { readConfig, writeComponentState, writeConfigOverrides, writeManualClock } from '../../../store/settings.ts'
