@@ -23,10 +23,11 @@ export function adminRoutes(deps: RouteDeps, token: string) {
     app.addHook('onRoute', (route) => {
       // Answers every operator route can give, documented once: the token (401), the edge's (400; 413/415 for any
       // method that carries a body; 414 with a path parameter) and store trouble (500, 503).
-      const schema = (route.schema ??= {}) as { params?: unknown; response?: Record<number, unknown> }
+      const schema = (route.schema ??= {})
       const carriesBody = [route.method].flat().some((m) => !['GET', 'HEAD'].includes(m))
       const common = [400, 401, 500, 503, ...(carriesBody ? [413, 415] : []), ...(schema.params ? [414] : [])]
-      schema.response = { ...errors(...common), ...(schema.response ?? {}) }
+      const declared = typeof schema.response === 'object' && schema.response !== null ? schema.response : {}
+      schema.response = { ...errors(...common), ...declared }
     })
 
     // A swagger instance of its own, in this context, sees only the operator routes.
