@@ -145,18 +145,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     { prefix: '/v1' },
   )
 
-  if (deps.settings.adminToken !== null) {
-    const token = deps.settings.adminToken
-    await app.register(
-      async (admin) => {
-        admin.addHook('onRoute', (route) => {
-          route.schema = { ...route.schema, hide: true }
-        })
-        await admin.register(adminRoutes(deps, token))
-      },
-      { prefix: '/admin/v1' },
-    )
-  }
+  // The operator API describes itself in a document of its own, /admin/v1/openapi.json, behind its token.
+  if (deps.settings.adminToken !== null) await app.register(adminRoutes(deps, deps.settings.adminToken), { prefix: '/admin/v1' })
   await app.register(pageRoutes(deps))
   await app.register(
     async (serve) => {

@@ -1,4 +1,4 @@
-import type { SwaggerOptions } from '@fastify/swagger'
+import type { FastifyDynamicSwaggerOptions, SwaggerOptions } from '@fastify/swagger'
 import { edgeReasonsTable } from './error-reasons.ts'
 
 export const OPENAPI_VERSION = '1.7.0'
@@ -41,8 +41,14 @@ a malformed one, or one from the other list, is 400 with \`detail.field\` \`curs
 **Time.** Every timestamp is UTC from the service clock.
 `.trim()
 
+const refResolver: FastifyDynamicSwaggerOptions['refResolver'] = {
+  buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+}
+
 export function openApiOptions(publicUrl: string): SwaggerOptions {
   return {
+    // This document describes /v1 only; the operator API has its own (adminOpenApiOptions).
+    transform: ({ schema, url }) => ({ schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true }, url }),
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Advertiser Campaign API', version: OPENAPI_VERSION, description: DESCRIPTION },
@@ -55,8 +61,37 @@ export function openApiOptions(publicUrl: string): SwaggerOptions {
       },
       security: [{ userId: [], apiKey: [] }],
     },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    refResolver,
+  }
+}
+
+export const ADMIN_OPENAPI_VERSION = '1.0.0'
+
+/** The decorator of the operator API's own swagger instance (registered in its encapsulated context). */
+export const ADMIN_OPENAPI_DECORATOR = 'adminOpenApi'
+
+const ADMIN_DESCRIPTION = `
+The operator API (operations.md section 3), served only when \`ADMIN_TOKEN\` is set (otherwise every \`/admin\` path is 404).
+
+**Authentication.** Every call, this document included, carries \`Authorization: Bearer <ADMIN_TOKEN>\`; anything else is
+401 \`{"detail":"invalid operator token"}\`.
+
+**Errors.** As in the advertiser API: every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`, with the same
+validation reasons and the same edge answers (unknown query parameter, bad text, malformed JSON, 413, 414, 415).
+
+**Time.** Every timestamp is UTC from the service clock; under \`CLOCK=manual\`, \`POST /clock\` moves it.
+`.trim()
+
+export function adminOpenApiOptions(publicUrl: string): SwaggerOptions {
+  return {
+    decorator: ADMIN_OPENAPI_DECORATOR,
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Advertiser Campaign API: operator API', version: ADMIN_OPENAPI_VERSION, description: ADMIN_DESCRIPTION },
+      servers: [{ url: `${publicUrl}/admin/v1` }],
+      components: { securitySchemes: { operatorToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } } },
+      security: [{ operatorToken: [] }],
     },
+    refResolver,
   }
 }

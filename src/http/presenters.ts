@@ -12,7 +12,7 @@ import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
-import type { InvoiceSchema } from './schemas/admin.ts'
+import type { InvoiceSchema } from './schemas/admin/invoices.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CreativeSchema } from './schemas/creatives.ts'
 

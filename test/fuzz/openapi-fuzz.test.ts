@@ -3,7 +3,7 @@
  * advertiser API (from the served OpenAPI document), the operator API and the
  * serving endpoints (from the route catalogue). Asserts: no 5xx (except a
  * 503 an operator caused by disabling a component), `detail` on every error,
- * every /v1 answer as documented, and a healthy service afterwards.
+ * every /v1 and /admin/v1 answer as its document says, and a healthy service afterwards.
  * FUZZ_SEED and FUZZ_REQUESTS reproduce or lengthen a run.
  */
 import assert from 'node:assert/strict'
@@ -11,6 +11,7 @@ import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
 import { operationsFromCatalogue, operationsFromOpenApi, RequestFuzzer, seeded, type FuzzRequest, type Operation } from '../helpers/fuzz.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
+import { OPENAPI_DOCUMENTS, type OpenApiValidator } from '../helpers/openapi.ts'
 import { STORE_UNAVAILABLE } from '../../src/domain/errors.ts'
 import { COMPONENTS } from '../../src/http/schemas/status.ts'
 
@@ -50,6 +51,14 @@ function problemOf(req: FuzzRequest, status: number, contentType: string, text: 
   }
   const problems = validate()
   return problems.length > 0 ? problems.join('; ') : null
+}
+
+/** The served document an answer is checked against: /v1 and /admin/v1 each have theirs (not the documents themselves). */
+function documentOf(path: string): { validator: OpenApiValidator; prefix: string } | null {
+  if (path.startsWith('/v1/') && !path.startsWith(OPENAPI_DOCUMENTS.advertiser.url)) return { validator: h.validator, prefix: '/v1' }
+  const operator = OPENAPI_DOCUMENTS.operator
+  if (path.startsWith(`${operator.prefix}/`) && !path.startsWith(operator.url)) return { validator: h.operatorValidator, prefix: operator.prefix }
+  return null
 }
 
 async function send(req: FuzzRequest): Promise<{ status: number; contentType: string; text: string }> {
@@ -124,11 +133,12 @@ test(`schema-guided fuzz: ${REQUESTS} bad requests, no 5xx, detail on every erro
           const req = chunk[next++]!
           const { status, contentType, text } = await send(req)
           statuses.set(status, (statuses.get(status) ?? 0) + 1)
-          const documented = req.path.startsWith('/v1/') && req.sameOperation
+          // Answers of the advertiser and the operator API are checked against their own documents.
+          const documented = req.sameOperation ? documentOf(req.path) : null
           const problem = problemOf(req, status, contentType, text, () => {
             if (!documented) return []
             const body = contentType.includes('application/json') && text !== '' ? JSON.parse(text) : undefined
-            return h.validator.check(req.method, req.path.slice(3), status, body)
+            return documented.validator.check(req.method, req.path.slice(documented.prefix.length), status, body)
           })
           if (problem) failures.push({ request: req, status, text: text.slice(0, 300), problem: problem.slice(0, 300) })
         }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import { ADMIN_TOKEN, startService, type TestService } from './service.ts'
-import { OpenApiValidator } from './openapi.ts'
+import { OPENAPI_DOCUMENTS, OpenApiValidator, operatorValidator } from './openapi.ts'
 
 export interface Reply<T = any> {
   status: number
@@ -44,6 +44,11 @@ export class Client {
       const problems = this.t.validator.check(method, path.slice(3), res.status, isJson ? parsed : undefined)
       assert.deepEqual(problems, [], `response does not match the OpenAPI document: ${text.slice(0, 500)}`)
     }
+    const operator = OPENAPI_DOCUMENTS.operator
+    if (path.startsWith(`${operator.prefix}/`) && !path.startsWith(operator.url)) {
+      const problems = this.t.operatorValidator.check(method, path.slice(operator.prefix.length), res.status, isJson ? parsed : undefined)
+      assert.deepEqual(problems, [], `response does not match the operator OpenAPI document: ${text.slice(0, 500)}`)
+    }
     if (res.status >= 400 && isJson) assert.ok(parsed && 'detail' in parsed, `non-2xx without detail: ${text}`)
     return reply
   }
@@ -66,6 +71,8 @@ export interface TestHarness {
   baseUrl: string
   svc: TestService
   validator: OpenApiValidator
+  /** The operator API's document (/admin/v1/openapi.json): every admin call through a Client is checked against it. */
+  operatorValidator: OpenApiValidator
   admin: Client
   anonymous: Client
   /** A fresh advertiser; by default fully able to write. */
@@ -84,6 +91,7 @@ export function useService(env: Record<string, string> = {}, config?: Record<str
     h.svc = await startService(env)
     h.baseUrl = h.svc.baseUrl
     h.validator = new OpenApiValidator(await (await fetch(`${h.baseUrl}/v1/openapi.json`)).json())
+    h.operatorValidator = await operatorValidator(h.baseUrl, ADMIN_TOKEN)
     h.admin = new Client(h, { authorization: `Bearer ${ADMIN_TOKEN}` })
     h.anonymous = new Client(h)
     h.advertiser = async ({ approved = true, terms = true, billing = 'card' } = {}) => {

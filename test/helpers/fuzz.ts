@@ -269,7 +269,10 @@ export class RequestFuzzer {
     if (rawBody !== undefined && (method === 'GET' || method === 'HEAD')) rawBody = undefined
     if (rawBody !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json'
     if (headers['content-type'] === '') delete headers['content-type']
-    return { method, path, headers, body: rawBody, operation: op, sameOperation: method === op.method && suffix === '', mutations }
+    // A dot segment (`..`, `%2e%2e`) is resolved by the client's URL parser: the request then names another path.
+    const dotSegment = Object.values(pathValues).some((v) => /^(\.|%2e){1,2}$/i.test(v))
+    const sameOperation = method === op.method && suffix === '' && !dotSegment
+    return { method, path, headers, body: rawBody, operation: op, sameOperation, mutations }
   }
 
   /** Replaces one value somewhere in the body (top level, or inside an array or object under it). */

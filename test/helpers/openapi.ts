@@ -8,8 +8,15 @@ interface OpenApiDoc {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
 }
 
+/** Where each served document lives and the path prefix its operations are relative to (its server URL). */
+export const OPENAPI_DOCUMENTS = {
+  advertiser: { url: '/v1/openapi.json', prefix: '/v1' },
+  operator: { url: '/admin/v1/openapi.json', prefix: '/admin/v1' },
+} as const
+
 /**
- * Validates real responses against the served OpenAPI document: the status
+ * Validates real responses against a served OpenAPI document (the advertiser
+ * API's, or the operator API's behind its token): the status
  * must be documented for the operation and the body must match its schema.
  */
 export class OpenApiValidator {
@@ -48,4 +55,11 @@ export class OpenApiValidator {
     if (validate(body)) return []
     return (validate.errors ?? []).map((e) => `${method} ${match.template} ${status}: ${e.instancePath || '/'} ${e.message}`)
   }
+}
+
+/** The operator API's document, fetched with the token, as a validator. */
+export async function operatorValidator(baseUrl: string, token: string): Promise<OpenApiValidator> {
+  const res = await fetch(baseUrl + OPENAPI_DOCUMENTS.operator.url, { headers: { authorization: `Bearer ${token}` } })
+  if (res.status !== 200) throw new Error(`GET ${OPENAPI_DOCUMENTS.operator.url}: ${res.status} ${await res.text()}`)
+  return new OpenApiValidator((await res.json()) as OpenApiDoc)
 }

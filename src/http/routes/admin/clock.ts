@@ -1,0 +1,25 @@
+import type { App, RouteDeps } from '../../types.ts'
+import { errors } from '../../schemas/common.ts'
+import { ClockResultSchema, ClockSchema } from '../../schemas/admin/clock.ts'
+import { moveManualClock } from '../../../services/operator-clock.ts'
+
+/** Service time under CLOCK=manual. */
+export function adminClockRoutes(deps: RouteDeps) {
+  return async (app: App) => {
+    app.post(
+      '/clock',
+      {
+        schema: {
+          summary: 'Move the manual clock forward',
+          description:
+            'Before answering, every job that fell due in the skipped interval has run, in time order. 400 `clock_moves_forward_only` ' +
+            'for an earlier instant; 409 when the service runs on the system clock.',
+          tags: ['clock'],
+          body: ClockSchema,
+          response: { 200: ClockResultSchema, ...errors(409) },
+        },
+      },
+      async (request) => ({ now: (await moveManualClock(deps, request.body)).toISOString() }),
+    )
+  }
+}

@@ -1,0 +1,41 @@
+import { conflict, invalid, notFound } from '../domain/errors.ts'
+import { ManualClock } from '../platform/clock.ts'
+import type { Scheduler } from '../jobs/scheduler.ts'
+import { writeManualClock } from '../store/settings.ts'
+import type { ServiceContext } from './context.ts'
+
+/** Operator use cases on service time: moving the manual clock and running a job now. */
+export interface OperatorClockContext extends ServiceContext {
+  scheduler: Scheduler
+}
+
+export type ClockMove = { advance_seconds: number } | { now: string }
+
+const MAX_CLOCK_MOVE_MS = 100_000_000_000
+
+/**
+ * Moves the manual clock forward (409 on the system clock). Every job that
+ * falls due in the skipped interval runs first, in time order, at its own
+ * instant; the new position is persisted so a restart never moves time back.
+ */
+export async function moveManualClock(ctx: OperatorClockContext, move: ClockMove): Promise<Date> {
+  const clock = ctx.clock
+  if (!(clock instanceof ManualClock)) throw conflict('the service runs on the system clock; set CLOCK=manual to move time')
+  const target = 'now' in move ? new Date(move.now) : new Date(clock.nowMs() + Math.round(move.advance_seconds * 1000))
+  if (Number.isNaN(target.getTime())) throw invalid('now', 'invalid_format')
+  if (target.getTime() < clock.nowMs()) throw invalid('now', 'clock_moves_forward_only', { current: clock.now().toISOString() })
+  if (target.getTime() - clock.nowMs() > MAX_CLOCK_MOVE_MS) throw invalid('now', 'above_maximum', { max_seconds: MAX_CLOCK_MOVE_MS / 1000 })
+  await ctx.scheduler.advanceManualClock(target, (to) => clock.set(to))
+  await writeManualClock(ctx.db, clock.now())
+  return clock.now()
+}
+
+/** Runs one job now (404 for an unknown name); no watermark moves. */
+export async function runJobNow(
+  ctx: OperatorClockContext,
+  job: string,
+): Promise<{ job: string; ran_at: Date; result: Record<string, unknown> }> {
+  if (!ctx.scheduler.has(job)) throw notFound(`job ${job} (known: ${ctx.scheduler.names.join(', ')})`)
+  const result = await ctx.scheduler.runNow(job)
+  return { job, ran_at: ctx.clock.now(), result }
+}
