@@ -97,7 +97,7 @@ function sampleThinkMs(r: () => number): number {
 }
 
 /** A real client asks for a decision at most every ten seconds per surface. */
-export const MIN_DECISION_GAP_MS = 10_000
+const MIN_DECISION_GAP_MS = 10_000
 const BILLABLE_DWELL_MS = 9_500
 /**
  * After a billable view, the next decision waits at least this long past the latest service time the
