@@ -7,7 +7,7 @@ import type { ServingEngine } from '../serving/engine.ts'
 import { openBase, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
 import { listening, type Instance } from './instance.ts'
-import { createWeb } from './web.ts'
+import { createWeb, listenOrClose } from './web.ts'
 
 export interface Service {
   app: App
@@ -51,6 +51,6 @@ export async function createService(settings: Settings, options: ServiceOptions 
 /** ROLE=all (the default, what `npm start` always ran): the same instance, listening on HOST:PORT. */
 export async function startAll(settings: Settings, options: InstanceOptions = {}): Promise<Instance> {
   const { base, scheduler, web, close } = await wireAll(settings, options)
-  await web.app.listen({ port: settings.port, host: settings.host })
+  await listenOrClose(web.app, settings, close)
   return { role: 'all', ...base, scheduler, app: web.app, url: listening(web.app.server), close }
 }

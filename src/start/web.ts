@@ -46,18 +46,22 @@ export async function startWeb(settings: Settings, options: InstanceOptions = {}
   const web = await createWeb(base, scheduler)
   // Under CLOCK=manual it keeps up with a clock moved on another instance; nothing runs on the way.
   const stopFollowing = followStoredClock(base, async (clock, to) => clock.set(to))
-  await web.app.listen({ port: settings.port, host: settings.host })
-  return {
-    role: 'web',
-    ...base,
-    scheduler,
-    app: web.app,
-    url: listening(web.app.server),
-    async close() {
-      stopFollowing()
-      await web.close()
-      await scheduler.stop()
-      await base.store.close()
-    },
+  const close = async () => {
+    stopFollowing()
+    await web.close()
+    await scheduler.stop()
+    await base.store.close()
+  }
+  await listenOrClose(web.app, settings, close)
+  return { role: 'web', ...base, scheduler, app: web.app, url: listening(web.app.server), close }
+}
+
+/** Listens on HOST:PORT; if it cannot (the port is taken), closes what was opened and throws. */
+export async function listenOrClose(app: App, settings: Settings, close: () => Promise<void>): Promise<void> {
+  try {
+    await app.listen({ port: settings.port, host: settings.host })
+  } catch (err) {
+    await close().catch(() => {})
+    throw err
   }
 }

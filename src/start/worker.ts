@@ -17,32 +17,33 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
   if (settings.databaseUrl === null) throw new Error('ROLE=worker needs DATABASE_URL') // loadSettings refuses it first
   const base = await openBase(settings, options)
   const scheduler = createScheduler(base)
-  const stopListening = await listenForJobSignals(
-    settings.databaseUrl,
-    (job) => void scheduler.wake(job),
-    (err) => base.log.warn({ err }, 'job signals interrupted; reconnecting (jobs still run on their schedule)'),
-  )
-  await runJobs(base, scheduler, options.tickMs)
-  const stopFollowing = followStoredClock(base, (clock, to) => scheduler.advanceManualClock(to, (at) => clock.set(at)))
   const health = healthServer(base)
-  await new Promise<void>((resolve, reject) => {
-    health.once('error', reject)
-    health.listen(settings.port, settings.host, () => resolve())
-  })
-  return {
-    role: 'worker',
-    ...base,
-    scheduler,
-    app: null,
-    url: listening(health),
-    async close() {
-      await new Promise<void>((resolve) => health.close(() => resolve()))
-      stopFollowing()
-      await stopListening()
-      await scheduler.stop()
-      await base.store.close()
-    },
+  let stopListening = async () => {}
+  let stopFollowing = () => {}
+  const close = async () => {
+    if (health.listening) await new Promise<void>((resolve) => health.close(() => resolve()))
+    stopFollowing()
+    await stopListening()
+    await scheduler.stop()
+    await base.store.close()
   }
+  try {
+    stopListening = await listenForJobSignals(
+      settings.databaseUrl,
+      (job) => void scheduler.wake(job),
+      (err) => base.log.warn({ err }, 'job signals interrupted; reconnecting (jobs still run on their schedule)'),
+    )
+    await runJobs(base, scheduler, options.tickMs)
+    stopFollowing = followStoredClock(base, (clock, to) => scheduler.advanceManualClock(to, (at) => clock.set(at)))
+    await new Promise<void>((resolve, reject) => {
+      health.once('error', reject)
+      health.listen(settings.port, settings.host, () => resolve())
+    })
+  } catch (err) {
+    await close().catch(() => {})
+    throw err
+  }
+  return { role: 'worker', ...base, scheduler, app: null, url: listening(health), close }
 }
 
 /** A worker's HTTP: `GET /healthz` (200 once it runs jobs) and `GET /readyz` (200 while the store answers, else 503). */
