@@ -18,7 +18,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['src/platform/clock.ts', 'scripts/**', 'bench/**'],
+    files: ['src/platform/clock.ts', 'scripts/**', 'bench/**', 'tools/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 )

@@ -45,6 +45,7 @@ import { openStore, type Db } from '../src/store/db.ts'
 import { runRollups } from '../src/jobs/rollups.ts'
 import { rollUpDay } from '../src/store/rollups.ts'
 import { microsToCents, orderFaceValueMicros } from '../src/domain/money.ts'
+import { median } from '../tools/lib/stats.ts'
 
 export const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -772,11 +773,6 @@ export interface RollupReport {
   busyDayRunsMs: number[]
   busyDayMedianMs: number
   analyzeMs: number
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
 /**

@@ -29,8 +29,8 @@
  * Results: a table on stdout; JSON in .tmp/bench-reporting.json (one entry per
  * store, merged with an earlier run's other store).
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -51,9 +51,12 @@ import { openStore, type Db } from '../src/store/db.ts'
 import type { Database } from '../src/store/schema.ts'
 import { dayWindowViewers, edgeViewersNotIn, estimateEventsPerDay, hourlyRollupPoints, ledgerMetrics, rollupMetrics } from '../src/store/stats.ts'
 import type { ReportFilters } from '../src/domain/report-filters.ts'
+import { everyProcessCpu } from '../tools/lib/cpu.ts'
+import { jsonRequest } from '../tools/lib/http.ts'
+import { createDatabase } from '../tools/lib/postgres.ts'
+import { root } from '../tools/lib/processes.ts'
+import { ascending, mean, nearestRank } from '../tools/lib/stats.ts'
 import { DAY_MS, DEFAULT_OPTIONS, loadLedger, runAndTimeRollups, type LoadReport, type RollupReport } from './generate-ledger.ts'
-
-const root = new URL('..', import.meta.url).pathname
 const ADMIN_TOKEN = 'bench-reporting-admin-token'
 const EXPORT_ROWS = 250_000
 
@@ -88,41 +91,21 @@ const log = (m: string) => console.log(`[${new Date().toISOString().slice(11, 19
 
 // ---------------------------------------------------------------- CPU: is the machine shared?
 
-/** CPU seconds per process (utime + stime) from /proc, keyed by pid, with the command name. */
-function cpuSnapshot(): Map<number, { comm: string; s: number }> {
-  const out = new Map<number, { comm: string; s: number }>()
-  if (!existsSync('/proc/self/stat')) return out
-  const hz = 100
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const text = readFileSync(`/proc/${d}/stat`, 'utf8')
-      const close = text.lastIndexOf(')')
-      const comm = text.slice(text.indexOf('(') + 1, close)
-      const f = text.slice(close + 2).split(' ')
-      out.set(Number(d), { comm, s: (Number(f[11]) + Number(f[12])) / hz })
-    } catch {
-      // The process ended between readdir and read.
-    }
-  }
-  return out
-}
-
 /**
  * CPU used during a phase, in cores (CPU seconds / wall seconds): this
  * process, PostgreSQL server processes, and everything else (another
  * benchmark or a test run on the same 2-core machine shows up there).
  */
 function cpuMeter() {
-  let before = cpuSnapshot()
+  let before = everyProcessCpu()
   let t = performance.now()
   return {
     reset() {
-      before = cpuSnapshot()
+      before = everyProcessCpu()
       t = performance.now()
     },
     read() {
-      const after = cpuSnapshot()
+      const after = everyProcessCpu()
       const wall = (performance.now() - t) / 1000
       const by = { bench: 0, postgres: 0, other: 0 }
       const others = new Map<string, number>()
@@ -175,35 +158,16 @@ interface Timing {
 }
 
 function summarize(ms: number[]): Timing {
-  const s = [...ms].sort((a, b) => a - b)
-  const q = (p: number) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!
+  const s = ascending(ms)
   const r = (x: number) => Math.round(x * 10) / 10
-  return { n: s.length, p50: r(q(0.5)), p95: r(q(0.95)), max: r(s[s.length - 1]!), min: r(s[0]!), mean: r(s.reduce((a, b) => a + b, 0) / s.length) }
+  return { n: s.length, p50: r(nearestRank(s, 0.5)), p95: r(nearestRank(s, 0.95)), max: r(s[s.length - 1]!), min: r(s[0]!), mean: r(mean(s)) }
 }
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const send = () =>
-    fetch(base + path, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  let res: Response
-  try {
-    res = await send()
-  } catch (err) {
-    // A kept-alive socket the server closed while idle (keepAliveTimeout) resets the next request: send it once more.
-    if (method !== 'GET') throw err
-    res = await send()
-  }
-  const text = await res.text()
-  let json: unknown = null
-  try {
-    json = text ? JSON.parse(text) : null
-  } catch {
-    json = text
-  }
-  return { status: res.status, body: json as Record<string, unknown>, bytes: text.length }
+  const r = await jsonRequest(base, method, path, { body, headers, retryGet: true })
+  // A body that is not JSON is kept as its text.
+  const json = r.json !== undefined ? r.json : r.text ? r.text : null
+  return { status: r.status, body: json as Record<string, unknown>, bytes: r.text.length }
 }
 
 function findKey(o: unknown, key: string): unknown {
@@ -604,10 +568,10 @@ async function benchStore(kind: 'embedded' | 'postgres', events: number) {
     dataDir = args['reuse-data-dir']
     log(`  reusing DATA_DIR ${dataDir} (loaded and rolled up by an earlier --keep run)`)
   } else if (kind === 'postgres') {
-    const name = `adapi_bench_${randomBytes(4).toString('hex')}`
+    const database = await createDatabase(adminUrl!, 'adapi_bench')
+    const name = database.name
     const admin = new pg.Client({ connectionString: adminUrl! })
     await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
     const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version
     const settings = (
       await admin.query<{ name: string; setting: string; unit: string | null }>(
@@ -616,15 +580,10 @@ async function benchStore(kind: 'embedded' | 'postgres', events: number) {
     ).rows
     await admin.end()
     log(`  PostgreSQL ${version}, database ${name}; ${settings.map((s) => `${s.name}=${s.setting}${s.unit ?? ''}`).join(' ')}`)
-    const u = new URL(adminUrl!)
-    u.pathname = `/${name}`
-    databaseUrl = u.toString()
+    databaseUrl = database.url
     cleanup = async () => {
       if (args.keep) return log(`  kept database ${databaseUrl}`)
-      const d = new pg.Client({ connectionString: adminUrl! })
-      await d.connect()
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await d.end()
+      await database.drop()
     }
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'adapi-bench-reporting-'))

@@ -18,18 +18,18 @@
  * is compared with its own interleaved baseline.
  * Each target runs as its own child process; only loopback addresses are used.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { Client } from 'undici'
-import { Samples, viewerAddress, type LatencySummary } from '../scripts/simulate.ts'
+import { positiveSetting } from '../tools/lib/args.ts'
+import { childrenCpuSeconds, familyDelta, machineCpu, processCpuSeconds } from '../tools/lib/cpu.ts'
+import { jsonObject, jsonRequest, viewerAddress } from '../tools/lib/http.ts'
+import { createDatabase, postmasterPid } from '../tools/lib/postgres.ts'
+import { freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
+import { Samples, type LatencySummary } from '../tools/lib/stats.ts'
 
-const root = new URL('..', import.meta.url).pathname
 const ADMIN_TOKEN = 'bench-admin-token-0123456789'
 const CLOCK_START = '2026-11-02T09:00:00Z' // a Monday morning: no job falls due during a run
 const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'FR', 'CA', 'JP', null] as const
@@ -68,18 +68,11 @@ if (args.help) {
 `)
   process.exit(0)
 }
-function numberSetting(flag: string | undefined, envName: string, fallback: number): number {
-  const raw = flag ?? process.env[envName]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0)) throw new Error(`${envName}: must be a positive number, got "${raw}"`)
-  return n
-}
-const DURATION_S = numberSetting(args.duration, 'BENCH_DURATION_S', 10)
-const WARMUP_S = numberSetting(args.warmup, 'BENCH_WARMUP_S', 2)
-const CONNECTIONS = Math.floor(numberSetting(args.connections, 'BENCH_CONNECTIONS', 64))
+const DURATION_S = positiveSetting(args.duration, 'BENCH_DURATION_S', 10)
+const WARMUP_S = positiveSetting(args.warmup, 'BENCH_WARMUP_S', 2)
+const CONNECTIONS = Math.floor(positiveSetting(args.connections, 'BENCH_CONNECTIONS', 64))
 /** Measured windows per target per phase; the baseline's alternate with the service's. */
-const WINDOWS = Math.max(1, Math.floor(numberSetting(args.windows, 'BENCH_WINDOWS', 5)))
+const WINDOWS = Math.max(1, Math.floor(positiveSetting(args.windows, 'BENCH_WINDOWS', 5)))
 const WINDOW_S = DURATION_S / WINDOWS
 const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null
 const STORES = (args.stores ?? (PG_URL ? 'embedded,postgres' : 'embedded')).split(',').map((s) => s.trim()).filter(Boolean)
@@ -93,94 +86,9 @@ const OUT = args.out ?? join(root, '.tmp', 'bench-results.json')
 const MAX_REQUESTS_PER_PHASE = 5_000_000
 
 // ---------------------------------------------------------------------------
-// Processes
+// Clean-up
 
-const children = new Set<ChildProcess>()
 const cleanups: (() => Promise<void>)[] = []
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-interface Proc {
-  child: ChildProcess
-  origin: string
-  stderrTail: string[]
-}
-
-function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  const stderrTail: string[] = []
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    for (const l of chunk.split('\n').filter(Boolean)) {
-      stderrTail.push(l)
-      if (stderrTail.length > 20) stderrTail.shift()
-    }
-  })
-  return { child, origin: `http://127.0.0.1:${env.PORT}`, stderrTail }
-}
-
-async function waitHealthy(p: Proc, label: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) {
-      throw new Error(`${label} exited during start-up:\n${p.stderrTail.join('\n')}`)
-    }
-    try {
-      if ((await fetch(`${p.origin}/healthz`)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`${label} did not become healthy in 60 s:\n${p.stderrTail.join('\n')}`)
-}
-
-async function stop(p: Proc): Promise<void> {
-  const { child } = p
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((r) => child.once('exit', () => r()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-  await exited
-  clearTimeout(timer)
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux); null elsewhere. */
-function processCpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return null
-  }
-}
-
-function machineCpu(): { busy: number; total: number } {
-  let busy = 0
-  let total = 0
-  for (const c of os.cpus()) {
-    const t = c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle
-    total += t
-    busy += t - c.times.idle
-  }
-  return { busy, total }
-}
 
 // ---------------------------------------------------------------------------
 // The load generator: a closed loop over N keep-alive connections
@@ -273,41 +181,6 @@ function cpuSnapshot(serverPid: number | undefined, postmasterPid: number | null
     kernel: childrenCpuSeconds(2).get(2) ?? 0,
     machine: machineCpu(),
   }
-}
-
-/** CPU seconds of `parent` and each of its children, by pid (Linux /proc; empty elsewhere). */
-function childrenCpuSeconds(parent: number): Map<number, number> {
-  const out = new Map<number, number>()
-  let entries: string[] = []
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e))
-  } catch {
-    return out
-  }
-  let sum = 0
-  for (const e of entries) {
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      // fields[1] is the parent pid; fields[11] and fields[12] are utime and stime (clock ticks).
-      if (fields[1] === String(parent) || e === String(parent)) {
-        const cpu = (Number(fields[11]) + Number(fields[12])) / 100
-        out.set(Number(e), cpu)
-        sum += cpu
-      }
-    } catch {
-      // gone meanwhile
-    }
-  }
-  if (parent === 2) out.set(2, sum)
-  return out
-}
-
-/** CPU used between two readings of a process family; processes born in between count from zero. */
-function familyDelta(start: Map<number, number>, end: Map<number, number>): number {
-  let d = 0
-  for (const [pid, cpu] of end) d += cpu - (start.get(pid) ?? 0)
-  return d
 }
 
 /**
@@ -560,20 +433,10 @@ function viewRequest(impressionId: string): Req {
   }
 }
 
+/** A set-up call from the operator's address; the answer's JSON object ({} for anything else). */
 async function api(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(origin + path, {
-    method,
-    headers: { 'x-forwarded-for': '198.19.255.250', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  let parsed: Record<string, unknown> = {}
-  try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {}
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed, text }
+  const r = await jsonRequest(origin, method, path, { body, headers: { 'x-forwarded-for': '198.19.255.250', ...headers } })
+  return { status: r.status, body: jsonObject(r.text), text: r.text }
 }
 
 async function must(p: ReturnType<typeof api>, status: number, what: string): Promise<Record<string, unknown>> {
@@ -762,7 +625,7 @@ async function benchService(
       },
     }
   } finally {
-    await stop(proc)
+    await stopProcess(proc)
   }
 }
 
@@ -773,7 +636,7 @@ async function startBaseline(): Promise<Proc> {
   try {
     await waitHealthy(proc, 'baseline server')
   } catch (err) {
-    await stop(proc)
+    await stopProcess(proc)
     throw err
   }
   return proc
@@ -801,41 +664,12 @@ async function withEmbedded<T>(fn: (env: Record<string, string>) => Promise<T>):
 }
 
 async function withPostgres<T>(adminUrl: string, fn: (env: Record<string, string>, postmaster: () => Promise<number | null>) => Promise<T>): Promise<T> {
-  const name = `adapi_bench_${randomBytes(4).toString('hex')}`
-  const c = new pg.Client({ connectionString: adminUrl })
-  await c.connect()
-  await c.query(`CREATE DATABASE ${name}`)
-  await c.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  let dropped = false
-  const cleanup = async () => {
-    if (dropped) return
-    dropped = true
-    const d = new pg.Client({ connectionString: adminUrl })
-    await d.connect()
-    await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await d.end()
-  }
-  cleanups.push(cleanup)
+  const database = await createDatabase(adminUrl, 'adapi_bench')
+  cleanups.push(database.drop)
   try {
-    /** The postmaster's pid, when PostgreSQL runs on this machine: the parent of any backend (null otherwise). */
-    const postmaster = async () => {
-      const c2 = new pg.Client({ connectionString: adminUrl })
-      await c2.connect()
-      try {
-        const r = await c2.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        const stat = readFileSync(`/proc/${r.rows[0]!.pid}/stat`, 'utf8')
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      } catch {
-        return null
-      } finally {
-        await c2.end()
-      }
-    }
-    return await fn(serviceEnv({ DATABASE_URL: url.toString() }), postmaster)
+    return await fn(serviceEnv({ DATABASE_URL: database.url }), () => postmasterPid(adminUrl))
   } finally {
-    await cleanup()
+    await database.drop()
   }
 }
 
@@ -911,7 +745,7 @@ async function main(): Promise<void> {
       baselines.postgres = r.baseline
     }
   } finally {
-    await stop(baseline)
+    await stopProcess(baseline)
   }
 
   const ratios: Record<string, { decisionsPct: number | null; billableViewsPct: number | null }> = {}
@@ -967,16 +801,14 @@ async function main(): Promise<void> {
 }
 
 async function shutdown(): Promise<void> {
-  for (const c of children) c.kill('SIGKILL')
+  killChildren()
   for (const c of cleanups) await c().catch(() => {})
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\nbench: ${signal}, cleaning up\n`)
-    void shutdown().finally(() => process.exit(130))
-  })
-}
+onInterrupt(async (signal) => {
+  process.stderr.write(`\nbench: ${signal}, cleaning up\n`)
+  await shutdown()
+})
 
 main().catch(async (err: unknown) => {
   process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)

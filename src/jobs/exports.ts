@@ -45,11 +45,12 @@ export function exportsJob(ctx: ServiceContext, log: FastifyBaseLogger): Job {
 }
 
 /**
- * Starts the worker now, in-process, without waiting for it (called right
- * after a job is queued, and at start-up). It runs through the scheduler, so
- * it never overlaps another run of the worker (or any other job) in this process.
+ * Starts the worker now without waiting for it (called right after a job is
+ * queued, and at start-up). On an instance that runs jobs it runs in-process,
+ * through the scheduler, so it never overlaps another run of the worker (or
+ * any other job) in this process; a web instance signals the workers instead
+ * (`Scheduler.wake`). A lost signal only delays the export to the next minute tick.
  */
 export function kickExports(scheduler: Scheduler, log: FastifyBaseLogger): void {
-  if (!scheduler.has(EXPORTS_JOB)) return
-  scheduler.runNow(EXPORTS_JOB).catch((err: unknown) => log.error({ err }, 'export worker failed'))
+  scheduler.wake(EXPORTS_JOB).catch((err: unknown) => log.error({ err }, 'export worker not woken'))
 }

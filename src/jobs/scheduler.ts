@@ -41,19 +41,29 @@ interface Occurrence {
   through: Date
 }
 
+export interface SchedulerOptions {
+  /**
+   * Where `wake` sends a job: unset, it runs here at once; on an instance
+   * that runs no jobs by itself (ROLE=web), this signals the instances that do.
+   */
+  wakeElsewhere?: (job: string) => Promise<void>
+}
+
 export class Scheduler {
   readonly #clock: Clock
   readonly #jobs: Map<string, Job>
   readonly #state: ScheduleState
   readonly #log: FastifyBaseLogger
+  readonly #wakeElsewhere: ((job: string) => Promise<void>) | undefined
   #chain: Promise<unknown> = Promise.resolve()
   #timer: NodeJS.Timeout | null = null
 
-  constructor(clock: Clock, jobs: Job[], state: ScheduleState, log: FastifyBaseLogger) {
+  constructor(clock: Clock, jobs: Job[], state: ScheduleState, log: FastifyBaseLogger, options: SchedulerOptions = {}) {
     this.#clock = clock
     this.#jobs = new Map(jobs.map((j) => [j.name, j]))
     this.#state = state
     this.#log = log
+    this.#wakeElsewhere = options.wakeElsewhere
   }
 
   has(name: string): boolean {
@@ -79,6 +89,18 @@ export class Scheduler {
       const held = await this.#state.exclusive(job.name, true, () => job.run(this.#clock.now(), null))
       return held?.value ?? {}
     })
+  }
+
+  /**
+   * Asks for a job to run soon (an export was queued) and resolves once it
+   * is asked: here, the run is queued behind any other run of this instance;
+   * with `wakeElsewhere`, the instances that run jobs are signalled instead.
+   */
+  wake(name: string): Promise<void> {
+    if (!this.#jobs.has(name)) return Promise.resolve()
+    if (this.#wakeElsewhere) return this.#wakeElsewhere(name)
+    this.runNow(name).catch((err: unknown) => this.#log.error({ err, job: name }, 'job failed'))
+    return Promise.resolve()
   }
 
   /**

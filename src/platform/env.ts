@@ -2,7 +2,11 @@
  * Start-up settings from the environment, validated once. A bad value stops
  * start-up with a message naming the variable (operations.md section 1).
  */
+/** What an instance runs (docs/decisions.md "Roles"): HTTP, the jobs, or both. */
+export type Role = 'all' | 'web' | 'worker'
+
 export interface Settings {
+  role: Role
   port: number
   host: string
   databaseUrl: string | null
@@ -34,6 +38,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     return v === undefined || v.trim() === '' ? null : v.trim()
   }
 
+  const role = value('ROLE') ?? 'all'
+  if (role !== 'all' && role !== 'web' && role !== 'worker') fail('ROLE', `must be "web", "worker" or "all", got "${role}"`)
+
   const portRaw = value('PORT') ?? '8080'
   if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) fail('PORT', `must be an integer 0-65535, got "${portRaw}"`)
   const port = Number(portRaw)
@@ -42,6 +49,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const databaseUrl = value('DATABASE_URL')
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     fail('DATABASE_URL', 'must start with postgres:// or postgresql://')
+  }
+  // The embedded store is one process's: split roles need a PostgreSQL both can open.
+  if (role !== 'all' && databaseUrl === null) {
+    fail('ROLE', `ROLE=${role} needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, which runs ROLE=all`)
   }
 
   const publicUrl = stripTrailingSlash(value('PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`)
@@ -80,6 +91,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const offerKeys = parseOfferKeys(value('OFFER_KEYS'))
 
   return {
+    role,
     port,
     host,
     databaseUrl,

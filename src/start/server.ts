@@ -1,7 +1,12 @@
-import { loadSettings, SettingsError } from '../platform/env.ts'
-import { createService } from './service.ts'
+/**
+ * `npm start`: reads the settings, starts the instance ROLE asks for (web,
+ * worker, or both: docs/decisions.md "Roles"), closes it on SIGTERM/SIGINT.
+ */
+import { loadSettings, SettingsError, type Settings } from '../platform/env.ts'
+import { startInstance } from './roles.ts'
+import { closeOnSignals } from './shutdown.ts'
 
-let settings
+let settings: Settings
 try {
   settings = loadSettings()
 } catch (err) {
@@ -13,27 +18,17 @@ try {
 }
 
 const started = performance.now()
-const service = await createService(settings)
-await service.app.listen({ port: settings.port, host: settings.host })
-service.app.log.info(
-  { store: service.store.kind, clock: service.clock.kind, startup_ms: Math.round(performance.now() - started), admin: settings.adminToken !== null },
-  `advertiser API listening; OpenAPI at ${settings.publicUrl}/v1/openapi.json`,
+const instance = await startInstance(settings)
+instance.log.info(
+  {
+    role: instance.role,
+    store: instance.store.kind,
+    clock: instance.clock.kind,
+    startup_ms: Math.round(performance.now() - started),
+    admin: settings.adminToken !== null,
+  },
+  instance.role === 'worker'
+    ? `worker running jobs; health at ${instance.url}/healthz`
+    : `advertiser API listening; OpenAPI at ${settings.publicUrl}/v1/openapi.json`,
 )
-
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    service.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    const force = setTimeout(() => process.exit(1), 10_000)
-    force.unref()
-    service
-      .close()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        service.app.log.error({ err }, 'shutdown failed')
-        process.exit(1)
-      })
-  })
-}
+closeOnSignals(instance)

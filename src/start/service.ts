@@ -1,19 +1,13 @@
-import pino, { type DestinationStream, type LoggerOptions } from 'pino'
-import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
+import type { Clock } from '../platform/clock.ts'
 import type { Settings } from '../platform/env.ts'
-import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
-import { SimulatedProcessor } from '../platform/payment-processor.ts'
-import { openStore, type Store } from '../store/db.ts'
-import { readManualClock } from '../store/settings.ts'
-import { Scheduler } from '../jobs/scheduler.ts'
-import { storeScheduleState } from '../jobs/schedule-state.ts'
-import { expiryJob } from '../jobs/expiry.ts'
-import { invoicingJob } from '../jobs/invoicing.ts'
-import { exportsJob, kickExports } from '../jobs/exports.ts'
-import { rollupsJob, runRollups } from '../jobs/rollups.ts'
-import { buildApp, loggerOptions } from '../http/app.ts'
+import type { Store } from '../store/db.ts'
+import type { Scheduler } from '../jobs/scheduler.ts'
 import type { App } from '../http/types.ts'
-import { ServingEngine } from '../serving/engine.ts'
+import type { ServingEngine } from '../serving/engine.ts'
+import { openBase, type InstanceOptions } from './base.ts'
+import { createScheduler, runJobs } from './jobs.ts'
+import { listening, type Instance } from './instance.ts'
+import { createWeb, listenOrClose } from './web.ts'
 
 export interface Service {
   app: App
@@ -25,72 +19,38 @@ export interface Service {
   close(): Promise<void>
 }
 
-/**
- * Wires one service instance: web, scheduler and (later) workers in one
- * process, as the embedded default wants; each part is separable for scale.
- */
-export interface ServiceOptions {
-  /** Embedded store: start from this dump (tests clone a migrated template). */
-  loadDataDir?: Blob
-  /** Embedded store: keep it in memory instead of DATA_DIR. */
-  inMemory?: boolean
-  /** Where logs go (default stdout). */
-  logStream?: DestinationStream
-}
+/** Options of an instance; kept under this name for the tests that wire one. */
+export type ServiceOptions = InstanceOptions
 
-export async function createService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
-  const store = await openStore({
-    databaseUrl: settings.databaseUrl,
-    dataDir: settings.dataDir,
-    loadDataDir: options.loadDataDir,
-    inMemory: options.inMemory,
-  })
-  let clock: Clock
-  if (settings.clock === 'manual') {
-    // A restart resumes from the last instant the operator moved to, never earlier.
-    const persisted = await readManualClock(store.db)
-    const start = settings.clockStart ?? new SystemClock().now()
-    clock = new ManualClock(persisted && persisted > start ? persisted : start)
-  } else {
-    clock = new SystemClock()
-  }
-  const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
-  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
-  const processor = new SimulatedProcessor()
-  const scheduler = new Scheduler(
-    clock,
-    [
-      rollupsJob(store.db),
-      invoicingJob({ db: store.db, clock, settings, processor }),
-      expiryJob(store.db),
-      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
-    ],
-    storeScheduleState(store),
-    log.child({ component: 'scheduler' }),
-  )
-  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
-  const app = await buildApp(
-    { db: store.db, clock, settings, counters, processor, scheduler, serving },
-    { logger: log },
-  )
-  // Close any day that ended while the service was down before serving reports.
-  await runRollups(store.db, clock.now())
-  // Runs every occurrence that fell due while the service was down (since the stored watermarks) before serving.
-  await scheduler.start()
-  // Export jobs left queued by a previous run start at once (POST /exports kicks the worker the same way).
-  kickExports(scheduler, log)
+/** ROLE=all: web and jobs in one process, as the embedded store wants (it belongs to one process). */
+async function wireAll(settings: Settings, options: InstanceOptions) {
+  const base = await openBase(settings, options)
+  const scheduler = createScheduler(base)
+  const web = await createWeb(base, scheduler)
+  // Before serving: close any day that ended while the service was down, run
+  // every occurrence that fell due since the stored watermarks, start queued exports.
+  await runJobs(base, scheduler, options.tickMs)
   return {
-    app,
-    store,
-    clock,
+    base,
     scheduler,
-    serving,
+    web,
     async close() {
-      await app.close()
-      await serving.close()
+      await web.close()
       await scheduler.stop()
-      await counters.close()
-      await store.close()
+      await base.store.close()
     },
   }
+}
+
+/** Wires an instance of ROLE=all, not yet listening (the tests start every service through here). */
+export async function createService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
+  const { base, scheduler, web, close } = await wireAll(settings, options)
+  return { app: web.app, store: base.store, clock: base.clock, scheduler, serving: web.serving, close }
+}
+
+/** ROLE=all (the default, what `npm start` always ran): the same instance, listening on HOST:PORT. */
+export async function startAll(settings: Settings, options: InstanceOptions = {}): Promise<Instance> {
+  const { base, scheduler, web, close } = await wireAll(settings, options)
+  await listenOrClose(web.app, settings, close)
+  return { role: 'all', ...base, scheduler, app: web.app, url: listening(web.app.server), close }
 }

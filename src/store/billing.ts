@@ -151,10 +151,6 @@ export async function recordBillingEvent(
     .execute()
 }
 
-export async function listBillingEvents(db: Db, userId: string) {
-  return db.selectFrom('billing_events').selectAll().where('user_id', '=', userId).orderBy('event_id').execute()
-}
-
 /** Every unpaid invoice not already on Net 30 terms becomes a Net 30 invoice due at `dueAt`. */
 export async function reopenUnpaidAsNet30(db: Db, userId: string, dueAt: Date): Promise<void> {
   await db

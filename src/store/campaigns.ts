@@ -120,12 +120,6 @@ export async function findCampaignByIdForOperator(db: Db, campaignId: string): P
   return db.selectFrom('campaigns').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()
 }
 
-export interface CreativeWithCampaign {
-  creative: CreativeRow
-  campaign: CampaignRow
-  blocks: BlockRow[]
-}
-
 /** The account's creatives, newest first, at most `limit`. */
 export async function listCreatives(db: Db, userId: string, limit: number): Promise<CampaignGraph[]> {
   const campaigns = await db

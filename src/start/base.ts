@@ -1,0 +1,52 @@
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
+import type { Settings } from '../platform/env.ts'
+import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
+import { openStore, type Store } from '../store/db.ts'
+import { readManualClock } from '../store/settings.ts'
+import { loggerOptions } from '../http/app.ts'
+
+/** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
+export interface InstanceOptions {
+  /** Embedded store: start from this dump (tests clone a migrated template). */
+  loadDataDir?: Blob
+  /** Embedded store: keep it in memory instead of DATA_DIR. */
+  inMemory?: boolean
+  /** Where logs go (default stdout). */
+  logStream?: DestinationStream
+  /** A clock in place of the one CLOCK selects (tests run several instances on one clock). */
+  clock?: Clock
+  /** How often a job-running instance looks for due jobs on the system clock (default 15 s). */
+  tickMs?: number
+}
+
+/** What every role stands on: the settings, the store, the one clock, the logger, the payment processor. */
+export interface Base {
+  settings: Settings
+  store: Store
+  clock: Clock
+  log: Logger
+  processor: PaymentProcessor
+}
+
+export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
+  const store = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    loadDataDir: options.loadDataDir,
+    inMemory: options.inMemory,
+  })
+  let clock: Clock
+  if (options.clock) {
+    clock = options.clock
+  } else if (settings.clock === 'manual') {
+    // A restart resumes from the last instant the operator moved to, never earlier.
+    const persisted = await readManualClock(store.db)
+    const start = settings.clockStart ?? new SystemClock().now()
+    clock = new ManualClock(persisted && persisted > start ? persisted : start)
+  } else {
+    clock = new SystemClock()
+  }
+  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
+  return { settings, store, clock, log, processor: new SimulatedProcessor() }
+}

@@ -1,0 +1,36 @@
+import { Scheduler, type SchedulerOptions } from '../jobs/scheduler.ts'
+import { storeScheduleState } from '../jobs/schedule-state.ts'
+import { expiryJob } from '../jobs/expiry.ts'
+import { invoicingJob } from '../jobs/invoicing.ts'
+import { exportsJob, kickExports } from '../jobs/exports.ts'
+import { rollupsJob, runRollups } from '../jobs/rollups.ts'
+import type { Base } from './base.ts'
+
+/** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
+export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
+  const { store, clock, settings, processor, log } = base
+  return new Scheduler(
+    clock,
+    [
+      rollupsJob(store.db),
+      invoicingJob({ db: store.db, clock, settings, processor }),
+      expiryJob(store.db),
+      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
+    ],
+    storeScheduleState(store),
+    log.child({ component: 'scheduler' }),
+    options,
+  )
+}
+
+/**
+ * Starts running jobs (ROLE=all and worker): closes any day that ended while
+ * no instance ran, runs every occurrence that fell due since the stored
+ * watermarks, then ticks on the system clock; export jobs left queued by a
+ * previous run start at once.
+ */
+export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number): Promise<void> {
+  await runRollups(base.store.db, base.clock.now())
+  await scheduler.start(tickMs)
+  kickExports(scheduler, base.log)
+}
