@@ -10,7 +10,7 @@ import {
   type NotBillable,
   type ViewOutcome,
 } from '../domain/delivery.ts'
-import type { Offer } from '../serving/offer-token.ts'
+import type { Offer } from '../domain/offer.ts'
 
 export type LedgerRow = Insertable<LedgerEventsTable>
 export type { ViewOutcome }
