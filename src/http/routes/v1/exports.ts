@@ -5,7 +5,7 @@ import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema, ExportListSchem
 import { exportFileName } from '../../../domain/export-csv.ts'
 import { kickExports } from '../../../jobs/exports.ts'
 import { openExportDownload, queueExport, readExport, type ExportCreateInput } from '../../../services/exports.ts'
-import type { ExportJobRow } from '../../../store/exports.ts'
+import type { ExportJobRow } from '../../../services/read-models.ts'
 import { listExports } from '../../../services/lists.ts'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 
