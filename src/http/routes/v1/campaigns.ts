@@ -129,7 +129,7 @@ export function campaignRoutes(deps: RouteDeps) {
             response: { 200: CampaignDetailSchema, ...errors(401, 402, 403, 404, 409, 429) },
           },
         },
-        async (request) => detail(await run(request.account.user_id, (request.params as { campaign_id: string }).campaign_id)),
+        async (request) => detail(await run(request.account.user_id, request.params.campaign_id)),
       )
 
     stateChange(
