@@ -39,21 +39,19 @@ function layer(folder, { forbid = [], packages = [], allowKysely = false }) {
 }
 
 /** Query-builder entry points: with the package import forbidden, these would still reach the store through `ctx.db`. */
-const QUERY_CALL = '/^(selectFrom|selectNoFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|executeQuery)$/'
-const noQueries = {
-  name: 'layers/no-queries-outside-store',
-  files: ['src/**/*.ts'],
-  ignores: ['src/store/**'],
-  rules: {
-    'no-restricted-syntax': [
-      'error',
-      {
-        selector: `CallExpression > MemberExpression.callee[property.name=${QUERY_CALL}]`,
-        message: 'SQL lives in src/store: add a store function and call it from a service.',
-      },
-    ],
-  },
+const QUERY_CALL = {
+  selector: 'CallExpression > MemberExpression.callee[property.name=/^(selectFrom|selectNoFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|executeQuery)$/]',
+  message: 'SQL lives in src/store: add a store function and call it from a service.',
 }
+/** Routes and plugins hand their context to a service; the store handle itself is not theirs to use. */
+const STORE_HANDLE = {
+  selector: 'MemberExpression[property.name="db"]',
+  message: 'Routes and plugins reach data through src/services: pass the context (deps) to a service instead of using `db`.',
+}
+const noQueries = [
+  { name: 'layers/no-queries-outside-store', files: ['src/**/*.ts'], ignores: ['src/store/**', 'src/http/**'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL] } },
+  { name: 'layers/no-store-handle-in-http', files: ['src/http/**/*.ts'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL, STORE_HANDLE] } },
+]
 
 const others = (...allowed) => LAYERS.filter((l) => !allowed.includes(l))
 
@@ -91,7 +89,7 @@ export default tseslint.config(
   layer('platform', { forbid: others('platform'), packages: ['typebox'] }),
   layer('domain', { forbid: others('domain'), packages: HTTP_PACKAGES }),
   layer('start', { forbid: [] }),
-  noQueries,
+  ...noQueries,
   {
     // Tests read JSON bodies loosely; the OpenAPI validator checks their shape.
     files: ['test/**'],
@@ -101,4 +99,25 @@ export default tseslint.config(
     files: ['src/platform/clock.ts', 'scripts/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // ---------------------------------------------------------------------------------------------------------------
+  // TEMPORARY: files under restructuring by other branches (issue 20). Each rule is switched off for exactly
+  // the file that still breaks it on this branch; the lead deletes this block once the branches are merged
+  // and those files are fixed:
+  //   src/http/routes/admin/index.ts: store imports (billing, settings) ×2, `deps.db` ×5, one unnecessary assertion
+  //   src/services/exports.ts: one unnecessary assertion
+  {
+    name: 'TEMPORARY: files under restructuring by other branches',
+    files: ['src/http/routes/admin/index.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': 'off',
+      'no-restricted-syntax': 'off',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+    },
+  },
+  {
+    name: 'TEMPORARY: files under restructuring by other branches (services)',
+    files: ['src/services/exports.ts'],
+    rules: { '@typescript-eslint/no-unnecessary-type-assertion': 'off' },
+  },
+  // ---------------------------------------------------------------------------------------------------------------
 )
