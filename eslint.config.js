@@ -1,5 +1,59 @@
+import { fileURLToPath, URL } from 'node:url'
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+
+/**
+ * Layers (docs/decisions.md, "Layers"): http → services (and the serving
+ * engine, the jobs) → domain; services → store; the store and the domain never
+ * import upwards; SQL only in src/store. Each folder gets one block, because a
+ * later block's options for a rule replace (never merge with) an earlier one's.
+ */
+const LAYERS = ['http', 'services', 'serving', 'jobs', 'store', 'platform', 'domain', 'start']
+
+/** Why an import of that folder is refused. */
+const WHY = {
+  http: 'Nothing below src/http imports the transport.',
+  services: 'Use cases are called by the transport and the jobs, never from below.',
+  serving: 'The serving engine is used by the transport and start-up, never from below.',
+  jobs: 'Jobs run on the scheduler; services, the engine and the store never call them.',
+  store: 'Routes and plugins reach data through src/services, never the store (not even its types).',
+  platform: 'Infrastructure (clock, ids, counters) is for the services; the domain and the store take values.',
+  domain: 'src/platform is infrastructure and knows no business rule.',
+  start: 'src/start wires the service together; nothing imports it.',
+}
+
+/** Packages that speak SQL: only src/store opens a connection or writes a query. */
+const SQL_PACKAGES = ['kysely', 'pg', '@electric-sql/pglite', '@electric-sql/pglite/*']
+/** The transport's packages: no layer below src/http parses a request or a schema. */
+const HTTP_PACKAGES = ['fastify', '@fastify/*', 'typebox', 'ajv', 'ajv-formats']
+
+function layer(folder, { forbid = [], packages = [], allowKysely = false }) {
+  const patterns = forbid.map((l) => ({ group: [`**/${l}/**`], message: WHY[l] }))
+  if (!allowKysely) patterns.push({ group: SQL_PACKAGES, message: 'SQL lives in src/store: add a store function and call it from a service.' })
+  if (packages.length > 0) patterns.push({ group: packages, message: `${folder} does not depend on the transport.` })
+  return {
+    name: `layers/${folder}`,
+    files: [`src/${folder}/**/*.ts`],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+  }
+}
+
+/** Query-builder entry points: with the package import forbidden, these would still reach the store through `ctx.db`. */
+const QUERY_CALL = {
+  selector: 'CallExpression > MemberExpression.callee[property.name=/^(selectFrom|selectNoFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|executeQuery)$/]',
+  message: 'SQL lives in src/store: add a store function and call it from a service.',
+}
+/** Routes and plugins hand their context to a service; the store handle itself is not theirs to use. */
+const STORE_HANDLE = {
+  selector: 'MemberExpression[property.name="db"]',
+  message: 'Routes and plugins reach data through src/services: pass the context (deps) to a service instead of using `db`.',
+}
+const noQueries = [
+  { name: 'layers/no-queries-outside-store', files: ['src/**/*.ts'], ignores: ['src/store/**', 'src/http/**'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL] } },
+  { name: 'layers/no-store-handle-in-http', files: ['src/http/**/*.ts'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL, STORE_HANDLE] } },
+]
+
+const others = (...allowed) => LAYERS.filter((l) => !allowed.includes(l))
 
 export default tseslint.config(
   { ignores: ['node_modules', 'data', 'coverage', '.tmp'] },
@@ -13,6 +67,30 @@ export default tseslint.config(
     },
   },
   {
+    // Type-checked rules over the service's code. Tests, bench and scripts keep the plain set: they read
+    // JSON bodies loosely (hundreds of no-unsafe-* hits) and node:test's test() returns a promise nobody awaits.
+    name: 'type-checked/src',
+    files: ['src/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: fileURLToPath(new URL('.', import.meta.url)) },
+    },
+    rules: {
+      // Fastify plugins, hooks and handlers, and the async ports (CounterStore, PaymentProcessor), are
+      // async by contract: an async function without `await` is how they return a promise.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  layer('http', { forbid: ['store', 'start'] }),
+  layer('services', { forbid: ['http', 'jobs', 'start'], packages: HTTP_PACKAGES }),
+  layer('serving', { forbid: ['http', 'jobs', 'start'] }),
+  layer('jobs', { forbid: ['http', 'start'] }),
+  layer('store', { forbid: others('store', 'domain'), packages: HTTP_PACKAGES, allowKysely: true }),
+  layer('platform', { forbid: others('platform'), packages: ['typebox'] }),
+  layer('domain', { forbid: others('domain'), packages: HTTP_PACKAGES }),
+  layer('start', { forbid: [] }),
+  ...noQueries,
+  {
     // Tests read JSON bodies loosely; the OpenAPI validator checks their shape.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
@@ -21,4 +99,5 @@ export default tseslint.config(
     files: ['src/platform/clock.ts', 'scripts/**', 'bench/**', 'tools/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // ---------------------------------------------------------------------------------------------------------------
 )

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { randomBase62 } from '../platform/ids.ts'
 
 /**
  * Live API keys: a fixed prefix and 43 base62 characters (about 256 bits).
@@ -7,11 +6,12 @@ import { randomBase62 } from '../platform/ids.ts'
  * storage hash (a slow password hash would only cost latency on every call).
  */
 export const LIVE_KEY_PREFIX = 'sk_live_'
-const SECRET_LENGTH = 43
+export const API_KEY_SECRET_LENGTH = 43
 const DISPLAY_PREFIX_LENGTH = LIVE_KEY_PREFIX.length + 6
 
-export function generateApiKey(): { key: string; hash: Buffer; prefix: string } {
-  const key = LIVE_KEY_PREFIX + randomBase62(SECRET_LENGTH)
+/** A key from its random secret (base62, API_KEY_SECRET_LENGTH characters): the key, its storage digest, its display prefix. */
+export function apiKeyFromSecret(secret: string): { key: string; hash: Buffer; prefix: string } {
+  const key = LIVE_KEY_PREFIX + secret
   return { key, hash: hashApiKey(key), prefix: key.slice(0, DISPLAY_PREFIX_LENGTH) }
 }
 

@@ -185,10 +185,3 @@ export function rollupsBehind(rolledThrough: string | null, nowMs: number): bool
   const through = rolledThrough === null ? Number.NEGATIVE_INFINITY : dayMs(rolledThrough)
   return through < yesterday - DAY_MS || (through < yesterday && nowMs >= today + HOUR_MS)
 }
-
-/** The reporting state advertised to accounts and on /status. */
-export function reportingState(componentState: string | undefined, behind: boolean): 'operational' | 'degraded' | 'disabled' | 'unknown' {
-  const set = componentState ?? 'operational'
-  if (set !== 'operational') return set as 'degraded' | 'disabled' | 'unknown'
-  return behind ? 'degraded' : 'operational'
-}

@@ -9,6 +9,7 @@ import { ErrorBody, errors } from './schemas/common.ts'
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
 import { isTimestamp } from '../domain/timestamps.ts'
+import { storeReady } from '../services/status.ts'
 import { authenticate } from './plugins/auth.ts'
 import { accountRoutes } from './routes/v1/account.ts'
 import { statusRoutes } from './routes/v1/status.ts'
@@ -109,12 +110,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) =>
-    (await deps.db.selectNoFrom((eb) => eb.val(1).as('one')).execute().then(
-      () => true,
-      () => false,
-    ))
-      ? { status: 'ready' }
-      : reply.code(503).send({ detail: 'store unreachable' }),
+    (await storeReady(deps)) ? { status: 'ready' } : reply.code(503).send({ detail: 'store unreachable' }),
   )
 
   let openapi: unknown

@@ -1,12 +1,10 @@
 import type { Static } from 'typebox'
-import type { AccountRow } from '../store/accounts.ts'
-import type { InvoiceRow, OverdueInvoice } from '../store/billing.ts'
-import type { CampaignGraph } from '../store/campaigns.ts'
-import type { CreativeMetrics } from '../store/stats.ts'
-import type { ServiceConfig } from '../domain/order-config.ts'
+import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow } from '../services/read-models.ts'
+import type { AccountOverview } from '../services/accounts.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
 import { billingBlock, campaignWrites } from '../domain/access.ts'
-import { computeBalance, type BalanceFacts } from '../domain/balance.ts'
+import { computeBalance } from '../domain/balance.ts'
+import { reportingCovered } from '../domain/components.ts'
 import { CADENCE_OF, isBillingMode, nextRun, type BillingMode } from '../domain/billing-schedule.ts'
 import { collectionState, shownStatus } from '../domain/collection.ts'
 import { microsToUsd } from '../domain/money.ts'
@@ -39,14 +37,7 @@ export function presentBillingProfile(a: AccountRow, now: Date): Static<typeof B
   }
 }
 
-export function presentAccount(
-  a: AccountRow,
-  facts: BalanceFacts,
-  config: ServiceConfig,
-  reporting: 'operational' | 'degraded',
-  now: Date,
-  overdue: OverdueInvoice[] = [],
-): Static<typeof AccountSchema> {
+export function presentAccount(a: AccountRow, { facts, overdue, config, reporting, now }: AccountOverview): Static<typeof AccountSchema> {
   const balance = computeBalance(facts)
   const { enrolled, mode, nextBill } = billingArrangement(a, now)
   const access = { ...a, overdue_invoice_ids: overdue.map((i) => i.invoice_id) }
@@ -70,7 +61,8 @@ export function presentAccount(
     },
     billing_profile: presentBillingProfile(a, now),
     access: {
-      reporting,
+      // Anything short of covered (rollups behind, degraded, disabled, unknown) is shown as degraded.
+      reporting: reportingCovered(reporting) ? 'operational' : 'degraded',
       campaign_writes: campaignWrites(access),
       billing_reason: billingBlock(access),
       write_approved: a.write_approved,

@@ -62,7 +62,7 @@ export class MemoryCounterStore implements CounterStore {
     if (!w) this.#windows.set(windowMs, (w = { startMs: windowStartMs, current: new Map(), previous: new Map() }))
     if (windowStartMs > w.startMs) {
       // A new window: the one just before it keeps its counts, anything older is forgotten.
-      w.previous = windowStartMs - w.startMs === windowMs ? w.current : new Map()
+      w.previous = windowStartMs - w.startMs === windowMs ? w.current : new Map<string, number>()
       w.current = new Map()
       w.startMs = windowStartMs
     } else if (windowStartMs < w.startMs) {

@@ -1,11 +1,21 @@
 import { ApiError, invalid, notFound } from '../domain/errors.ts'
-import { generateApiKey } from '../domain/api-keys.ts'
+import { API_KEY_SECRET_LENGTH, apiKeyFromSecret } from '../domain/api-keys.ts'
+import type { BalanceFacts } from '../domain/balance.ts'
 import { collectionState, nextCollection } from '../domain/collection.ts'
-import { newId } from '../platform/ids.ts'
+import type { ComponentState } from '../domain/components.ts'
+import type { ServiceConfig } from '../domain/order-config.ts'
+import { newId, randomBase62 } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
+import { readBalanceFacts } from '../store/balance.ts'
+import { overdueInvoices, type OverdueInvoice } from '../store/billing.ts'
+import { readConfig } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 import { reopenFailedAsNet30, retryCharges } from './billing/charges.ts'
+import { readReportingState } from './status.ts'
+
+/** A new live key: random secret, its storage digest and display prefix. */
+const generateApiKey = () => apiKeyFromSecret(randomBase62(API_KEY_SECRET_LENGTH))
 
 export async function createAccount(
   ctx: ServiceContext,
@@ -24,6 +34,26 @@ export async function createAccount(
     key_created_at: now,
   })
   return { user_id: userId, api_key: key.key }
+}
+
+/** What GET /account shows besides the account row: balance facts, overdue invoices, live config, reporting. */
+export interface AccountOverview {
+  facts: BalanceFacts
+  overdue: OverdueInvoice[]
+  config: ServiceConfig
+  reporting: ComponentState
+  now: Date
+}
+
+export async function readAccountOverview(ctx: ServiceContext, userId: string): Promise<AccountOverview> {
+  const now = ctx.clock.now()
+  const [facts, overdue, config, reporting] = await Promise.all([
+    readBalanceFacts(ctx.db, userId),
+    overdueInvoices(ctx.db, userId, now),
+    readConfig(ctx.db),
+    readReportingState(ctx),
+  ])
+  return { facts, overdue, config, reporting, now }
 }
 
 export async function requireAccount(ctx: ServiceContext, userId: string): Promise<AccountRow> {

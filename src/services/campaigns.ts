@@ -1,4 +1,4 @@
-import { ApiError, conflict, notFound, NOT_ACCEPTING_ORDERS } from '../domain/errors.ts'
+import { ApiError, conflict, notFound } from '../domain/errors.ts'
 import {
   checkAdLine,
   checkOptionalLabel,
@@ -25,9 +25,10 @@ import {
   updateCreative,
   type CampaignGraph,
 } from '../store/campaigns.ts'
-import { readComponentStates, readConfig } from '../store/settings.ts'
+import { readConfig } from '../store/settings.ts'
 import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
+import { requireComponent } from './status.ts'
 
 export interface CampaignCreated {
   campaign_id: string
@@ -65,8 +66,7 @@ export async function createCampaign(
   input: CampaignCreateInput,
   budget: CreateBudget,
 ): Promise<CampaignCreated> {
-  const components = await readComponentStates(ctx.db)
-  if (components.get('campaign_creation') === 'disabled') throw new ApiError(503, NOT_ACCEPTING_ORDERS)
+  await requireComponent(ctx, 'campaign_creation')
 
   const fingerprint = createFingerprint(input)
   try {
@@ -183,6 +183,11 @@ async function insertOrReplay(
     })
     return created
   })
+}
+
+/** GET /campaigns/{id}: the account's campaign with its blocks and creative; another account's is the same 404. */
+export async function readCampaign(ctx: ServiceContext, userId: string, campaignId: string): Promise<CampaignGraph> {
+  return reload(ctx.db, userId, campaignId)
 }
 
 async function reload(db: Db, userId: string, campaignId: string): Promise<CampaignGraph> {

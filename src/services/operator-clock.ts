@@ -1,12 +1,22 @@
 import { conflict, invalid, notFound } from '../domain/errors.ts'
 import { ManualClock } from '../platform/clock.ts'
-import type { Scheduler } from '../jobs/scheduler.ts'
 import { writeManualClock } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 
 /** Operator use cases on service time: moving the manual clock and running a job now. */
 export interface OperatorClockContext extends ServiceContext {
-  scheduler: Scheduler
+  scheduler: JobRunner
+}
+
+/**
+ * What these use cases need of the scheduler (src/jobs/scheduler.ts implements it). Services
+ * never import the jobs layer; the scheduler is handed in through this port.
+ */
+export interface JobRunner {
+  readonly names: string[]
+  has(name: string): boolean
+  runNow(name: string): Promise<Record<string, unknown>>
+  advanceManualClock(target: Date, setClock: (to: Date) => void): Promise<void>
 }
 
 export type ClockMove = { advance_seconds: number } | { now: string }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { notFound } from '../domain/errors.ts'
+import { validatePreview, type PreviewContent, type PreviewInput } from '../domain/preview.ts'
 import { randomBase62 } from '../platform/ids.ts'
 import type { ServiceContext } from './context.ts'
 import { findCampaignGraph } from '../store/campaigns.ts'
@@ -7,16 +8,6 @@ import { findPreview, insertPreview, revokePreview, type PreviewRow } from '../s
 
 /** Previews are 24-hour capabilities; only a digest of the token is stored. */
 export const PREVIEW_TTL_MS = 24 * 3_600_000
-
-export type PreviewSurface = 'extension' | 'terminal' | 'both'
-
-export interface PreviewContent {
-  ad_line: string
-  destination_url: string
-  brand: string | null
-  icon_url: string | null
-  target_surface: PreviewSurface
-}
 
 const digest = (token: string) => createHash('sha256').update(token).digest()
 
@@ -39,6 +30,16 @@ export async function createPreview(
   }
   await insertPreview(ctx.db, row)
   return { token, row }
+}
+
+/** POST /preview: an unfunded creative, validated and screened as on create (domain/preview.ts#validatePreview). */
+export async function previewCreative(
+  ctx: ServiceContext,
+  userId: string,
+  input: PreviewInput,
+): Promise<{ token: string; row: PreviewRow; content: PreviewContent }> {
+  const content = validatePreview(input)
+  return { ...(await createPreview(ctx, userId, content, null)), content }
 }
 
 /** Snapshots a campaign's current creative; surfaces follow the campaign's targeting. */

@@ -1,4 +1,3 @@
-import { ApiError } from '../domain/errors.ts'
 import { parseFilterLists, echoFilters, type ReportFilters } from '../domain/report-filters.ts'
 import {
   bucketSpine,
@@ -18,8 +17,9 @@ import {
 import { invalid } from '../domain/errors.ts'
 import { assertFiltersOwned } from '../store/report-filters.ts'
 import { readRolledThrough } from '../store/rollups.ts'
-import { readComponentStates, readConfig } from '../store/settings.ts'
+import { readConfig } from '../store/settings.ts'
 import {
+  campaignsOfCreatives,
   dayWindowViewers,
   edgeViewersNotIn,
   estimateEventsPerDay,
@@ -30,6 +30,7 @@ import {
 } from '../store/stats.ts'
 import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
+import { requireComponent } from './status.ts'
 
 export interface StatsQuery {
   start?: string
@@ -54,13 +55,8 @@ const metrics = (r: MetricRow | undefined): MetricSet =>
     : ZERO_METRICS
 const iso = (ms: number) => new Date(ms).toISOString()
 
-async function creativesOf(db: Db, userId: string, ids: string[]) {
-  return db.selectFrom('creatives').select(['creative_id', 'campaign_id']).where('user_id', '=', userId).where('creative_id', 'in', ids).execute()
-}
-
 export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuery) {
-  const [components, config, rolledThrough] = await Promise.all([readComponentStates(ctx.db), readConfig(ctx.db), readRolledThrough(ctx.db)])
-  if (components.get('reporting') === 'disabled') throw new ApiError(503, 'reporting is temporarily unavailable; retry later')
+  const [, config, rolledThrough] = await Promise.all([requireComponent(ctx, 'reporting'), readConfig(ctx.db), readRolledThrough(ctx.db)])
 
   const filters: ReportFilters = parseFilterLists(
     { campaign: list(q.campaign_id), creative: list(q.creative_id), surface: list(q.surface), country: list(q.country) },
@@ -126,8 +122,7 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
   if (!byCreative) return response
 
   const spine = bucketSpine(w, g)
-  const creatives = await creativesOf(ctx.db, userId, filters.creativeIds!)
-  const campaignOf = new Map(creatives.map((c) => [c.creative_id, c.campaign_id]))
+  const campaignOf = await campaignsOfCreatives(ctx.db, userId, filters.creativeIds!)
   return {
     ...response,
     series: filters.creativeIds!.map((creativeId) => {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
-import type { Surface } from '../domain/auction.ts'
+import type { Offer } from '../domain/offer.ts'
 
 /**
  * An impression id is a sealed offer: everything the view and click paths
@@ -8,17 +8,7 @@ import type { Surface } from '../domain/auction.ts'
  * its view arrives, and the id reveals nothing: not the campaign, the
  * creative, the account or the viewer (operations.md section 2).
  */
-export interface Offer {
-  campaignId: string
-  creativeId: string
-  userId: string
-  surface: Surface
-  country: string | null
-  viewerKey: string
-  offeredAtMs: number
-  /** A tag of the instance that made the offer (it counts its own outstanding offers). */
-  origin: number
-}
+export type { Offer }
 
 /** A key of the ring: `id` (0-255) travels in clear in every id it seals. */
 export interface OfferKey {

@@ -34,7 +34,7 @@ async function wireAll(settings: Settings, options: InstanceOptions) {
     base,
     scheduler,
     web,
-    async close() {
+    close: async () => {
       await web.close()
       await scheduler.stop()
       await base.store.close()

@@ -110,8 +110,8 @@ export async function startFirstQueuedBlock(db: Db, campaignId: string, now: Dat
     .where('block_index', '=', (eb) =>
       eb.selectFrom('blocks').select((e) => e.fn.min('block_index').as('i')).where('campaign_id', '=', campaignId).where('status', '=', 'queued'),
     )
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('blocks').select('block_index').where('campaign_id', '=', campaignId).where('status', '=', 'serving'))),
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('blocks').select('block_index').where('campaign_id', '=', campaignId).where('status', '=', 'serving'))),
     )
     .execute()
 }

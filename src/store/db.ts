@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
-import { Kysely, PostgresDialect, sql, type CompiledQuery, type QueryResult } from 'kysely'
+import { Kysely, PostgresDialect, type CompiledQuery, type QueryResult } from 'kysely'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import type { Database } from './schema.ts'
 import { migrateToLatest } from './migrate.ts'
+import { storeReachable } from './health.ts'
 
 export type Db = Kysely<Database>
 
@@ -33,8 +34,8 @@ function parseInt8(text: string): number {
  * parsers applies: int8 (micros, cents, counts) becomes a JS number, checked
  * to be exact; a date stays an ISO date string.
  */
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+const types: pg.CustomTypesConfig = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (v: string) => unknown {
     if (oid === INT8_OID) return parseInt8
     // A calendar date stays 'YYYY-MM-DD' (pg would make it a local-time Date).
     if (oid === DATE_OID) return (v: string) => v
@@ -42,9 +43,9 @@ const types = {
       const parseArray = pg.types.getTypeParser(oid as never) as (v: string) => string[]
       return (v: string) => parseArray(v).map((x) => (x === null ? x : parseInt8(x)))
     }
-    return pg.types.getTypeParser(oid as never, format ?? 'text')
+    return pg.types.getTypeParser(oid, format ?? 'text') as (v: string) => unknown
   },
-} as pg.CustomTypesConfig
+}
 
 /**
  * Hot statements run as named prepared statements: the server parses and
@@ -71,8 +72,8 @@ class PreparingClient extends pg.Client {
   override query(...args: unknown[]): never {
     const [text, values] = args
     const name = typeof text === 'string' && Array.isArray(values) ? preparedNames.get(text) : undefined
-    const query = super.query as (...a: unknown[]) => never
-    return name ? query.call(this, { name, text, values }) : query.apply(this, args)
+    const query = super.query.bind(this) as (...a: unknown[]) => never
+    return name ? query({ name, text, values }) : query(...args)
   }
 }
 
@@ -115,14 +116,7 @@ function wrap(kind: Store['kind'], pool: pg.Pool, closeEngine: () => Promise<voi
   return {
     kind,
     db,
-    async ping() {
-      try {
-        await sql`select 1`.execute(db)
-        return true
-      } catch {
-        return false
-      }
-    },
+    ping: () => storeReachable(db),
     async close() {
       await db.destroy()
       await closeEngine()

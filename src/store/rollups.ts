@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from './db.ts'
+import { LEDGER_SUMS } from './ledger-sums.ts'
 
 /** The last UTC day (YYYY-MM-DD) closed and rolled up, or null before the first run. */
 export async function readRolledThrough(db: Db): Promise<string | null> {
@@ -21,17 +22,6 @@ export async function nextEventAt(db: Db, fromMs: number, beforeMs: number): Pro
     .executeTakeFirstOrThrow()
   return row.at ? new Date(row.at) : null
 }
-
-/**
- * The metric sums over ledger events `e` (the same in every rollup and in
- * live reads): events, billable impressions, viewable ticks (whole seconds of
- * measured dwell, at most ten per view), clicks, spend.
- */
-export const LEDGER_SUMS = sql`count(*),
-        count(*) FILTER (WHERE e.event_type = 'impression'),
-        coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0),
-        count(*) FILTER (WHERE e.event_type = 'click'),
-        coalesce(sum(e.debit_micros), 0)`
 
 /**
  * Replaces the rollup rows of one UTC day with absolute totals from the

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
+import { LEDGER_SUM } from './ledger-sums.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
 import type { Granularity, Window } from '../domain/stats.ts'
 import { isoDay } from '../domain/stats.ts'
@@ -67,11 +68,11 @@ export async function ledgerMetrics(
   const groupBy = [...(options.byBucket ? [sql`1`] : []), ...(options.byCreative ? [sql`2`] : [])]
   const result = await sql<Row>`
     SELECT ${bucket} AS bucket, ${creative} AS creative_id,
-      count(*) AS events,
-      count(*) FILTER (WHERE e.event_type = 'impression') AS billable,
-      coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0) AS ticks,
-      count(*) FILTER (WHERE e.event_type = 'click') AS clicks,
-      coalesce(sum(e.debit_micros), 0) AS spend,
+      ${LEDGER_SUM.events} AS events,
+      ${LEDGER_SUM.billable} AS billable,
+      ${LEDGER_SUM.ticks} AS ticks,
+      ${LEDGER_SUM.clicks} AS clicks,
+      ${LEDGER_SUM.spend} AS spend,
       count(DISTINCT e.viewer_key) AS viewers
     FROM ledger_events e
     WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(w.startMs)} AND e.occurred_at < ${new Date(w.endMs)}
@@ -249,15 +250,15 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
     first: Date | null
     last: Date | null
   }>`
-    SELECT count(*) AS events,
-      count(*) FILTER (WHERE event_type = 'impression') AS billable,
-      coalesce(sum(least(dwell_ms, 10000) / 1000) FILTER (WHERE event_type IN ('impression', 'view')), 0) AS ticks,
-      count(*) FILTER (WHERE event_type = 'click') AS clicks,
-      coalesce(sum(debit_micros), 0) AS spend,
-      count(DISTINCT viewer_key) AS viewers,
-      min(occurred_at) FILTER (WHERE event_type = 'impression') AS first,
-      max(occurred_at) FILTER (WHERE event_type = 'impression') AS last
-    FROM ledger_events WHERE creative_id = ${creativeId}`.execute(db)
+    SELECT ${LEDGER_SUM.events} AS events,
+      ${LEDGER_SUM.billable} AS billable,
+      ${LEDGER_SUM.ticks} AS ticks,
+      ${LEDGER_SUM.clicks} AS clicks,
+      ${LEDGER_SUM.spend} AS spend,
+      count(DISTINCT e.viewer_key) AS viewers,
+      min(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS first,
+      max(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS last
+    FROM ledger_events e WHERE e.creative_id = ${creativeId}`.execute(db)
   const row = r.rows[0]!
   return {
     events: Number(row.events),
@@ -269,4 +270,15 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
     first: row.first ? new Date(row.first) : null,
     last: row.last ? new Date(row.last) : null,
   }
+}
+
+/** The campaign of each of the account's creatives among `creativeIds` (creative id → campaign id). */
+export async function campaignsOfCreatives(db: Db, userId: string, creativeIds: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('creatives')
+    .select(['creative_id', 'campaign_id'])
+    .where('user_id', '=', userId)
+    .where('creative_id', 'in', creativeIds)
+    .execute()
+  return new Map(rows.map((c) => [c.creative_id, c.campaign_id]))
 }

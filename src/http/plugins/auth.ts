@@ -1,7 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { apiKeyMatches } from '../../domain/api-keys.ts'
-import { writeDenial } from '../../domain/access.ts'
-import { ApiError, tooManyRequests, unauthorized } from '../../domain/errors.ts'
+import { tooManyRequests, unauthorized } from '../../domain/errors.ts'
 import {
   LOCKOUT_MS,
   LOCKOUT_THRESHOLD,
@@ -12,11 +10,9 @@ import {
   windowState,
 } from '../../domain/rate-limits.ts'
 import type { CounterStore } from '../../platform/counters.ts'
-import type { Clock } from '../../platform/clock.ts'
-import { findAccount, touchKeyLastUsed, type AccountRow } from '../../store/accounts.ts'
-import { overdueInvoices } from '../../store/billing.ts'
-import { readConfig } from '../../store/settings.ts'
-import type { Db } from '../../store/db.ts'
+import { assertWriteAccess, authenticateKey, readRateLimits, recordKeyUse } from '../../services/access.ts'
+import type { ServiceContext } from '../../services/context.ts'
+import type { AccountRow } from '../../services/read-models.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,13 +21,9 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthDeps {
-  db: Db
-  clock: Clock
+export interface AuthDeps extends Pick<ServiceContext, 'db' | 'clock'> {
   counters: CounterStore
 }
-
-const KEY_USE_GRANULARITY_MS = 60_000
 
 /**
  * Counter-store failures must not take the API down: limits fail open and
@@ -60,11 +52,8 @@ export function authenticate(deps: AuthDeps) {
       throw tooManyRequests((lockedUntil - nowMs) / 1000, 'too many failed authentication attempts from this address; retry later')
     }
 
-    const userId = request.headers['x-service-user-id']
-    const apiKey = request.headers['x-service-api-key']
-    const account = typeof userId === 'string' && userId.length <= 64 ? await findAccount(deps.db, userId) : undefined
-    const ok = typeof apiKey === 'string' && apiKey.length <= 128 && apiKeyMatches(apiKey, account?.api_key_hash ?? null)
-    if (!ok || !account) {
+    const account = await authenticateKey(deps, request.headers['x-service-user-id'], request.headers['x-service-api-key'])
+    if (!account) {
       const failures = await safely(request, 0, () => deps.counters.logEvent(`auth-fail:${request.ip}`, nowMs, LOCKOUT_WINDOW_MS))
       if (failures >= LOCKOUT_THRESHOLD) {
         await safely(request, undefined, () => deps.counters.lock(lockKey, nowMs + LOCKOUT_MS, LOCKOUT_MS))
@@ -73,21 +62,17 @@ export function authenticate(deps: AuthDeps) {
     }
     request.account = account
 
-    const now = deps.clock.now()
-    if (account.key_last_used_at === null || now.getTime() - account.key_last_used_at.getTime() >= KEY_USE_GRANULARITY_MS) {
-      await touchKeyLastUsed(deps.db, account.user_id, now, KEY_USE_GRANULARITY_MS)
-      account.key_last_used_at = now
-    }
+    await recordKeyUse(deps, account)
 
-    const config = await readConfig(deps.db)
+    const limits = await readRateLimits(deps)
     const start = windowStart(nowMs, RATE_WINDOW_MS)
     if (request.method === 'POST' && request.routeOptions.url === '/v1/campaigns') {
       // A create spends its budget only once it is about to make a campaign (createBudget); here it only shows it.
       const spent = await safely(request, 0, () => deps.counters.peek(createBudgetKey(account.user_id), start, RATE_WINDOW_MS))
-      reply.headers(rateLimitHeaders('creates', windowState(config.create_rate_limit_per_min, spent, nowMs)))
+      reply.headers(rateLimitHeaders('creates', windowState(limits.createsPerMin, spent, nowMs)))
       return
     }
-    const limit = config.read_rate_limit_per_min
+    const limit = limits.readsPerMin
     const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
       deps.counters.increment(`requests:${account.user_id}`, start, RATE_WINDOW_MS),
     )
@@ -99,16 +84,10 @@ export function authenticate(deps: AuthDeps) {
 
 export const createBudgetKey = (userId: string) => `creates:${userId}`
 
-/**
- * preValidation hook of write routes: 403 before 402, before any body
- * validation. Overdue invoices are read on the service clock at each write,
- * so an invoice falls due without any job running.
- */
+/** preValidation hook of write routes: write access (403 before 402) is checked before any body validation. */
 export function requireWriteAccess(deps: AuthDeps) {
   return async function writeAccess(request: FastifyRequest): Promise<void> {
-    const overdue = await overdueInvoices(deps.db, request.account.user_id, deps.clock.now())
-    const denial = writeDenial({ ...request.account, overdue_invoice_ids: overdue.map((i) => i.invoice_id) })
-    if (denial) throw new ApiError(denial.status, denial.detail)
+    await assertWriteAccess(deps, request.account)
   }
 }
 

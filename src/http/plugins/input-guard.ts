@@ -42,7 +42,7 @@ export function registerInputGuard(app: FastifyInstance): void {
       return
     }
     if (text === '') done(null, undefined)
-    else parseJson(request, text, done)
+    else void parseJson(request, text, done)
   })
 
   app.addHook('onRoute', (route) => {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
+import { COMPONENTS, type Component } from '../../domain/components.ts'
 
-export const COMPONENTS = ['api', 'site_proxy', 'authentication', 'campaign_creation', 'reporting', 'exports', 'invoicing'] as const
-export type Component = (typeof COMPONENTS)[number]
+export { COMPONENTS, type Component }
 
 export const ComponentState = Type.String({ enum: ['operational', 'degraded', 'disabled', 'unknown'] })
 

@@ -3,11 +3,11 @@ import { ApiError, conflict, invalid, notFound } from '../../domain/errors.ts'
 import { EXPORT_CEILING } from '../../domain/order-config.ts'
 import { parseFilterLists } from '../../domain/report-filters.ts'
 import { newId } from '../../platform/ids.ts'
-import type { Db } from '../../store/db.ts'
 import { findExportJob, insertExportJob, type ExportJobRow } from '../../store/export-jobs.ts'
 import { assertFiltersOwned } from '../../store/report-filters.ts'
-import { readComponentStates, readConfig } from '../../store/settings.ts'
+import { readConfig } from '../../store/settings.ts'
 import type { ServiceContext } from '../context.ts'
+import { requireComponent } from '../status.ts'
 import { artifactStream } from './artifact.ts'
 
 // The advertiser's export requests: queue a job, read it, download its artifact. The worker
@@ -17,8 +17,6 @@ const DAY = 24 * 60 * 60_000
 
 /** A job (and its artifact) is available for this long after it was queued. */
 export const EXPORT_TTL_MS = DAY
-
-export const EXPORTS_DISABLED = 'exports are disabled by the operator (component `exports`); queued jobs wait, retry later'
 
 export interface ExportCreateInput {
   start: string
@@ -33,10 +31,6 @@ export interface ExportCreateInput {
 export type ExportFiltersEcho = ExportCreateInput
 
 export const EXPORT_FILTER_LIMITS = { campaign: 100, creative: 100, surface: 20, country: 50 } as const
-
-async function assertExportsEnabled(db: Db): Promise<void> {
-  if ((await readComponentStates(db)).get('exports') === 'disabled') throw new ApiError(503, EXPORTS_DISABLED)
-}
 
 /** [start, end): end strictly after start, at most `maxDays` days long. */
 export function checkExportWindow(startText: string, endText: string, maxDays: number): { start: Date; end: Date } {
@@ -55,7 +49,7 @@ export function checkExportWindow(startText: string, endText: string, maxDays: n
  * kicks the worker afterwards.
  */
 export async function queueExport(ctx: ServiceContext, userId: string, input: ExportCreateInput): Promise<ExportJobRow> {
-  await assertExportsEnabled(ctx.db)
+  await requireComponent(ctx, 'exports')
   const config = await readConfig(ctx.db)
   const { start, end } = checkExportWindow(input.start, input.end, Math.min(config.export_max_days, EXPORT_CEILING.days))
   const filters = parseFilterLists(
@@ -104,7 +98,7 @@ export const isExpired = (job: ExportJobRow, nowMs: number) => nowMs >= job.expi
  * a stream over its stored chunks.
  */
 export async function openExportDownload(ctx: ServiceContext, userId: string, exportId: string): Promise<{ job: ExportJobRow; body: Readable }> {
-  await assertExportsEnabled(ctx.db)
+  await requireComponent(ctx, 'exports')
   const job = await readExport(ctx, userId, exportId)
   if (isExpired(job, ctx.clock.nowMs())) {
     throw new ApiError(410, { field: 'export_id', reason: 'expired', expires_at: job.expires_at.toISOString() })

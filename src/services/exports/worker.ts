@@ -1,10 +1,11 @@
-import { csvField, headerLine, type ExportSchemaVersion } from '../../domain/export-csv.ts'
+import { csvField, headerLine } from '../../domain/export-csv.ts'
 import { EXPORT_CEILING } from '../../domain/order-config.ts'
 import type { ReportFilters } from '../../domain/report-filters.ts'
 import { findAccount } from '../../store/accounts.ts'
 import { appendExportChunks } from '../../store/export-chunks.ts'
 import { claimExportJob, markExportFailed, markExportReady, pendingExports, type ExportJobRow, type ExportLease } from '../../store/export-jobs.ts'
 import { exportLineSql, planLedgerExport, readLedgerExportText, type ExportTextPage, type LedgerWindow } from '../../store/exports.ts'
+import { componentDisabled } from '../../domain/components.ts'
 import { readComponentStates, readConfig } from '../../store/settings.ts'
 import type { ServiceContext } from '../context.ts'
 import { ChunkWriter } from './artifact.ts'
@@ -58,7 +59,7 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
   if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
-  const version = job.schema_version as ExportSchemaVersion
+  const version = job.schema_version
   const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
   // The store renders the lines (SQL generated from the CSV contract); the constant v2 field is formatted here, once.
   const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
@@ -125,7 +126,7 @@ export async function runPendingExports(ctx: ServiceContext, log: Log, options: 
   const pending = await pendingExports(ctx.db, stuckBefore())
   const result: ExportRunResult = { ready: [], failed: [], lost: [], in_flight: pending.unfinished }
   if (!pending.claimable) return result
-  if ((await readComponentStates(ctx.db)).get('exports') === 'disabled') return { ...result, paused: true }
+  if (componentDisabled(await readComponentStates(ctx.db), 'exports')) return { ...result, paused: true }
   for (let i = 0; i < EXPORT_JOBS_PER_RUN; i++) {
     const job = await claimExportJob(ctx.db, ctx.clock.now(), stuckBefore())
     if (!job) break

@@ -10,12 +10,11 @@ import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts
 import { presentCampaign, presentCreative } from '../../presenters.ts'
 import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
-import { notFound } from '../../../domain/errors.ts'
 import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
-import { findCampaignGraph, type CampaignGraph } from '../../../store/campaigns.ts'
+import type { CampaignGraph } from '../../../services/read-models.ts'
 import { listCampaigns } from '../../../services/lists.ts'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
-import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, resumeCampaign } from '../../../services/campaigns.ts'
+import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, readCampaign, resumeCampaign } from '../../../services/campaigns.ts'
 
 const Params = IdParams('campaign_id')
 
@@ -88,11 +87,7 @@ export function campaignRoutes(deps: RouteDeps) {
           response: { 200: CampaignDetailSchema, ...errors(401, 404, 429) },
         },
       },
-      async (request) => {
-        const graph = await findCampaignGraph(deps.db, request.account.user_id, request.params.campaign_id)
-        if (!graph) throw notFound('campaign')
-        return detail(graph)
-      },
+      async (request) => detail(await readCampaign(deps, request.account.user_id, request.params.campaign_id)),
     )
 
     app.patch(
@@ -134,7 +129,7 @@ export function campaignRoutes(deps: RouteDeps) {
             response: { 200: CampaignDetailSchema, ...errors(401, 402, 403, 404, 409, 429) },
           },
         },
-        async (request) => detail(await run(request.account.user_id, (request.params as { campaign_id: string }).campaign_id)),
+        async (request) => detail(await run(request.account.user_id, request.params.campaign_id)),
       )
 
     stateChange(

@@ -2,12 +2,7 @@ import type { App, RouteDeps } from '../../types.ts'
 import { errors, IdParams } from '../../schemas/common.ts'
 import { CreativeListSchema, CreativeSchema } from '../../schemas/creatives.ts'
 import { presentCreative } from '../../presenters.ts'
-import { notFound } from '../../../domain/errors.ts'
-import { findCreativeGraph, listCreatives } from '../../../store/campaigns.ts'
-import { readComponentStates } from '../../../store/settings.ts'
-import { readRolledThrough } from '../../../store/rollups.ts'
-import { creativeLifetimeMetrics } from '../../../store/stats.ts'
-import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
+import { listAccountCreatives, readCreative } from '../../../services/creatives.ts'
 
 export const CREATIVE_COLLECTION_LIMIT = 500
 
@@ -24,7 +19,7 @@ export function creativeRoutes(deps: RouteDeps) {
         },
       },
       async (request) => ({
-        creatives: (await listCreatives(deps.db, request.account.user_id, CREATIVE_COLLECTION_LIMIT)).map((g) => presentCreative(g)),
+        creatives: (await listAccountCreatives(deps, request.account.user_id, CREATIVE_COLLECTION_LIMIT)).map((g) => presentCreative(g)),
       }),
     )
 
@@ -42,11 +37,8 @@ export function creativeRoutes(deps: RouteDeps) {
         },
       },
       async (request) => {
-        const graph = await findCreativeGraph(deps.db, request.account.user_id, request.params.creative_id)
-        if (!graph) throw notFound('creative')
-        const [components, rolledThrough] = await Promise.all([readComponentStates(deps.db), readRolledThrough(deps.db)])
-        const covered = reportingState(components.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs())) === 'operational'
-        return presentCreative(graph, covered ? await creativeLifetimeMetrics(deps.db, graph.creative.creative_id) : null)
+        const { graph, metrics } = await readCreative(deps, request.account.user_id, request.params.creative_id)
+        return presentCreative(graph, metrics)
       },
     )
   }

@@ -1,11 +1,10 @@
-import type { TSchema } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
 import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema, ExportListSchema } from '../../schemas/exports.ts'
 import { exportFileName } from '../../../domain/export-csv.ts'
 import { kickExports } from '../../../jobs/exports.ts'
-import { openExportDownload, queueExport, readExport, type ExportCreateInput } from '../../../services/exports/requests.ts'
-import type { ExportJobRow } from '../../../store/export-jobs.ts'
+import { openExportDownload, queueExport, readExport } from '../../../services/exports/requests.ts'
+import type { ExportJobRow } from '../../../services/read-models.ts'
 import { listExports } from '../../../services/lists.ts'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 
@@ -54,7 +53,7 @@ export function exportRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const job = await queueExport(deps, request.account.user_id, request.body as ExportCreateInput)
+        const job = await queueExport(deps, request.account.user_id, request.body)
         kickExports(deps.scheduler, request.log)
         return reply.code(202).send(presentExportJob(job, deps.settings.publicUrl))
       },
@@ -114,7 +113,7 @@ export function exportRoutes(deps: RouteDeps) {
             "404 for unknown and other accounts' ids; 503 while the `exports` component is disabled.",
           tags: ['exports'],
           params: Params,
-          response: { 200: CsvResponseSchema as unknown as TSchema, ...errors(401, 404, 409, 410, 429, 503) },
+          response: { 200: CsvResponseSchema, ...errors(401, 404, 409, 410, 429, 503) },
         },
       },
       async (request, reply) => {

@@ -3,10 +3,8 @@ import type { App, RouteDeps } from '../../types.ts'
 import { errors, IdParams } from '../../schemas/common.ts'
 import { PreviewCreatedSchema, PreviewCreateSchema, RevokedSchema } from '../../schemas/previews.ts'
 import { thinkingText } from '../../pages/preview-page.ts'
-import { checkAdLine, checkIcon, checkOptionalLabel } from '../../../domain/campaign-order.ts'
-import { invalid } from '../../../domain/errors.ts'
-import { normalizeDestinationUrl } from '../../../domain/destination-url.ts'
-import { createPreview, previewCampaign, revokeOwnedPreview, type PreviewContent, type PreviewSurface } from '../../../services/previews.ts'
+import type { PreviewContent, PreviewSurface } from '../../../domain/preview.ts'
+import { previewCampaign, previewCreative, revokeOwnedPreview } from '../../../services/previews.ts'
 
 export function previewUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/preview/${token}`
@@ -41,18 +39,8 @@ export function previewRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const body = request.body
-        // Validated like a campaign destination, but shown exactly as sent (the spec: not normalized).
-        const destination = normalizeDestinationUrl(body.destination_url)
-        if ('problem' in destination) throw invalid('destination_url', destination.problem)
-        const content: PreviewContent = {
-          ad_line: checkAdLine(body.ad_line).adLine,
-          destination_url: body.destination_url,
-          brand: checkOptionalLabel(body.brand, 'brand', 0),
-          icon_url: checkIcon(body.icon_url),
-          target_surface: (body.target_surface ?? 'both') as PreviewSurface,
-        }
-        const { token, row } = await createPreview(deps, request.account.user_id, content, null)
+        const body = { ...request.body, target_surface: request.body.target_surface as PreviewSurface | undefined }
+        const { token, row, content } = await previewCreative(deps, request.account.user_id, body)
         return reply.code(201).send({
           preview_token: token,
           preview_url: previewUrl(deps.settings.publicUrl, token),

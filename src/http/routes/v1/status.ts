@@ -1,9 +1,7 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { COMPONENTS, StatusSchema } from '../../schemas/status.ts'
+import { StatusSchema } from '../../schemas/status.ts'
 import { errors } from '../../schemas/common.ts'
-import { readComponentStates } from '../../../store/settings.ts'
-import { readRolledThrough } from '../../../store/rollups.ts'
-import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
+import { readComponentStatus } from '../../../services/status.ts'
 import { limitByAddress } from '../../plugins/auth.ts'
 
 export const STATUS_RATE_PER_MIN = 120
@@ -22,15 +20,10 @@ export function statusRoutes(deps: RouteDeps) {
           response: { 200: StatusSchema, ...errors(429) },
         },
       },
-      async () => {
-        const [stored, rolledThrough] = await Promise.all([readComponentStates(deps.db), readRolledThrough(deps.db)])
-        const components = Object.fromEntries(COMPONENTS.map((c) => [c, stored.get(c) ?? 'operational']))
-        components.reporting = reportingState(stored.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs()))
-        return {
-          components: components as Record<(typeof COMPONENTS)[number], string>,
-          write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],
-        }
-      },
+      async () => ({
+        components: await readComponentStatus(deps),
+        write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],
+      }),
     )
   }
 }

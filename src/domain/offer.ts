@@ -1,0 +1,18 @@
+import type { Surface } from './auction.ts'
+
+/**
+ * What one offer carries: everything the view and click paths need. The
+ * serving engine seals it into the impression id (`serving/offer-token.ts`);
+ * the store writes its ledger rows (`store/ledger.ts`).
+ */
+export interface Offer {
+  campaignId: string
+  creativeId: string
+  userId: string
+  surface: Surface
+  country: string | null
+  viewerKey: string
+  offeredAtMs: number
+  /** A tag of the instance that made the offer (it counts its own outstanding offers). */
+  origin: number
+}

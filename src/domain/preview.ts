@@ -1,0 +1,42 @@
+import { checkAdLine, checkIcon, checkOptionalLabel } from './campaign-order.ts'
+import { normalizeDestinationUrl } from './destination-url.ts'
+import { invalid } from './errors.ts'
+
+export type PreviewSurface = 'extension' | 'terminal' | 'both'
+
+/** What a preview shows: a snapshot, presentation only. */
+export interface PreviewContent {
+  ad_line: string
+  destination_url: string
+  brand: string | null
+  icon_url: string | null
+  target_surface: PreviewSurface
+}
+
+/** POST /preview's body as the schema admits it. */
+export interface PreviewInput {
+  ad_line: string
+  destination_url: string
+  brand?: string
+  icon_url?: string
+  target_surface?: PreviewSurface
+}
+
+/**
+ * An unfunded preview is validated and screened as a campaign's creative
+ * would be (400 when the order would be refused). The destination is checked
+ * like a campaign's but shown exactly as sent: the spec says previews are not
+ * normalized. Checks run in the order of the fields: destination, line,
+ * brand, icon.
+ */
+export function validatePreview(input: PreviewInput): PreviewContent {
+  const destination = normalizeDestinationUrl(input.destination_url)
+  if ('problem' in destination) throw invalid('destination_url', destination.problem)
+  return {
+    ad_line: checkAdLine(input.ad_line).adLine,
+    destination_url: input.destination_url,
+    brand: checkOptionalLabel(input.brand, 'brand', 0),
+    icon_url: checkIcon(input.icon_url),
+    target_surface: input.target_surface ?? 'both',
+  }
+}
