@@ -1,10 +1,12 @@
 import { invalid } from './errors.ts'
+import { componentState, type ComponentState } from './components.ts'
 
 /**
  * /stats windows and routing (advertiser spec, GET /stats rules 1-7). Pure:
  * times are epoch milliseconds, all UTC.
  */
-export type Granularity = 'hour' | 'day' | 'month'
+export const GRANULARITIES = ['hour', 'day', 'month'] as const
+export type Granularity = (typeof GRANULARITIES)[number]
 
 export const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -187,8 +189,8 @@ export function rollupsBehind(rolledThrough: string | null, nowMs: number): bool
 }
 
 /** The reporting state advertised to accounts and on /status. */
-export function reportingState(componentState: string | undefined, behind: boolean): 'operational' | 'degraded' | 'disabled' | 'unknown' {
-  const set = componentState ?? 'operational'
-  if (set !== 'operational') return set as 'degraded' | 'disabled' | 'unknown'
+export function reportingState(stored: string | undefined, behind: boolean): ComponentState {
+  const set = componentState(stored)
+  if (set !== 'operational') return set
   return behind ? 'degraded' : 'operational'
 }

@@ -8,7 +8,9 @@ import { findPreview, insertPreview, revokePreview, type PreviewRow } from '../s
 /** Previews are 24-hour capabilities; only a digest of the token is stored. */
 export const PREVIEW_TTL_MS = 24 * 3_600_000
 
-export type PreviewSurface = 'extension' | 'terminal' | 'both'
+import type { PreviewSurface } from '../domain/campaign-order.ts'
+
+export type { PreviewSurface }
 
 export interface PreviewContent {
   ad_line: string

@@ -5,15 +5,16 @@ import { PreviewCreatedSchema, PreviewCreateSchema, RevokedSchema } from '../../
 import { thinkingText } from '../../pages/preview-page.ts'
 import { checkAdLine, checkIcon, checkOptionalLabel } from '../../../domain/campaign-order.ts'
 import { invalid } from '../../../domain/errors.ts'
+import type { Surface } from '../../../domain/auction.ts'
 import { normalizeDestinationUrl } from '../../../domain/destination-url.ts'
-import { createPreview, previewCampaign, revokeOwnedPreview, type PreviewContent, type PreviewSurface } from '../../../services/previews.ts'
+import { createPreview, previewCampaign, revokeOwnedPreview, type PreviewContent } from '../../../services/previews.ts'
 
 export function previewUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/preview/${token}`
 }
 
 function renderPayload(c: PreviewContent) {
-  const surfaces = c.target_surface === 'both' ? ['terminal', 'extension'] : [c.target_surface]
+  const surfaces: Surface[] = c.target_surface === 'both' ? ['terminal', 'extension'] : [c.target_surface]
   return {
     ad_line: c.ad_line,
     brand: c.brand,
@@ -50,7 +51,7 @@ export function previewRoutes(deps: RouteDeps) {
           destination_url: body.destination_url,
           brand: checkOptionalLabel(body.brand, 'brand', 0),
           icon_url: checkIcon(body.icon_url),
-          target_surface: (body.target_surface ?? 'both') as PreviewSurface,
+          target_surface: body.target_surface ?? 'both',
         }
         const { token, row } = await createPreview(deps, request.account.user_id, content, null)
         return reply.code(201).send({

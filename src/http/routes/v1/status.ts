@@ -1,9 +1,11 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { COMPONENTS, StatusSchema } from '../../schemas/status.ts'
+import { StatusSchema } from '../../schemas/status.ts'
 import { errors } from '../../schemas/common.ts'
 import { readComponentStates } from '../../../store/settings.ts'
 import { readRolledThrough } from '../../../store/rollups.ts'
 import { reportingState, rollupsBehind } from '../../../domain/stats.ts'
+import { componentStates } from '../../../domain/components.ts'
+import { WRITE_REQUIREMENTS } from '../../../domain/access.ts'
 import { limitByAddress } from '../../plugins/auth.ts'
 
 export const STATUS_RATE_PER_MIN = 120
@@ -24,11 +26,11 @@ export function statusRoutes(deps: RouteDeps) {
       },
       async () => {
         const [stored, rolledThrough] = await Promise.all([readComponentStates(deps.db), readRolledThrough(deps.db)])
-        const components = Object.fromEntries(COMPONENTS.map((c) => [c, stored.get(c) ?? 'operational']))
+        const components = componentStates(stored)
         components.reporting = reportingState(stored.get('reporting'), rollupsBehind(rolledThrough, deps.clock.nowMs()))
         return {
-          components: components as Record<(typeof COMPONENTS)[number], string>,
-          write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],
+          components,
+          write_requirements: [...WRITE_REQUIREMENTS],
         }
       },
     )
