@@ -2,8 +2,9 @@ import { createHash, type Hash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { constants as zlibConstants, deflateRaw, inflateRaw } from 'node:zlib'
+import type { Surface } from '../domain/auction.ts'
 import { ApiError, conflict, invalid, notFound } from '../domain/errors.ts'
-import { csvField, headerLine, type ExportSchemaVersion } from '../domain/export-csv.ts'
+import { csvField, headerLine } from '../domain/export-csv.ts'
 import { EXPORT_CEILING } from '../domain/order-config.ts'
 import { parseFilterLists, type ReportFilters } from '../domain/report-filters.ts'
 import { newId } from '../platform/ids.ts'
@@ -57,7 +58,7 @@ export interface ExportCreateInput {
   end: string
   campaign_ids?: string[]
   creative_ids?: string[]
-  surfaces?: string[]
+  surfaces?: Surface[]
   countries?: string[]
 }
 
@@ -88,11 +89,11 @@ export function checkExportWindow(startText: string, endText: string, maxDays: n
 }
 
 export function filtersOfJob(job: ExportJobRow): ReportFilters {
-  const f = job.filters as ExportFiltersEcho
+  const f = job.filters
   return {
     campaignIds: f.campaign_ids ?? null,
     creativeIds: f.creative_ids ?? null,
-    surfaces: (f.surfaces as ReportFilters['surfaces']) ?? null,
+    surfaces: f.surfaces ?? null,
     countries: f.countries ?? null,
   }
 }
@@ -287,7 +288,7 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
   if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
-  const version = job.schema_version as ExportSchemaVersion
+  const version = job.schema_version
   const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
   // The store renders the lines (SQL generated from the CSV contract); the constant v2 field is formatted here, once.
   const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)

@@ -4,7 +4,7 @@ import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
 import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema, ExportListSchema } from '../../schemas/exports.ts'
 import { exportFileName } from '../../../domain/export-csv.ts'
 import { kickExports } from '../../../jobs/exports.ts'
-import { openExportDownload, queueExport, readExport, type ExportCreateInput } from '../../../services/exports.ts'
+import { openExportDownload, queueExport, readExport } from '../../../services/exports.ts'
 import type { ExportJobRow } from '../../../store/exports.ts'
 import { listExports } from '../../../services/lists.ts'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
@@ -21,7 +21,7 @@ export function presentExportJob(job: ExportJobRow, publicUrl: string) {
     status: job.status,
     status_url: exportStatusPath(job.export_id),
     schema_version: job.schema_version,
-    filters: job.filters as { start: string; end: string },
+    filters: job.filters,
     row_count: job.row_count,
     size_bytes: job.size_bytes,
     sha256: job.sha256,
@@ -54,7 +54,7 @@ export function exportRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const job = await queueExport(deps, request.account.user_id, request.body as ExportCreateInput)
+        const job = await queueExport(deps, request.account.user_id, request.body)
         kickExports(deps.scheduler, request.log)
         return reply.code(202).send(presentExportJob(job, deps.settings.publicUrl))
       },
