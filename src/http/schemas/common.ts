@@ -46,6 +46,7 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
 
 // No length bound: an id of any length that is not the account's is simply unknown (404).
 const Id = Type.String({ minLength: 1 })
+// The cast: TypeScript types a computed key of generic type `K` as any string.
 export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)
 
 /** Query string of the paged lists (GET /campaigns, GET /exports); any other parameter is 400 `unknown_parameter`. */
