@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { notFound } from '../domain/errors.ts'
+import type { PreviewSurface } from '../domain/campaign-order.ts'
 import { randomBase62 } from '../platform/ids.ts'
 import type { ServiceContext } from './context.ts'
 import { findCampaignGraph } from '../store/campaigns.ts'
@@ -7,10 +8,6 @@ import { findPreview, insertPreview, revokePreview, type PreviewRow } from '../s
 
 /** Previews are 24-hour capabilities; only a digest of the token is stored. */
 export const PREVIEW_TTL_MS = 24 * 3_600_000
-
-import type { PreviewSurface } from '../domain/campaign-order.ts'
-
-export type { PreviewSurface }
 
 export interface PreviewContent {
   ad_line: string
