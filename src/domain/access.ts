@@ -7,11 +7,11 @@ import { collectionState, shownStatus, type CollectionStatus } from './collectio
  * When several are missing, the first in this order is named, and 403 wins
  * over 402.
  */
-/** The per-account prerequisites of campaign writes, as GET /status lists them. */
-export const WRITE_REQUIREMENTS = ['write_approval', 'api_terms', 'billing_enrollment'] as const
-
 export const CAMPAIGN_WRITES = ['operational', 'pending_approval', 'terms_required', 'billing_required', 'disabled'] as const
 export type CampaignWrites = (typeof CAMPAIGN_WRITES)[number]
+
+/** The per-account prerequisites of campaign writes, as GET /status lists them. */
+export const WRITE_REQUIREMENTS = ['write_approval', 'api_terms', 'billing_enrollment'] as const
 
 /** Why billing blocks writes: the `detail.reason` of their 402, one per cause. */
 export const BILLING_REASONS = [
