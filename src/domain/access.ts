@@ -7,19 +7,14 @@ import { collectionState, shownStatus, type CollectionStatus } from './collectio
  * When several are missing, the first in this order is named, and 403 wins
  * over 402.
  */
-export type CampaignWrites = 'operational' | 'disabled' | 'pending_approval' | 'terms_required' | 'billing_required'
+export const CAMPAIGN_WRITES = ['operational', 'pending_approval', 'terms_required', 'billing_required', 'disabled'] as const
+export type CampaignWrites = (typeof CAMPAIGN_WRITES)[number]
+
+/** The per-account prerequisites of campaign writes, as GET /status lists them. */
+export const WRITE_REQUIREMENTS = ['write_approval', 'api_terms', 'billing_enrollment'] as const
 
 /** Why billing blocks writes: the `detail.reason` of their 402, one per cause. */
-export type BillingReason =
-  | 'billing_not_enrolled'
-  | 'billing_setup_pending'
-  | 'payment_failed'
-  | 'payment_action_required'
-  | 'billing_paused'
-  | 'billing_disabled'
-  | 'invoice_overdue'
-
-export const BILLING_REASONS: readonly BillingReason[] = [
+export const BILLING_REASONS = [
   'billing_not_enrolled',
   'billing_setup_pending',
   'payment_failed',
@@ -27,7 +22,8 @@ export const BILLING_REASONS: readonly BillingReason[] = [
   'billing_paused',
   'billing_disabled',
   'invoice_overdue',
-]
+] as const
+export type BillingReason = (typeof BILLING_REASONS)[number]
 
 const STATUS_REASON: Record<Exclude<CollectionStatus, 'ready'>, BillingReason> = {
   not_enrolled: 'billing_not_enrolled',

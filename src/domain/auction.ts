@@ -4,7 +4,8 @@
  * sequence, not timestamp). A cheaper bid serves only when every better one
  * is ineligible.
  */
-export type Surface = 'extension' | 'terminal'
+export const SURFACES = ['extension', 'terminal'] as const
+export type Surface = (typeof SURFACES)[number]
 
 export interface Candidate {
   campaignId: string

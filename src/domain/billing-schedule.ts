@@ -5,10 +5,10 @@
  * account is invoiced only at the instants of its own cadence, and the period
  * of an invoice ends at such an instant.
  */
-export type BillingMode = 'weekly_autopay' | 'net30_invoice' | 'legacy_semimonthly_autopay'
-export type Cadence = 'weekly_monday_0600_utc' | 'monthly_1st_0600_utc_net30' | 'semi_monthly_1_15'
-
-export const BILLING_MODES: readonly BillingMode[] = ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay']
+export const BILLING_MODES = ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] as const
+export type BillingMode = (typeof BILLING_MODES)[number]
+export const CADENCES = ['weekly_monday_0600_utc', 'monthly_1st_0600_utc_net30', 'semi_monthly_1_15'] as const
+export type Cadence = (typeof CADENCES)[number]
 
 export const CADENCE_OF: Record<BillingMode, Cadence> = {
   weekly_autopay: 'weekly_monday_0600_utc',

@@ -5,6 +5,21 @@ import { checkIconUrl, normalizeDestinationUrl } from './destination-url.ts'
 import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
 import { screenAdLine } from './content-safety.ts'
 import type { OrderConfig } from './order-config.ts'
+import type { Surface } from './auction.ts'
+
+export const CAMPAIGN_KINDS = ['impression', 'click'] as const
+export type CampaignKind = (typeof CAMPAIGN_KINDS)[number]
+/** Where a campaign serves: one surface, or both when the surface split is disabled. */
+export const TARGET_SURFACES = ['extension', 'terminal', 'blended'] as const
+export type TargetSurface = (typeof TARGET_SURFACES)[number]
+/** What a preview shows: one surface's line, or both. */
+export const PREVIEW_SURFACES = ['extension', 'terminal', 'both'] as const
+export type PreviewSurface = (typeof PREVIEW_SURFACES)[number]
+export const MODERATION_STATUSES = ['approved', 'pending', 'rejected'] as const
+export type ModerationStatus = (typeof MODERATION_STATUSES)[number]
+/** How a campaign was ordered; this API creates only `advertiser_api` ones. */
+export const CREATION_CHANNELS = ['advertiser_api', 'website', 'admin', 'legacy'] as const
+export type CreationChannel = (typeof CREATION_CHANNELS)[number]
 
 /** POST /campaigns body after schema validation (types, required fields, static limits). */
 export interface CampaignCreateInput {
@@ -15,17 +30,14 @@ export interface CampaignCreateInput {
   idempotency_key: string
   brand?: string
   name?: string
-  kind?: 'impression' | 'click'
-  target_surface?: 'extension' | 'terminal'
+  kind?: CampaignKind
+  target_surface?: Surface
   target_countries?: string[]
   pace_minutes?: number
   icon_url?: string
   optin_leaderboard?: boolean
   start_paused?: boolean
 }
-
-export type TargetSurface = 'extension' | 'terminal' | 'blended'
-export type ModerationStatus = 'approved' | 'pending' | 'rejected'
 
 export interface Order {
   adLine: string
@@ -35,7 +47,7 @@ export interface Order {
   blocks: number
   brand: string | null
   name: string | null
-  kind: 'impression' | 'click'
+  kind: CampaignKind
   targetSurface: TargetSurface
   targetCountries: string[] | null
   paceMinutes: number | null

@@ -2,7 +2,8 @@
  * Campaign lifecycle (advertiser spec section 3). Delivery state lives on
  * blocks; `completed` is reached when every block is exhausted.
  */
-export type CampaignStatus = 'active' | 'paused' | 'cancelled_user' | 'completed'
+export const CAMPAIGN_STATUSES = ['active', 'paused', 'cancelled_user', 'completed'] as const
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
 
 export type Transition = { to: CampaignStatus; changed: boolean } | { conflict: string }
 

@@ -5,12 +5,12 @@
  * apart so that lifting it returns the account to whatever its standing has
  * become meanwhile, without remembering a "status before the hold".
  */
-export type Standing = 'not_enrolled' | 'setup_pending' | 'ready' | 'payment_failed' | 'action_required'
-export type Hold = 'paused' | 'disabled'
-export type CollectionStatus = Standing | Hold
-
-export const STANDINGS: readonly Standing[] = ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required']
-export const HOLDS: readonly Hold[] = ['paused', 'disabled']
+export const STANDINGS = ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required'] as const
+export const HOLDS = ['paused', 'disabled'] as const
+export const COLLECTION_STATUSES = [...STANDINGS, ...HOLDS] as const
+export type Standing = (typeof STANDINGS)[number]
+export type Hold = (typeof HOLDS)[number]
+export type CollectionStatus = (typeof COLLECTION_STATUSES)[number]
 
 export interface CollectionState {
   standing: Standing

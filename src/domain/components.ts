@@ -9,13 +9,16 @@ import { rollupsBehind } from './stats.ts'
 export const COMPONENTS = ['api', 'site_proxy', 'authentication', 'campaign_creation', 'reporting', 'exports', 'invoicing'] as const
 export type Component = (typeof COMPONENTS)[number]
 
-export const COMPONENT_STATES = ['operational', 'degraded', 'disabled', 'unknown'] as const
+/** What an operator may set. */
+export const SETTABLE_STATES = ['operational', 'degraded', 'disabled'] as const
+/** What clients are shown: a stored state the service does not know is `unknown`, never passed through. */
+export const COMPONENT_STATES = [...SETTABLE_STATES, 'unknown'] as const
 export type ComponentState = (typeof COMPONENT_STATES)[number]
 
 /** A stored state as shown: none is operational; a value the service does not know is `unknown`. */
 export function componentState(stored: string | undefined): ComponentState {
   if (stored === undefined) return 'operational'
-  return COMPONENT_STATES.find((s) => s === stored) ?? 'unknown'
+  return SETTABLE_STATES.find((s) => s === stored) ?? 'unknown'
 }
 
 /** The components whose use cases an operator can switch off, and what a refused call answers (503). */

@@ -207,7 +207,7 @@ const HOMOGLYPHS: Readonly<Record<string, string>> = Object.fromEntries(
   ]
     .join(' ')
     .split(' ')
-    .map((pair) => [pair[0] as string, pair.slice(1)]),
+    .map((pair) => [pair.charAt(0), pair.slice(1)]),
 )
 
 const LEET: Readonly<Record<string, string>> = {
@@ -268,7 +268,7 @@ interface Forms {
 
 /** A run of N identical letters matches N or more; "l" also accepts "i" (1, |, I all fold to "i"). */
 function letterRun(run: string): string {
-  const letter = run[0] === 'l' ? '[li]' : (run[0] as string)
+  const letter = run[0] === 'l' ? '[li]' : run.charAt(0)
   return `(?:${letter}${run.length > 1 ? `{${run.length},}` : '+'})`
 }
 

@@ -30,6 +30,10 @@ export function allocate(claims: number, impressions: number, billed: number): n
   return Math.max(0, Math.min(claims, impressions - billed))
 }
 
+/** A block's delivery state; blocks are served in order. */
+export const BLOCK_STATUSES = ['queued', 'serving', 'exhausted'] as const
+export type BlockStatus = (typeof BLOCK_STATUSES)[number]
+
 /** Block progress derived from the campaign's billed total (blocks fill in order). */
 export function blockServed(blockIndex: number, blockSize: number, billed: number): number {
   return Math.max(0, Math.min(blockSize, billed - blockIndex * blockSize))

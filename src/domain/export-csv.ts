@@ -49,13 +49,15 @@ export interface ExportLedgerRow {
  * So no data field of the ledger needs quoting; `csvLine` still quotes any field that would (the
  * header, and v2's billing country, which comes from the processor, go through it).
  */
-export type ExportFieldKind = 'timestamp' | 'token' | 'optional_token' | 'boolean' | 'integer'
+export type ExportField =
+  | { column: string; kind: 'timestamp'; source: SourceOf<Date> }
+  | { column: string; kind: 'token'; source: SourceOf<string> }
+  | { column: string; kind: 'optional_token'; source: SourceOf<string | null> }
+  | { column: string; kind: 'boolean'; source: SourceOf<boolean> }
+  | { column: string; kind: 'integer'; source: SourceOf<number> }
 
-export interface ExportField {
-  column: string
-  source: keyof ExportLedgerRow
-  kind: ExportFieldKind
-}
+/** The fields of a ledger row whose values are of type T: each kind writes only such a field. */
+type SourceOf<T> = { [K in keyof ExportLedgerRow]: ExportLedgerRow[K] extends T ? K : never }[keyof ExportLedgerRow]
 
 /** The columns of every version, in order, with the ledger field each one writes. */
 export const EXPORT_FIELDS: readonly ExportField[] = [
@@ -97,19 +99,20 @@ export function csvTimestamp(at: Date): string {
 }
 
 function fieldText(field: ExportField, row: ExportLedgerRow): string {
-  const value = row[field.source]
   switch (field.kind) {
     case 'timestamp':
-      return csvTimestamp(value as Date)
+      return csvTimestamp(row[field.source])
     case 'token':
-      return value as string
+      return row[field.source]
     case 'optional_token':
-      return (value as string | null) ?? ''
+      return row[field.source] ?? ''
     case 'boolean':
-      return value ? CSV_BOOLEAN.true : CSV_BOOLEAN.false
-    case 'integer':
+      return row[field.source] ? CSV_BOOLEAN.true : CSV_BOOLEAN.false
+    case 'integer': {
+      const value = row[field.source]
       if (!Number.isSafeInteger(value)) throw new RangeError(`${field.source} must be an integer, got ${String(value)}`)
       return String(value)
+    }
   }
 }
 

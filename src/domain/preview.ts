@@ -1,8 +1,8 @@
-import { checkAdLine, checkIcon, checkOptionalLabel } from './campaign-order.ts'
+import { checkAdLine, checkIcon, checkOptionalLabel, type PreviewSurface } from './campaign-order.ts'
 import { normalizeDestinationUrl } from './destination-url.ts'
 import { invalid } from './errors.ts'
 
-export type PreviewSurface = 'extension' | 'terminal' | 'both'
+export type { PreviewSurface }
 
 /** What a preview shows: a snapshot, presentation only. */
 export interface PreviewContent {

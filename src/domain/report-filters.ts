@@ -1,4 +1,5 @@
 import { invalid } from './errors.ts'
+import { SURFACES, type Surface } from './auction.ts'
 
 /**
  * Filters shared by /stats and exports: each dimension is a list (null = all),
@@ -8,13 +9,13 @@ import { invalid } from './errors.ts'
 export interface ReportFilters {
   campaignIds: string[] | null
   creativeIds: string[] | null
-  surfaces: ('extension' | 'terminal')[] | null
+  surfaces: Surface[] | null
   countries: string[] | null
 }
 
 export const NO_FILTERS: ReportFilters = { campaignIds: null, creativeIds: null, surfaces: null, countries: null }
 
-const SURFACES = new Set(['extension', 'terminal'])
+const isSurface = (s: string): s is Surface => SURFACES.some((x) => x === s)
 
 /** Parses and validates list values (from a comma-separated query value or a JSON array). */
 export function parseFilterLists(
@@ -30,13 +31,13 @@ export function parseFilterLists(
     return list.sort()
   }
   const surfaces = clean(input.surface, fields.surface, limits.surface)
-  for (const s of surfaces ?? []) if (!SURFACES.has(s)) throw invalid(fields.surface, 'invalid_value', { allowed: [...SURFACES] })
+  if (surfaces && !surfaces.every(isSurface)) throw invalid(fields.surface, 'invalid_value', { allowed: [...SURFACES] })
   const countries = clean(input.country, fields.country, limits.country)
   for (const c of countries ?? []) if (!/^[A-Z]{2}$/.test(c)) throw invalid(fields.country, 'invalid_format')
   return {
     campaignIds: clean(input.campaign, fields.campaign, limits.campaign),
     creativeIds: clean(input.creative, fields.creative, limits.creative),
-    surfaces: surfaces as ReportFilters['surfaces'],
+    surfaces,
     countries,
   }
 }

@@ -4,7 +4,8 @@ import { invalid } from './errors.ts'
  * /stats windows and routing (advertiser spec, GET /stats rules 1-7). Pure:
  * times are epoch milliseconds, all UTC.
  */
-export type Granularity = 'hour' | 'day' | 'month'
+export const GRANULARITIES = ['hour', 'day', 'month'] as const
+export type Granularity = (typeof GRANULARITIES)[number]
 
 export const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000

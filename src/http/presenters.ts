@@ -47,7 +47,7 @@ export function presentAccount(a: AccountRow, { facts, overdue, config, reportin
     key_last_used_at: iso(a.key_last_used_at),
     outstanding_cents: balance.pending_cents,
     currency: 'usd',
-    billing: enrolled ? a.effective_billing_mode : 'delivered_value_postpay',
+    billing: enrolled ? mode : 'delivered_value_postpay',
     billing_email: a.billing_email,
     balance: {
       ...balance,

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema.ts'
+import type { BillingMode } from '../domain/billing-schedule.ts'
 
 export type InvoiceRow = Selectable<InvoicesTable>
 export type CreditRow = Selectable<CreditsTable>
@@ -132,7 +133,7 @@ export async function overdueInvoices(db: Db, userId: string, now: Date): Promis
     .execute()
 }
 
-export async function accountsInMode(db: Db, mode: string): Promise<string[]> {
+export async function accountsInMode(db: Db, mode: BillingMode): Promise<string[]> {
   const rows = await db.selectFrom('accounts').select('user_id').where('effective_billing_mode', '=', mode).orderBy('user_id').execute()
   return rows.map((r) => r.user_id)
 }

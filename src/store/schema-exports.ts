@@ -1,15 +1,26 @@
 import type { ColumnType } from 'kysely'
+import type { Surface } from '../domain/auction.ts'
+import type { ExportSchemaVersion } from '../domain/export-csv.ts'
 
 type Timestamp = ColumnType<Date, Date, Date>
+
+/** An export's window and the filter dimensions that were set, as validated when it was queued (JSON). */
+export interface ExportFiltersDocument {
+  start: string
+  end: string
+  campaign_ids?: string[]
+  creative_ids?: string[]
+  surfaces?: Surface[]
+  countries?: string[]
+}
 
 /** Table types of the export tables (migrations/0005_exports.sql); merged into Database in schema.ts. */
 export interface ExportJobsTable {
   export_id: string
   user_id: string
   status: 'queued' | 'running' | 'ready' | 'failed'
-  schema_version: 'ledger-export-v1' | 'ledger-export-v2'
-  /** ReportFilters as JSON, plus the window: { start, end, campaign_ids?, creative_ids?, surfaces?, countries? }. */
-  filters: ColumnType<unknown, string, string>
+  schema_version: ExportSchemaVersion
+  filters: ColumnType<ExportFiltersDocument, string, string>
   window_start: Timestamp
   window_end: Timestamp
   row_count: number | null

@@ -1,7 +1,14 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { ExportsTables } from './schema-exports.ts'
+import type { BillingMode } from '../domain/billing-schedule.ts'
+import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, TargetSurface } from '../domain/campaign-order.ts'
+import type { CampaignStatus } from '../domain/campaign-state.ts'
+import type { BlockStatus } from '../domain/delivery.ts'
 
-/** Table types for Kysely; they mirror src/store/migrations/*.sql. */
+/**
+ * Table types for Kysely; they mirror src/store/migrations/*.sql. A `text` column holding one of a domain's
+ * values has that domain type: the service writes nothing else, so reads need no cast.
+ */
 
 type Timestamp = ColumnType<Date, Date, Date>
 type Int8 = ColumnType<number, number, number>
@@ -22,8 +29,9 @@ export interface AccountsTable {
   /** The standing beneath any operator hold (src/domain/collection.ts). */
   collection_status: Generated<string>
   collection_hold: ColumnType<string | null, string | null | undefined, string | null>
-  requested_billing_mode: string | null
-  effective_billing_mode: Generated<string>
+  requested_billing_mode: BillingMode | null
+  /** `disabled` until billing is enrolled. */
+  effective_billing_mode: Generated<BillingMode | 'disabled'>
   credit_limit_cents: ColumnType<number, number | undefined, number>
   processor_customer_id: string | null
   payment_method_id: string | null
@@ -48,14 +56,14 @@ export interface CampaignsTable {
   campaign_id: string
   seq: ColumnType<number, never, never>
   user_id: string
-  creation_channel: string
+  creation_channel: CreationChannel
   name: string
-  status: string
-  kind: string
+  status: CampaignStatus
+  kind: CampaignKind
   cpm_micros: Int8
   impressions: number
   block_count: number
-  target_surface: string
+  target_surface: TargetSurface
   target_countries: string[] | null
   pace_minutes: number | null
   optin_leaderboard: boolean
@@ -81,7 +89,7 @@ export interface CreativesTable {
   destination_url: string
   brand: string | null
   icon_url: string | null
-  moderation_status: string
+  moderation_status: ModerationStatus
   moderation_reason: string | null
   created_at: Timestamp
   updated_at: Timestamp
@@ -90,7 +98,7 @@ export interface CreativesTable {
 export interface BlocksTable {
   campaign_id: string
   block_index: number
-  status: string
+  status: BlockStatus
   impressions_target: number
   started_at: Timestamp | null
   exhausted_at: Timestamp | null
@@ -113,7 +121,7 @@ export interface PreviewsTable {
   destination_url: string
   brand: string | null
   icon_url: string | null
-  target_surface: string
+  target_surface: PreviewSurface
   created_at: Timestamp
   expires_at: Timestamp
   revoked_at: Timestamp | null

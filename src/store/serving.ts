@@ -51,7 +51,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     creativeId: r.creative_id,
     seq: r.seq,
     cpmMicros: r.cpm_micros,
-    targetSurface: r.target_surface as Candidate['targetSurface'],
+    targetSurface: r.target_surface,
     targetCountries: r.target_countries ? new Set(r.target_countries) : null,
     paceMinutes: r.pace_minutes,
     impressions: r.impressions,

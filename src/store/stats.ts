@@ -139,10 +139,10 @@ export async function rollupMetrics(
             ${groupBy}
           ) s`.execute(db),
   ])
-  const viewersBy = new Map(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
+  const viewersBy = new Map<Row['bucket'], number>(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
   return sums.rows
     .filter((r) => r.events !== null && Number(r.events) > 0)
-    .map((r) => toMetricRow({ ...r, viewers: String(viewersBy.get(r.bucket as string | null) ?? 0) }))
+    .map((r) => toMetricRow({ ...r, viewers: String(viewersBy.get(r.bucket) ?? 0) }))
 }
 
 /**

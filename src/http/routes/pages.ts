@@ -5,8 +5,8 @@ import { readPublicPreview } from '../../services/previews.ts'
 /** Public HTML pages (operations.md section 5). */
 export function pageRoutes(deps: RouteDeps) {
   return async (app: App) => {
-    app.get('/preview/:token', { schema: { hide: true } }, async (request, reply) => {
-      const { token } = request.params as { token: string }
+    app.get<{ Params: { token: string } }>('/preview/:token', { schema: { hide: true } }, async (request, reply) => {
+      const { token } = request.params
       const preview = await readPublicPreview(deps, token)
       reply
         .header('content-security-policy', PREVIEW_PAGE_CSP)
@@ -23,7 +23,7 @@ export function pageRoutes(deps: RouteDeps) {
         brand: p.brand,
         iconUrl: p.icon_url,
         destinationUrl: p.destination_url,
-        targetSurface: p.target_surface as 'extension' | 'terminal' | 'both',
+        targetSurface: p.target_surface,
         expiresAt: p.expires_at,
       })
     })

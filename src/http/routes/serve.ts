@@ -4,10 +4,12 @@ import type { App, RouteDeps } from '../types.ts'
 import type { ServingEngine } from '../../serving/engine.ts'
 import { ApiError, tooManyRequests } from '../../domain/errors.ts'
 import { RATE_WINDOW_MS, SERVING_LIMITS, windowStart, windowState } from '../../domain/rate-limits.ts'
+import { SURFACES } from '../../domain/auction.ts'
+import { StringEnum } from '../schemas/common.ts'
 
 const DecisionBody = Type.Object(
   {
-    surface: Type.String({ enum: ['extension', 'terminal'] }),
+    surface: StringEnum(SURFACES),
     viewer_id: Type.String({ minLength: 1, maxLength: 128 }),
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   },
@@ -48,7 +50,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       await limit(request, `serve-addr:${request.ip}`, SERVING_LIMITS.decisionsPerAddress)
       const viewerKey = serving.viewerKey(viewer_id)
       await limit(request, `serve-viewer:${viewerKey}`, SERVING_LIMITS.decisionsPerViewer)
-      const decision = await serving.decide({ surface: surface as 'extension' | 'terminal', country: country ?? null, viewerKey })
+      const decision = await serving.decide({ surface, country: country ?? null, viewerKey })
       if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {

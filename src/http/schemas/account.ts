@@ -1,9 +1,10 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
-import { BILLING_REASONS } from '../../domain/access.ts'
+import { DateTime, Nullable, StringEnum } from './common.ts'
+import { BILLING_REASONS, CAMPAIGN_WRITES } from '../../domain/access.ts'
+import { BILLING_MODES, CADENCES } from '../../domain/billing-schedule.ts'
+import { COLLECTION_STATUSES } from '../../domain/collection.ts'
 
-const COLLECTION_STATUS = Type.String({
-  enum: ['not_enrolled', 'setup_pending', 'ready', 'payment_failed', 'action_required', 'paused', 'disabled'],
+const COLLECTION_STATUS = StringEnum(COLLECTION_STATUSES, {
   description:
     '`not_enrolled`: no arrangement yet. `setup_pending`: enrollment started, not complete (Net 30 awaiting approval, or a card ' +
     'awaiting the holder\'s authentication). `ready`: collecting. `payment_failed`: a charge was declined; campaigns stop serving ' +
@@ -47,15 +48,14 @@ export const BalanceSchema = Type.Object({
   }),
   collection_status: COLLECTION_STATUS,
   amount_basis: Type.Literal('delivered_value'),
-  cadence: Type.String({ enum: ['weekly_monday_0600_utc', 'monthly_1st_0600_utc_net30', 'semi_monthly_1_15'] }),
-  billing_mode: Type.String({ enum: ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] }),
+  cadence: StringEnum(CADENCES),
+  billing_mode: StringEnum(BILLING_MODES),
 })
 
 export const BillingProfileSchema = Type.Object({
   collection_status: COLLECTION_STATUS,
-  requested_billing_mode: Nullable(Type.String({ enum: ['weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'] })),
-  effective_billing_mode: Type.String({
-    enum: ['disabled', 'weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'],
+  requested_billing_mode: Nullable(StringEnum(BILLING_MODES)),
+  effective_billing_mode: StringEnum(['disabled', ...BILLING_MODES], {
     description: '`legacy_semimonthly_autopay` only for legacy accounts an operator enrolled in it (charged the 1st and 15th, 06:00 UTC).',
   }),
   credit_limit_cents: Type.Integer({ minimum: 0 }),
@@ -73,19 +73,17 @@ export const AccountSchema = Type.Object({
   }),
   outstanding_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents.' }),
   currency: Type.Literal('usd'),
-  billing: Type.String({
-    enum: ['delivered_value_postpay', 'weekly_autopay', 'net30_invoice', 'legacy_semimonthly_autopay'],
+  billing: StringEnum(['delivered_value_postpay', ...BILLING_MODES], {
     description: 'The effective billing arrangement; `delivered_value_postpay` while none is enrolled.',
   }),
   billing_email: Nullable(Type.String()),
   balance: BalanceSchema,
   billing_profile: BillingProfileSchema,
   access: Type.Object({
-    reporting: Type.String({ enum: ['operational', 'degraded'] }),
-    campaign_writes: Type.String({ enum: ['operational', 'pending_approval', 'terms_required', 'billing_required', 'disabled'] }),
+    reporting: StringEnum(['operational', 'degraded']),
+    campaign_writes: StringEnum(CAMPAIGN_WRITES),
     billing_reason: Nullable(
-      Type.String({
-        enum: [...BILLING_REASONS],
+      StringEnum(BILLING_REASONS, {
         description: 'Why billing blocks writes: the `detail.reason` of their 402. Null when billing allows writes (403 causes are not billing).',
       }),
     ),

@@ -1,5 +1,9 @@
 import { Type, type Static } from 'typebox'
-import { DateTime, NextCursor, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable, StringEnum } from './common.ts'
+import { SURFACES } from '../../domain/auction.ts'
+import { CAMPAIGN_KINDS, CREATION_CHANNELS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
+import { CAMPAIGN_STATUSES } from '../../domain/campaign-state.ts'
+import { BLOCK_STATUSES } from '../../domain/delivery.ts'
 
 export const CampaignCreateSchema = Type.Object(
   {
@@ -26,10 +30,9 @@ export const CampaignCreateSchema = Type.Object(
     idempotency_key: Type.String({ pattern: '^[A-Za-z0-9_.:\\-]{1,64}$', description: 'Scoped to the account. Same key and payload replays; a different payload is 409.' }),
     brand: Type.Optional(Type.String({ description: 'At most 120 user-perceived characters.' })),
     name: Type.Optional(Type.String({ description: '1-120 user-perceived characters. Default `API campaign - YYYY-MM-DD`.' })),
-    kind: Type.Optional(Type.String({ enum: ['impression', 'click'], default: 'impression' })),
+    kind: Type.Optional(StringEnum(CAMPAIGN_KINDS, { default: 'impression' })),
     target_surface: Type.Optional(
-      Type.String({
-        enum: ['extension', 'terminal'],
+      StringEnum(SURFACES, {
         description: 'Only when config.surface_split_enabled (else 400 `surface_split_not_enabled`). Omitted: `extension`-only. Split disabled: blended.',
       }),
     ),
@@ -52,8 +55,8 @@ export type CampaignCreateBody = Static<typeof CampaignCreateSchema>
 export const CampaignCreatedSchema = Type.Object({
   campaign_id: Type.String(),
   creation_channel: Type.Literal('advertiser_api'),
-  status: Type.String({ enum: ['active', 'paused'] }),
-  moderation_status: Type.String({ enum: ['approved', 'pending'] }),
+  status: StringEnum(['active', 'paused']),
+  moderation_status: StringEnum(['approved', 'pending']),
   impressions: Type.Integer(),
   blocks: Type.Integer(),
   cpm_usd: Type.Number(),
@@ -65,36 +68,33 @@ export const CampaignCreatedSchema = Type.Object({
 
 export const BlockSchema = Type.Object({
   block_index: Type.Integer({ description: '0-based delivery order.' }),
-  status: Type.String({ enum: ['queued', 'serving', 'exhausted'] }),
+  status: StringEnum(BLOCK_STATUSES),
   impressions_served: Type.Integer({ description: 'Billable impressions delivered from this block.' }),
   impressions_target: Type.Integer(),
   started_at: Nullable(DateTime),
   exhausted_at: Nullable(DateTime),
 })
 
-export const CampaignStatusSchema = Type.String({
-  enum: ['active', 'paused', 'cancelled_user', 'completed'],
-  description: '`completed`: every block exhausted (terminal).',
-})
+export const CampaignStatusSchema = StringEnum(CAMPAIGN_STATUSES, { description: '`completed`: every block exhausted (terminal).' })
 
 const campaignFields = {
   campaign_id: Type.String(),
-  creation_channel: Type.String({ enum: ['advertiser_api', 'website', 'admin', 'legacy'] }),
+  creation_channel: StringEnum(CREATION_CHANNELS),
   name: Type.String(),
   status: CampaignStatusSchema,
   created_at: DateTime,
   ad_line: Nullable(Type.String()),
   destination_url: Nullable(Type.String()),
   brand: Nullable(Type.String()),
-  moderation_status: Nullable(Type.String({ enum: ['approved', 'pending', 'rejected'] })),
+  moderation_status: Nullable(StringEnum(MODERATION_STATUSES)),
   lifetime_spent_micros: Type.Integer(),
   report_uuid: Nullable(Type.String()),
-  kind: Type.String({ enum: ['impression', 'click'] }),
+  kind: StringEnum(CAMPAIGN_KINDS),
   cpm_usd: Type.Number(),
   impressions: Type.Integer({ description: 'Impressions bought.' }),
   impressions_served: Type.Integer({ description: 'Sum of impressions_served over the blocks.' }),
   amount_cents: Type.Integer(),
-  target_surface: Type.String({ enum: ['extension', 'terminal', 'blended'] }),
+  target_surface: StringEnum(TARGET_SURFACES),
   target_countries: Nullable(Type.Array(Type.String())),
   pace_minutes: Nullable(Type.Integer()),
   blocks: Type.Array(BlockSchema),

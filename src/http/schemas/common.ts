@@ -1,7 +1,14 @@
-import { Type, type TSchema } from 'typebox'
+import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../domain/pagination.ts'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/**
+ * One of `values` (a domain's `as const` list where there is one): the static type is their literal union, the
+ * JSON Schema `{type: 'string', enum}`, so any other string is `invalid_value` and a non-string `invalid_type`.
+ */
+export const StringEnum = <const V extends string[]>(values: readonly [...V], options?: TSchemaOptions): TEnum<V> =>
+  Type.Enum(values, { ...options, type: 'string' })
 
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC, from the service clock.' })
 
@@ -39,6 +46,7 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorRef> {
 
 // No length bound: an id of any length that is not the account's is simply unknown (404).
 const Id = Type.String({ minLength: 1 })
+// The cast: TypeScript types a computed key of generic type `K` as any string.
 export const IdParams = <K extends string>(name: K) => Type.Object({ [name]: Id } as Record<K, typeof Id>)
 
 /** Query string of the paged lists (GET /campaigns, GET /exports); any other parameter is 400 `unknown_parameter`. */

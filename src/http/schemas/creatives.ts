@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, Nullable, StringEnum } from './common.ts'
+import { CAMPAIGN_KINDS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
 import { BlockSchema, CampaignStatusSchema, CampaignSummarySchema } from './campaigns.ts'
 
 const nullableInt = Nullable(Type.Integer())
@@ -12,14 +13,13 @@ export const CreativeSchema = Type.Object({
   destination_url: Type.String(),
   brand: Nullable(Type.String()),
   icon_url: Nullable(Type.String()),
-  moderation_status: Type.String({ enum: ['approved', 'pending', 'rejected'] }),
-  kind: Type.String({ enum: ['impression', 'click'] }),
+  moderation_status: StringEnum(MODERATION_STATUSES),
+  kind: StringEnum(CAMPAIGN_KINDS),
   cpm_usd: Type.Number(),
-  target_surface: Type.String({ enum: ['extension', 'terminal', 'blended'] }),
+  target_surface: StringEnum(TARGET_SURFACES),
   target_countries: Nullable(Type.Array(Type.String())),
   pace_minutes: nullableInt,
-  allocation_status: Type.String({
-    enum: ['creative', 'campaign_only'],
+  allocation_status: StringEnum(['creative', 'campaign_only'], {
     description: '`creative`: inventory figures are this creative\'s own; `campaign_only`: campaign totals (legacy allocation).',
   }),
   inventory: Type.Object({
@@ -29,8 +29,7 @@ export const CreativeSchema = Type.Object({
   }),
   blocks: Type.Array(BlockSchema),
   delivery: Type.Object({
-    metrics_availability: Type.String({
-      enum: ['complete', 'temporarily_unavailable'],
+    metrics_availability: StringEnum(['complete', 'temporarily_unavailable'], {
       description: 'When `temporarily_unavailable`, every metric below is null (never a measured zero). Collection reads are always `temporarily_unavailable`.',
     }),
     billable_impressions: nullableInt,

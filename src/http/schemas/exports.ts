@@ -1,8 +1,9 @@
 import { Type } from 'typebox'
-import { DateTime, NextCursor, Nullable } from './common.ts'
+import { DateTime, NextCursor, Nullable, StringEnum } from './common.ts'
+import { SURFACES } from '../../domain/auction.ts'
 import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS } from '../../domain/export-csv.ts'
 
-const Surface = Type.String({ enum: ['extension', 'terminal'] })
+const Surface = StringEnum(SURFACES)
 const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case.' })
 const Id = Type.String({ minLength: 1 })
 
@@ -36,12 +37,11 @@ export const ExportFiltersSchema = Type.Object(
 export const ExportJobSchema = Type.Object(
   {
     id: Type.String({ description: 'Export id (`exp_…`).' }),
-    status: Type.String({
-      enum: ['queued', 'running', 'ready', 'failed'],
+    status: StringEnum(['queued', 'running', 'ready', 'failed'], {
       description: 'queued → running → ready | failed. A job keeps its status after it expires (see `expires_at`).',
     }),
     status_url: Type.String({ description: 'Relative path of this status resource: `/v1/exports/{id}`.' }),
-    schema_version: Type.String({ enum: [...EXPORT_SCHEMA_VERSIONS], description: 'CSV contract version, fixed when the job was queued.' }),
+    schema_version: StringEnum(EXPORT_SCHEMA_VERSIONS, { description: 'CSV contract version, fixed when the job was queued.' }),
     filters: ExportFiltersSchema,
     row_count: Nullable(Type.Integer({ minimum: 0, description: 'Data rows in the CSV (header excluded); set when ready.' })),
     size_bytes: Nullable(Type.Integer({ minimum: 0, description: 'Exact size of the CSV in bytes; set when ready.' })),

@@ -1,5 +1,7 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from './common.ts'
+import { DateTime, Nullable, StringEnum } from './common.ts'
+import { SURFACES } from '../../domain/auction.ts'
+import { PREVIEW_SURFACES } from '../../domain/campaign-order.ts'
 
 export const PreviewCreateSchema = Type.Object(
   {
@@ -7,7 +9,7 @@ export const PreviewCreateSchema = Type.Object(
     destination_url: Type.String({ format: 'uri', maxLength: 500, description: 'https only; shown as text, not normalized.' }),
     brand: Type.Optional(Type.String({ description: 'At most 120 characters.' })),
     icon_url: Type.Optional(Type.String({ maxLength: 12_000 })),
-    target_surface: Type.Optional(Type.String({ enum: ['extension', 'terminal', 'both'], default: 'both' })),
+    target_surface: Type.Optional(StringEnum(PREVIEW_SURFACES, { default: 'both' })),
   },
   { additionalProperties: false },
 )
@@ -17,7 +19,7 @@ export const PreviewRenderSchema = Type.Object({
   brand: Nullable(Type.String()),
   icon_url: Nullable(Type.String()),
   destination_url: Type.String(),
-  surfaces: Type.Array(Type.String({ enum: ['extension', 'terminal'] })),
+  surfaces: Type.Array(StringEnum(SURFACES)),
   terminal_line: Nullable(Type.String({ description: 'The status-line text as the terminal shows it.' })),
   extension_line: Nullable(Type.String({ description: 'The thinking-line text as the editor extension shows it.' })),
 })

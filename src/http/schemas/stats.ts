@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
-import { DateTime } from './common.ts'
+import { DateTime, StringEnum } from './common.ts'
+import { GRANULARITIES } from '../../domain/stats.ts'
 
 export const StatsQuerySchema = Type.Object(
   {
@@ -8,10 +9,10 @@ export const StatsQuerySchema = Type.Object(
     last_days: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3653, description: 'Last N complete UTC days. With start or end: 400 `conflicting_window`.' }),
     ),
-    granularity: Type.Optional(Type.String({ enum: ['hour', 'day', 'month'], default: 'day' })),
+    granularity: Type.Optional(StringEnum(GRANULARITIES, { default: 'day' })),
     campaign_id: Type.Optional(Type.String({ description: 'Comma-separated campaign ids (at most 100); foreign or unknown ids are 404.' })),
     creative_id: Type.Optional(Type.String({ description: 'Comma-separated creative ids (at most 100); foreign or unknown ids are 404.' })),
-    group_by: Type.Optional(Type.String({ enum: ['account', 'creative'], default: 'account', description: '`creative` requires creative_id.' })),
+    group_by: Type.Optional(StringEnum(['account', 'creative'], { default: 'account', description: '`creative` requires creative_id.' })),
     surface: Type.Optional(Type.String({ description: 'Comma-separated: extension, terminal.' })),
     country: Type.Optional(Type.String({ description: 'Comma-separated ISO 3166-1 alpha-2 codes (at most 50).' })),
   },
@@ -44,7 +45,7 @@ export const SeriesSchema = Type.Object({
 })
 
 export const StatsSchema = Type.Object({
-  granularity: Type.String({ enum: ['hour', 'day', 'month'] }),
+  granularity: StringEnum(GRANULARITIES),
   start: DateTime,
   end: DateTime,
   filters: Type.Object(
@@ -56,7 +57,7 @@ export const StatsSchema = Type.Object({
     },
     { description: 'Echo of the applied filters (only those sent).' },
   ),
-  served_from: Type.String({ enum: ['daily_rollup', 'ledger'] }),
+  served_from: StringEnum(['daily_rollup', 'ledger']),
   totals: MetricSetSchema,
   points: Type.Array(PointSchema, { description: 'Zero-activity buckets omitted; the first and last buckets are clipped by [start, end).' }),
   series: Type.Optional(Type.Array(SeriesSchema, { description: 'Only with group_by=creative: one entry per requested creative.' })),

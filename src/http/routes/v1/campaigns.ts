@@ -10,7 +10,6 @@ import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts
 import { presentCampaign, presentCreative } from '../../presenters.ts'
 import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
-import type { CampaignCreateInput } from '../../../domain/campaign-order.ts'
 import type { CampaignGraph } from '../../../services/read-models.ts'
 import { listCampaigns } from '../../../services/lists.ts'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
@@ -50,7 +49,7 @@ export function campaignRoutes(deps: RouteDeps) {
       },
       async (request, reply) => {
         const budget = createBudget(deps, request, reply)
-        const created = await createCampaign(deps, request.account.user_id, request.body as CampaignCreateInput, budget)
+        const created = await createCampaign(deps, request.account.user_id, request.body, budget)
         if (created.replayed) reply.header('idempotent-replayed', 'true')
         return reply.code(201).send(created)
       },

@@ -20,7 +20,7 @@ export function presentExportJob(job: ExportJobRow, publicUrl: string) {
     status: job.status,
     status_url: exportStatusPath(job.export_id),
     schema_version: job.schema_version,
-    filters: job.filters as { start: string; end: string },
+    filters: job.filters,
     row_count: job.row_count,
     size_bytes: job.size_bytes,
     sha256: job.sha256,

@@ -3,7 +3,8 @@ import type { App, RouteDeps } from '../../types.ts'
 import { errors, IdParams } from '../../schemas/common.ts'
 import { PreviewCreatedSchema, PreviewCreateSchema, RevokedSchema } from '../../schemas/previews.ts'
 import { thinkingText } from '../../pages/preview-page.ts'
-import type { PreviewContent, PreviewSurface } from '../../../domain/preview.ts'
+import type { PreviewContent } from '../../../domain/preview.ts'
+import type { Surface } from '../../../domain/auction.ts'
 import { previewCampaign, previewCreative, revokeOwnedPreview } from '../../../services/previews.ts'
 
 export function previewUrl(publicUrl: string, token: string): string {
@@ -11,7 +12,7 @@ export function previewUrl(publicUrl: string, token: string): string {
 }
 
 function renderPayload(c: PreviewContent) {
-  const surfaces = c.target_surface === 'both' ? ['terminal', 'extension'] : [c.target_surface]
+  const surfaces: Surface[] = c.target_surface === 'both' ? ['terminal', 'extension'] : [c.target_surface]
   return {
     ad_line: c.ad_line,
     brand: c.brand,
@@ -39,8 +40,7 @@ export function previewRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const body = { ...request.body, target_surface: request.body.target_surface as PreviewSurface | undefined }
-        const { token, row, content } = await previewCreative(deps, request.account.user_id, body)
+        const { token, row, content } = await previewCreative(deps, request.account.user_id, request.body)
         return reply.code(201).send({
           preview_token: token,
           preview_url: previewUrl(deps.settings.publicUrl, token),

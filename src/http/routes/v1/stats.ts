@@ -1,7 +1,7 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { errors } from '../../schemas/common.ts'
 import { StatsQuerySchema, StatsSchema } from '../../schemas/stats.ts'
-import { getStats, type StatsQuery } from '../../../services/stats.ts'
+import { getStats } from '../../../services/stats.ts'
 
 export function statsRoutes(deps: RouteDeps) {
   return async (app: App) => {
@@ -23,7 +23,7 @@ export function statsRoutes(deps: RouteDeps) {
           response: { 200: StatsSchema, ...errors(400, 401, 404, 429, 503) },
         },
       },
-      async (request) => getStats(deps, request.account.user_id, request.query as StatsQuery),
+      async (request) => getStats(deps, request.account.user_id, request.query),
     )
   }
 }

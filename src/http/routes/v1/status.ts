@@ -2,6 +2,7 @@ import type { App, RouteDeps } from '../../types.ts'
 import { StatusSchema } from '../../schemas/status.ts'
 import { errors } from '../../schemas/common.ts'
 import { readComponentStatus } from '../../../services/status.ts'
+import { WRITE_REQUIREMENTS } from '../../../domain/access.ts'
 import { limitByAddress } from '../../plugins/auth.ts'
 
 export const STATUS_RATE_PER_MIN = 120
@@ -22,7 +23,7 @@ export function statusRoutes(deps: RouteDeps) {
       },
       async () => ({
         components: await readComponentStatus(deps),
-        write_requirements: ['write_approval', 'api_terms', 'billing_enrollment'],
+        write_requirements: [...WRITE_REQUIREMENTS],
       }),
     )
   }
