@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { App, RouteDeps } from './types.ts'
-import { ErrorBody, errors } from './schemas/common.ts'
+import { ErrorBody } from './schemas/common.ts'
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
 import { isTimestamp } from '../domain/timestamps.ts'
@@ -21,7 +21,7 @@ import { statsRoutes } from './routes/v1/stats.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { servingRoutes } from './routes/serve.ts'
-import { OPENAPI_VERSION, openApiOptions } from './openapi.ts'
+import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -118,24 +118,13 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
 
   await app.register(
     async (v1) => {
-      v1.addHook('onRoute', (route) => {
-        // Answers every route can give, documented once: the edge's (400: an unknown query parameter, bad
-        // text, malformed JSON; 413/415 for any method that carries a body, declared or not; 414 with a path
-        // parameter) and store trouble (503).
-        const schema = (route.schema ??= {}) as { body?: unknown; params?: unknown; response?: Record<number, unknown> }
-        const carriesBody = [route.method].flat().some((m) => !['GET', 'HEAD'].includes(m))
-        const common = [400, 500, 503, ...(carriesBody ? [413, 415] : []), ...(schema.params ? [414] : [])]
-        schema.response = { ...errors(...common), ...(schema.response ?? {}) }
-      })
+      documentCommonErrors(v1)
       await v1.register(statusRoutes(deps))
       await v1.register(async (authed) => {
         authed.addHook('onRequest', authenticate(deps))
-        await authed.register(accountRoutes(deps))
-        await authed.register(campaignRoutes(deps))
-        await authed.register(creativeRoutes(deps))
-        await authed.register(previewRoutes(deps))
-        await authed.register(exportRoutes(deps))
-        await authed.register(statsRoutes(deps))
+        for (const routes of [accountRoutes, campaignRoutes, creativeRoutes, previewRoutes, exportRoutes, statsRoutes]) {
+          await authed.register(routes(deps))
+        }
       })
     },
     { prefix: '/v1' },

@@ -1,5 +1,7 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerOptions } from '@fastify/swagger'
+import type { App } from './types.ts'
 import { edgeReasonsTable } from './error-reasons.ts'
+import { errors } from './schemas/common.ts'
 
 export const OPENAPI_VERSION = '1.7.0'
 
@@ -94,4 +96,20 @@ export function adminOpenApiOptions(publicUrl: string): SwaggerOptions {
     },
     refResolver,
   }
+}
+
+/**
+ * Documents once, for every route of `app`'s context, the answers any of them can give: the edge's (400: an unknown
+ * query parameter, bad text, malformed JSON; 413/415 for any method that carries a body, declared or not; 414 with a
+ * path parameter), store trouble (500, 503) and the context's own `statuses` (the operator token's 401). A route's
+ * own declaration of a status wins.
+ */
+export function documentCommonErrors(app: App, ...statuses: number[]): void {
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {})
+    const carriesBody = [route.method].flat().some((m) => !['GET', 'HEAD'].includes(m))
+    const common = [400, ...statuses, 500, 503, ...(carriesBody ? [413, 415] : []), ...(schema.params ? [414] : [])]
+    const declared = typeof schema.response === 'object' && schema.response !== null ? schema.response : {}
+    schema.response = { ...errors(...common), ...declared }
+  })
 }

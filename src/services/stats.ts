@@ -1,4 +1,4 @@
-import { parseFilterLists, echoFilters, type ReportFilters } from '../domain/report-filters.ts'
+import { parseFilterLists, echoFilters, NO_FILTERS, type ReportFilters } from '../domain/report-filters.ts'
 import {
   bucketSpine,
   dayMs,
@@ -139,8 +139,6 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
     }),
   }
 }
-
-const NO_FILTERS: ReportFilters = { campaignIds: null, creativeIds: null, surfaces: null, countries: null }
 
 /**
  * An unfiltered hourly window split by hourlySplit: hours of the closed days

@@ -35,13 +35,3 @@ export async function readExportChunk(db: Db, exportId: string, seq: number): Pr
   const row = await db.selectFrom('export_chunks').select('data').where('export_id', '=', exportId).where('seq', '=', seq).executeTakeFirst()
   return row?.data
 }
-
-export async function countExportChunks(db: Db, exportId: string): Promise<number> {
-  const row = await db
-    .selectFrom('export_chunks')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('export_id', '=', exportId)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import { DateTime, NextCursor, Nullable, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
 import { CAMPAIGN_KINDS, CREATION_CHANNELS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
@@ -50,7 +50,6 @@ export const CampaignCreateSchema = Type.Object(
   },
   { additionalProperties: false, description: 'Unknown fields are 400 `unknown_field`.' },
 )
-export type CampaignCreateBody = Static<typeof CampaignCreateSchema>
 
 export const CampaignCreatedSchema = Type.Object({
   campaign_id: Type.String(),
@@ -118,4 +117,3 @@ export const CampaignEditSchema = Type.Object(
     description: 'Any other field is 400 with reason `not_editable`; an empty object is 400 `empty_body`.',
   },
 )
-export type CampaignEditBody = Static<typeof CampaignEditSchema>

@@ -73,6 +73,22 @@ export const PageQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/**
+ * The schema of a paged list (GET /campaigns, GET /exports): `items` names what it lists and in which order, `notes`
+ * what else holds for that list; the paging rule between them is the same for every list.
+ */
+export function pagedListSchema<L extends TSchema>(doc: { summary: string; items: string; notes: string; tags: string[]; list: L }) {
+  return {
+    summary: doc.summary,
+    description:
+      `${doc.items}, one page at a time: \`limit\` per page (default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); ` +
+      `follow \`next_cursor\` (null on the last page) as \`cursor\`. ${doc.notes} Unknown query parameters are 400 \`unknown_parameter\`.`,
+    tags: doc.tags,
+    querystring: PageQuerySchema,
+    response: { 200: doc.list, ...errors(400, 401, 429) },
+  }
+}
+
 export const NextCursor = Nullable(
   Type.String({ description: 'Pass as `cursor` to read the next page; null on the last page. Items created meanwhile appear on no later page (newest first).' }),
 )

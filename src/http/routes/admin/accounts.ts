@@ -1,3 +1,4 @@
+import type { Static, TSchema } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { errors } from '../../schemas/common.ts'
 import {
@@ -16,6 +17,32 @@ import { createAccount, rotateKey, setTermsAccepted, setWriteApproval, setWrites
 
 const tags = ['accounts']
 
+interface SwitchDoc<B extends TSchema, R extends TSchema> {
+  summary: string
+  description?: string
+  body: B
+  result: R
+}
+
+/** `POST /accounts/:user_id/<name>`: one of an account's switches, set from the body; unknown accounts are 404. */
+function accountSwitch<B extends TSchema, R extends TSchema>(
+  app: App,
+  name: string,
+  { summary, description, body, result }: SwitchDoc<B, R>,
+  set: (userId: string, body: Static<B>) => Promise<Static<R>>,
+) {
+  const schema = {
+    summary,
+    ...(description === undefined ? {} : { description }),
+    tags,
+    params: UserParams,
+    body,
+    // Widened: the route's types come from `set`, which the generic schema cannot give Fastify.
+    response: { 200: result as TSchema, ...errors(404) },
+  }
+  app.post(`/accounts/:user_id/${name}`, { schema }, async (request) => set(request.params.user_id, request.body as Static<B>))
+}
+
 /** Advertiser accounts: creation, the write prerequisites, the API key. */
 export function adminAccountRoutes(deps: RouteDeps) {
   return async (app: App) => {
@@ -33,58 +60,29 @@ export function adminAccountRoutes(deps: RouteDeps) {
       async (request, reply) => reply.code(201).send(await createAccount(deps, request.body)),
     )
 
-    app.post(
-      '/accounts/:user_id/write-approval',
-      {
-        schema: {
-          summary: 'Set manual write approval',
-          tags,
-          params: UserParams,
-          body: WriteApprovalSchema,
-          response: { 200: WriteApprovalResultSchema, ...errors(404) },
-        },
-      },
-      async (request) => {
-        const a = await setWriteApproval(deps, request.params.user_id, request.body.approved)
-        return { user_id: a.user_id, write_approved: a.write_approved }
-      },
-    )
+    const writeApproval = { summary: 'Set manual write approval', body: WriteApprovalSchema, result: WriteApprovalResultSchema }
+    accountSwitch(app, 'write-approval', writeApproval, async (userId, { approved }) => {
+      const a = await setWriteApproval(deps, userId, approved)
+      return { user_id: a.user_id, write_approved: a.write_approved }
+    })
 
-    app.post(
-      '/accounts/:user_id/terms',
-      {
-        schema: {
-          summary: 'Record API terms acceptance',
-          description: 'Normally the advertiser accepts the terms in the portal.',
-          tags,
-          params: UserParams,
-          body: TermsSchema,
-          response: { 200: TermsResultSchema, ...errors(404) },
-        },
-      },
-      async (request) => {
-        const a = await setTermsAccepted(deps, request.params.user_id, request.body.accepted)
-        return { user_id: a.user_id, terms_accepted: a.terms_accepted }
-      },
-    )
+    const terms = {
+      summary: 'Record API terms acceptance',
+      description: 'Normally the advertiser accepts the terms in the portal.',
+      body: TermsSchema,
+      result: TermsResultSchema,
+    }
+    accountSwitch(app, 'terms', terms, async (userId, { accepted }) => {
+      const a = await setTermsAccepted(deps, userId, accepted)
+      return { user_id: a.user_id, terms_accepted: a.terms_accepted }
+    })
 
     // Addition to operations.md: the operator switch behind access.campaign_writes = `disabled`.
-    app.post(
-      '/accounts/:user_id/writes',
-      {
-        schema: {
-          summary: "Switch an account's writes on or off",
-          tags,
-          params: UserParams,
-          body: WritesSchema,
-          response: { 200: WritesResultSchema, ...errors(404) },
-        },
-      },
-      async (request) => {
-        const a = await setWritesEnabled(deps, request.params.user_id, request.body.enabled)
-        return { user_id: a.user_id, writes_enabled: !a.writes_disabled }
-      },
-    )
+    const writes = { summary: "Switch an account's writes on or off", body: WritesSchema, result: WritesResultSchema }
+    accountSwitch(app, 'writes', writes, async (userId, { enabled }) => {
+      const a = await setWritesEnabled(deps, userId, enabled)
+      return { user_id: a.user_id, writes_enabled: !a.writes_disabled }
+    })
 
     app.post(
       '/accounts/:user_id/rotate-key',

@@ -1,5 +1,5 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
+import { errors, IdParams, pagedListSchema } from '../../schemas/common.ts'
 import {
   CampaignCreatedSchema,
   CampaignCreateSchema,
@@ -12,7 +12,6 @@ import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
 import type { CampaignGraph } from '../../../services/read-models.ts'
 import { listCampaigns } from '../../../services/lists.ts'
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, readCampaign, resumeCampaign } from '../../../services/campaigns.ts'
 
 const Params = IdParams('campaign_id')
@@ -58,17 +57,15 @@ export function campaignRoutes(deps: RouteDeps) {
     app.get(
       '/campaigns',
       {
-        schema: {
+        schema: pagedListSchema({
           summary: 'List campaigns',
-          description:
-            'The account\'s campaigns with their blocks, newest first (creation order), one page at a time: `limit` per page ' +
-            `(default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on the last page) as \`cursor\`. ` +
+          items: "The account's campaigns with their blocks, newest first (creation order)",
+          notes:
             'Pages are keyed on creation order, so campaigns created while paging never repeat or skip one (they appear on a ' +
-            'fresh first page). Unknown query parameters are 400 `unknown_parameter`.',
+            'fresh first page).',
           tags: ['campaigns'],
-          querystring: PageQuerySchema,
-          response: { 200: CampaignListSchema, ...errors(400, 401, 429) },
-        },
+          list: CampaignListSchema,
+        }),
       },
       async (request) => {
         const page = await listCampaigns(deps, request.account.user_id, request.query)

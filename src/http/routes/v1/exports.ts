@@ -1,12 +1,11 @@
 import type { App, RouteDeps } from '../../types.ts'
-import { errors, IdParams, PageQuerySchema } from '../../schemas/common.ts'
+import { errors, IdParams, pagedListSchema } from '../../schemas/common.ts'
 import { CsvResponseSchema, ExportCreateSchema, ExportJobSchema, ExportListSchema } from '../../schemas/exports.ts'
 import { exportFileName } from '../../../domain/export-csv.ts'
 import { kickExports } from '../../../jobs/exports.ts'
 import { openExportDownload, queueExport, readExport } from '../../../services/exports/requests.ts'
 import type { ExportJobRow } from '../../../services/read-models.ts'
 import { listExports } from '../../../services/lists.ts'
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 
 const Params = IdParams('export_id')
 
@@ -62,17 +61,13 @@ export function exportRoutes(deps: RouteDeps) {
     app.get(
       '/exports',
       {
-        schema: {
+        schema: pagedListSchema({
           summary: 'List export jobs',
-          description:
-            'The account\'s export jobs (ExportJob, as the status read answers them), newest first by `created_at` then `id`, one page ' +
-            `at a time: \`limit\` per page (default ${PAGE_LIMIT_DEFAULT}, at most ${PAGE_LIMIT_MAX}); follow \`next_cursor\` (null on ` +
-            'the last page) as `cursor`. Jobs deleted 7 days after expiry are no longer listed. A read: counts against the read ' +
-            'rate limit. Unknown query parameters are 400 `unknown_parameter`.',
+          items: "The account's export jobs (ExportJob, as the status read answers them), newest first by `created_at` then `id`",
+          notes: 'Jobs deleted 7 days after expiry are no longer listed. A read: counts against the read rate limit.',
           tags: ['exports'],
-          querystring: PageQuerySchema,
-          response: { 200: ExportListSchema, ...errors(400, 401, 429) },
-        },
+          list: ExportListSchema,
+        }),
       },
       async (request) => {
         const page = await listExports(deps, request.account.user_id, request.query)
