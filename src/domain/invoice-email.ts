@@ -1,8 +1,11 @@
+import { AUTOPAY_MODES, isBillingMode } from './billing-schedule.ts'
 import { MICROS_PER_USD } from './money.ts'
 
 /** The figures of a finalized invoice that its email states. Money is integers. */
 export interface InvoiceSummary {
   invoice_id: string
+  /** The cadence it was billed on: auto-pay invoices are charged to the card, the others are paid by the due date. */
+  billing_mode: string
   period_start: Date
   period_end: Date
   delivered_micros: number
@@ -51,6 +54,9 @@ function statusLine(invoice: InvoiceSummary): string {
     case 'paid':
       return 'Status: paid. Nothing is due.'
     case 'open':
+      if (isBillingMode(invoice.billing_mode) && AUTOPAY_MODES.includes(invoice.billing_mode)) {
+        return `Status: open. ${formatCents(invoice.total_cents)} will be charged to the card on file.`
+      }
       return `Status: open. ${formatCents(invoice.total_cents)} is due by ${formatInstant(invoice.due_at)}.`
     case 'payment_failed':
       return `Status: payment failed. ${formatCents(invoice.total_cents)} is due by ${formatInstant(invoice.due_at)}.`
