@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { after, test } from 'node:test'
 import { SMTPServer } from 'smtp-server'
+import { loadSettings, SettingsError } from '../../src/platform/env.ts'
 import { Client, campaignBody, useService, type Advertiser, type TestHarness } from '../helpers/api.ts'
 import { deliver, privateCountry } from '../helpers/serving.ts'
 
@@ -145,4 +146,17 @@ test('GET /admin/v1/outbox needs `to`', async () => {
   assert.equal(empty.status, 400, empty.text)
   assert.equal(empty.body.detail.field, 'to')
   assert.equal((await h.anonymous.get('/admin/v1/outbox?to=a%40example.dev')).status, 401)
+})
+
+test('SMTP_URL must be an smtp:// or smtps:// URL: a bad value stops start-up naming it', () => {
+  assert.equal(loadSettings({ SMTP_URL: 'smtp://127.0.0.1:2525' }).smtpUrl, 'smtp://127.0.0.1:2525')
+  assert.equal(loadSettings({ SMTP_URL: 'smtps://user:secret@mail.example.dev:465' }).smtpUrl, 'smtps://user:secret@mail.example.dev:465')
+  assert.equal(loadSettings({}).smtpUrl, null)
+  for (const bad of ['http://mail.example.dev', 'mail.example.dev:25', 'smtp://', 'smtps://user:hunter2@']) {
+    assert.throws(
+      () => loadSettings({ SMTP_URL: bad }),
+      (err: unknown) => err instanceof SettingsError && err.message.startsWith('SMTP_URL:') && !err.message.includes('hunter2'),
+      bad,
+    )
+  }
 })
