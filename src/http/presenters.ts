@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow } from '../services/read-models.ts'
+import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow, OutboxRow } from '../services/read-models.ts'
 import type { AccountOverview } from '../services/accounts.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
 import { billingBlock, campaignWrites } from '../domain/access.ts'
@@ -11,6 +11,7 @@ import { microsToUsd } from '../domain/money.ts'
 import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
 import type { InvoiceSchema } from './schemas/admin/invoices.ts'
+import type { OutboxMessageSchema } from './schemas/admin/outbox.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CreativeSchema } from './schemas/creatives.ts'
 
@@ -187,4 +188,8 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
     created_at: cr.created_at.toISOString(),
     updated_at: cr.updated_at.toISOString(),
   }
+}
+
+export function presentOutboxMessage(m: OutboxRow): Static<typeof OutboxMessageSchema> {
+  return { to: m.to_address, subject: m.subject, text: m.body, sent_at: m.sent_at.toISOString(), delivery: m.delivery }
 }

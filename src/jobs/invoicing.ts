@@ -1,7 +1,6 @@
 import type { Job } from './scheduler.ts'
 import { nextInvoicingInstant } from '../domain/billing-schedule.ts'
-import type { BillingContext } from '../services/billing/charges.ts'
-import { runInvoicing, runInvoicingOccurrence } from '../services/billing/invoicing.ts'
+import { runInvoicing, runInvoicingOccurrence, type InvoicingContext } from '../services/billing/invoicing.ts'
 
 /**
  * Invoicing at every instant of any cadence (Mondays, the 1st and the 15th,
@@ -9,7 +8,7 @@ import { runInvoicing, runInvoicingOccurrence } from '../services/billing/invoic
  * instant; missed occurrences are replayed one by one, in time order, so each
  * billing period is finalized on its own. On demand it runs what is due now.
  */
-export function invoicingJob(ctx: BillingContext): Job {
+export function invoicingJob(ctx: InvoicingContext): Job {
   return {
     name: 'invoicing',
     catchUp: 'each',

@@ -16,6 +16,8 @@ export interface Settings {
   clock: 'system' | 'manual'
   clockStart: Date | null
   redisUrl: string | null
+  /** Where email goes out (smtp:// or smtps://); null: kept in the outbox only. */
+  smtpUrl: string | null
   logLevel: string
   trustProxy: boolean
   /** Keys sealing impression ids, the first one current; null: the key kept in the store. */
@@ -80,6 +82,19 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const redisUrl = value('REDIS_URL')
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) fail('REDIS_URL', 'must start with redis:// or rediss://')
 
+  const smtpUrl = value('SMTP_URL')
+  if (smtpUrl !== null) {
+    let parsed: URL | null = null
+    try {
+      parsed = new URL(smtpUrl)
+    } catch {
+      fail('SMTP_URL', 'not a URL (expected smtp://host:port or smtps://host:port)')
+    }
+    if ((parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || parsed.hostname === '') {
+      fail('SMTP_URL', 'must be an smtp:// or smtps:// URL with a host')
+    }
+  }
+
   const logLevel = value('LOG_LEVEL') ?? 'info'
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     fail('LOG_LEVEL', `unknown level "${logLevel}"`)
@@ -101,6 +116,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     clock,
     clockStart,
     redisUrl,
+    smtpUrl,
     logLevel,
     trustProxy: trustProxyRaw === 'true',
     offerKeys,

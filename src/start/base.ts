@@ -2,6 +2,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
 import type { Settings } from '../platform/env.ts'
 import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
+import { smtpMailer, type Mailer } from '../platform/mailer.ts'
 import { openStore, type Store } from '../store/db.ts'
 import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
@@ -20,13 +21,15 @@ export interface InstanceOptions {
   tickMs?: number
 }
 
-/** What every role stands on: the settings, the store, the one clock, the logger, the payment processor. */
+/** What every role stands on: the settings, the store, the one clock, the logger, the payment processor, the mailer. */
 export interface Base {
   settings: Settings
   store: Store
   clock: Clock
   log: Logger
   processor: PaymentProcessor
+  /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
+  mailer: Mailer | null
 }
 
 export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
@@ -48,5 +51,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     clock = new SystemClock()
   }
   const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
-  return { settings, store, clock, log, processor: new SimulatedProcessor() }
+  const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
+  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer }
 }

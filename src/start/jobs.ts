@@ -8,12 +8,12 @@ import type { Base } from './base.ts'
 
 /** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
 export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
-  const { store, clock, settings, processor, log } = base
+  const { store, clock, settings, processor, mailer, log } = base
   return new Scheduler(
     clock,
     [
       rollupsJob(store.db),
-      invoicingJob({ db: store.db, clock, settings, processor }),
+      invoicingJob({ db: store.db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
       expiryJob(store.db),
       exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
     ],

@@ -242,7 +242,22 @@ export interface JobWatermarksTable {
   updated_at: Timestamp
 }
 
+/** How an outbox message left the service (migration 0017). */
+export type OutboxDelivery = 'stored' | 'sent' | 'failed'
+
+/** Every email, kept before any SMTP attempt (migration 0017). */
+export interface OutboxTable {
+  message_id: string
+  to_address: string
+  subject: string
+  body: string
+  sent_at: Timestamp
+  delivery: OutboxDelivery
+  error: string | null
+}
+
 export interface Database extends ExportsTables {
+  outbox: OutboxTable
   job_watermarks: JobWatermarksTable
   daily_rollups: DailyRollupsTable
   daily_viewers: DailyViewersTable

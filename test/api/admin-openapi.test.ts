@@ -173,6 +173,10 @@ test('every operator operation answers as its document says, success and errors 
   }
   await expect(404, 'POST', '/admin/v1/jobs/nope/run')
 
+  // Outbox
+  assert.ok(Array.isArray((await expect(200, 'GET', '/admin/v1/outbox?to=ap%40example.dev')).messages))
+  await expect(400, 'GET', '/admin/v1/outbox')
+
   assert.deepEqual([...answered].sort(), operations(doc).map((o) => `${o.method} ${o.template}`).sort(), 'every operation answered once')
 })
 

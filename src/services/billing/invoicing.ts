@@ -13,8 +13,12 @@ import {
   unchargedAutopayInvoices,
   type InvoiceRow,
 } from '../../store/billing.ts'
-import type { ServiceContext } from '../context.ts'
+import type { EmailContext } from '../email.ts'
 import { chargeInvoice, type BillingContext } from './charges.ts'
+import { emailFinalizedInvoice } from './invoice-email.ts'
+
+/** What invoicing needs: the payment processor for charges, email for the invoice summaries. */
+export type InvoicingContext = BillingContext & EmailContext
 
 // Invoicing: finalizing each account's invoice at its cadence's instants, then charging auto-pay.
 
@@ -28,9 +32,11 @@ import { chargeInvoice, type BillingContext } from './charges.ts'
  * ended, so periods tile. Idempotent by period (one invoice per account and
  * period end); returns null when the period is already invoiced or there is
  * nothing to invoice (the delivered value then carries into the next period).
+ * Once the invoice is committed, its summary is emailed to the billing
+ * contact (outside the transaction; an email problem never fails the run).
  */
-export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode: BillingMode, periodEnd: Date): Promise<InvoiceRow | null> {
-  return ctx.db.transaction().execute(async (trx) => {
+export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: BillingMode, periodEnd: Date): Promise<InvoiceRow | null> {
+  const invoice = await ctx.db.transaction().execute(async (trx) => {
     const account = await lockAccount(trx, userId)
     // Only accounts on this cadence when the period ended belong to it.
     if (!account || account.effective_billing_mode !== mode) return null
@@ -79,6 +85,8 @@ export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode:
     }
     return invoice
   })
+  if (invoice) await emailFinalizedInvoice(ctx, invoice)
+  return invoice
 }
 
 /**
@@ -88,7 +96,7 @@ export async function finalizeInvoice(ctx: ServiceContext, userId: string, mode:
  * invoices not yet charged. Other cadences are untouched, so an account is
  * only ever invoiced at its own cadence's instants.
  */
-export async function runInvoicingOccurrence(ctx: BillingContext, at: Date): Promise<Record<string, number | string>> {
+export async function runInvoicingOccurrence(ctx: InvoicingContext, at: Date): Promise<Record<string, number | string>> {
   const finalized = await finalizePeriods(ctx, modesDueAt(at).map((mode) => ({ mode, periodEnd: at })))
   return { due_at: at.toISOString(), invoices_finalized: finalized, ...(await chargeUncharged(ctx)) }
 }
@@ -101,12 +109,12 @@ export async function runInvoicingOccurrence(ctx: BillingContext, at: Date): Pro
  * only repairs a run that failed; counting delivery up to the period end, a
  * late finalization bills exactly what the on-time one would have.
  */
-export async function runInvoicing(ctx: BillingContext, now: Date): Promise<Record<string, number>> {
+export async function runInvoicing(ctx: InvoicingContext, now: Date): Promise<Record<string, number>> {
   const finalized = await finalizePeriods(ctx, BILLING_MODES.map((mode) => ({ mode, periodEnd: lastRun(mode, now) })))
   return { invoices_finalized: finalized, ...(await chargeUncharged(ctx)) }
 }
 
-async function finalizePeriods(ctx: BillingContext, periods: { mode: BillingMode; periodEnd: Date }[]): Promise<number> {
+async function finalizePeriods(ctx: InvoicingContext, periods: { mode: BillingMode; periodEnd: Date }[]): Promise<number> {
   let finalized = 0
   for (const { mode, periodEnd } of periods) {
     for (const userId of await accountsInMode(ctx.db, mode)) {

@@ -10,6 +10,7 @@ import { adminComponentRoutes } from './components.ts'
 import { adminModerationRoutes } from './moderation.ts'
 import { adminClockRoutes } from './clock.ts'
 import { adminJobRoutes } from './jobs.ts'
+import { adminOutboxRoutes } from './outbox.ts'
 
 /**
  * The operator API (operations.md section 3), one file per resource. Mounted
@@ -36,6 +37,7 @@ export function adminRoutes(deps: RouteDeps, token: string) {
       adminModerationRoutes,
       adminClockRoutes,
       adminJobRoutes,
+      adminOutboxRoutes,
     ]
     for (const routes of resources) await app.register(routes(deps))
   }
