@@ -3,8 +3,8 @@
  * PostgreSQL and the service, with nothing else running. `npm run bench`
  * measures the whole serving path under load, where the service, PostgreSQL
  * and the load generator share the machine and its drift moves every figure
- * by several points; this isolates the batch statement (src/store/ledger.ts,
- * commitLedgerBatch), so a change to it can be compared before/after on its
+ * by several points; this isolates the batch statement (src/store/ledger.ts
+ * writeBatch, driven by src/serving/ledger-batch.ts commitLedgerBatch), so a change to it can be compared before/after on its
  * own, run after run.
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ledger
