@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ADMIN_TOKEN, createDatabase, startService, STORE, type TestService } from '../helpers/service.ts'
+import { ADMIN_TOKEN, callService, createDatabase, startService, STORE, type TestService } from '../helpers/service.ts'
 import { campaignBody } from '../helpers/api.ts'
 
 /**
@@ -12,15 +12,7 @@ import { campaignBody } from '../helpers/api.ts'
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
-async function call(svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(svc.baseUrl + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null, text }
-}
+const call = callService
 
 /** A weekly auto-pay advertiser with a campaign in `country` that has delivered `n` impressions at 10,000 micros. */
 async function deliveredAdvertiser(svc: TestService, country: string, n: number): Promise<string> {

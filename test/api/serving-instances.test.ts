@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { ADMIN_TOKEN, startService, STORE, type TestService } from '../helpers/service.ts'
+import { ADMIN_TOKEN, callService, startService, STORE, type TestService } from '../helpers/service.ts'
 import { campaignBody } from '../helpers/api.ts'
 import { OUTSTANDING_WINDOW_MS } from '../../src/domain/auction.ts'
 
@@ -26,15 +26,7 @@ after(async () => {
   await a.close()
 })
 
-async function call(svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(svc.baseUrl + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null }
-}
+const call = callService
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
 

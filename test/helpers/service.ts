@@ -92,3 +92,14 @@ export async function startService(
     },
   }
 }
+
+/** One raw JSON call to an instance, outside the validating Client (tests that drive several instances). */
+export async function callService(svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(svc.baseUrl + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null, text }
+}
