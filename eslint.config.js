@@ -33,7 +33,7 @@ function layer(folder, { forbid = [], packages = [], allowKysely = false }) {
   if (packages.length > 0) patterns.push({ group: packages, message: `${folder} does not depend on the transport.` })
   return {
     name: `layers/${folder}`,
-    files: [`src/${folder}/**/*.ts`],
+    files: [`src/${folder}/**/*.{ts,tsx}`],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
   }
 }
@@ -49,8 +49,8 @@ const STORE_HANDLE = {
   message: 'Routes and plugins reach data through src/services: pass the context (deps) to a service instead of using `db`.',
 }
 const noQueries = [
-  { name: 'layers/no-queries-outside-store', files: ['src/**/*.ts'], ignores: ['src/store/**', 'src/http/**'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL] } },
-  { name: 'layers/no-store-handle-in-http', files: ['src/http/**/*.ts'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL, STORE_HANDLE] } },
+  { name: 'layers/no-queries-outside-store', files: ['src/**/*.{ts,tsx}'], ignores: ['src/store/**', 'src/http/**'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL] } },
+  { name: 'layers/no-store-handle-in-http', files: ['src/http/**/*.{ts,tsx}'], rules: { 'no-restricted-syntax': ['error', QUERY_CALL, STORE_HANDLE] } },
 ]
 
 const others = (...allowed) => LAYERS.filter((l) => !allowed.includes(l))
@@ -70,7 +70,7 @@ export default tseslint.config(
     // Type-checked rules over the service's code. Tests, bench and scripts keep the plain set: they read
     // JSON bodies loosely (hundreds of no-unsafe-* hits) and node:test's test() returns a promise nobody awaits.
     name: 'type-checked/src',
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.{ts,tsx}'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: fileURLToPath(new URL('.', import.meta.url)) },
