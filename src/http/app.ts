@@ -20,6 +20,8 @@ import { exportRoutes } from './routes/v1/exports.ts'
 import { statsRoutes } from './routes/v1/stats.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
+import { portalRoutes } from './routes/portal/index.ts'
+import { registerWebPages } from './plugins/web-pages.ts'
 import { servingRoutes } from './routes/serve.ts'
 import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
@@ -133,6 +135,14 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   // The operator API describes itself in a document of its own, /admin/v1/openapi.json, behind its token.
   if (deps.settings.adminToken !== null) await app.register(adminRoutes(deps, deps.settings.adminToken), { prefix: '/admin/v1' })
   await app.register(pageRoutes(deps))
+  // The HTML pages with sessions and forms: the portal (and, beside it, the public pages and the console).
+  await app.register(async (web) => {
+    web.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true }
+    })
+    await registerWebPages(web, deps)
+    await web.register(portalRoutes(deps))
+  })
   await app.register(
     async (serve) => {
       serve.addHook('onRoute', (route) => {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ServiceContext } from '../services/context.ts'
 import type { CounterStore } from '../platform/counters.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
+import type { Mailer } from '../platform/mailer.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import type { ServingEngine } from '../serving/engine.ts'
 
@@ -14,4 +15,6 @@ export interface RouteDeps extends ServiceContext {
   processor: PaymentProcessor
   scheduler: Scheduler
   serving: ServingEngine
+  /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
+  mailer: Mailer | null
 }

@@ -39,6 +39,8 @@ export interface AccountsTable {
   card_last4: string | null
   billing_country: string | null
   billing_enrolled_at: Timestamp | null
+  /** The API terms version accepted (src/domain/terms.ts); null before acceptance. */
+  terms_version: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface SettingsTable {
@@ -256,7 +258,45 @@ export interface OutboxTable {
   error: string | null
 }
 
+/** A portal sign-in: one per account, keyed by the normalized email (migration 0018). */
+export interface LoginsTable {
+  email_key: string
+  user_id: string
+  password_hash: string
+  password_changed_at: Timestamp
+}
+
+/** Who a browser session belongs to. */
+export type SessionSubjectKind = 'advertiser' | 'operator'
+
+/** Browser sessions; only the token's SHA-256 is kept (migration 0018). */
+export interface SessionsTable {
+  token_hash: Buffer
+  subject_kind: SessionSubjectKind
+  subject_id: string
+  created_at: Timestamp
+  idle_expires_at: Timestamp
+  expires_at: Timestamp
+}
+
+/** What an emailed password link is for. */
+export type PasswordTokenPurpose = 'reset' | 'set'
+
+/** One-use password links (migration 0018). */
+export interface PasswordTokensTable {
+  token_hash: Buffer
+  user_id: string
+  purpose: PasswordTokenPurpose
+  email: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 export interface Database extends ExportsTables {
+  logins: LoginsTable
+  sessions: SessionsTable
+  password_tokens: PasswordTokensTable
   outbox: OutboxTable
   job_watermarks: JobWatermarksTable
   daily_rollups: DailyRollupsTable

@@ -1,0 +1,24 @@
+import { Page } from './layout.tsx'
+
+const TITLES: Record<number, string> = {
+  400: 'That did not work',
+  403: 'Not allowed',
+  404: 'Page not found',
+  410: 'Gone',
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+}
+
+/** Any page's error: what happened in words, and a way back. */
+export function ErrorPage(props: { status: number; message: string }) {
+  const title = TITLES[props.status] ?? (props.status >= 500 ? 'Something went wrong' : 'That did not work')
+  return (
+    <Page title={title} area="public">
+      <p>{props.message}</p>
+      <p class="muted">Error {props.status}.</p>
+      <p>
+        <a href="/portal">Go to the portal</a>
+      </p>
+    </Page>
+  )
+}

@@ -1,0 +1,120 @@
+import type { ComponentChildren } from 'preact'
+
+/** Where a page belongs: the portal (signed in or not), the public pages, or the operator console. */
+export type Area = 'portal' | 'portal-public' | 'public' | 'ops' | 'ops-public'
+
+export interface NavItem {
+  href: string
+  label: string
+}
+
+const PORTAL_NAV: NavItem[] = [
+  { href: '/portal', label: 'Overview' },
+  { href: '/portal/campaigns', label: 'Campaigns' },
+  { href: '/portal/stats', label: 'Stats' },
+  { href: '/portal/exports', label: 'Exports' },
+  { href: '/portal/billing', label: 'Billing' },
+  { href: '/portal/key', label: 'API key' },
+  { href: '/portal/terms', label: 'Terms' },
+]
+
+export interface PageProps {
+  /** The document title's first part; " · Advertiser portal" (or the area's name) is appended. */
+  title: string
+  /** The page's one heading; defaults to the title. */
+  heading?: string
+  area: Area
+  /** The path of the page, to mark the current navigation entry. */
+  path?: string
+  /** For signed-in pages: the CSRF token of the sign-out form and whom the page is for. */
+  session?: { csrf: string; who: string }
+  /** Extra navigation (the operator console's). */
+  nav?: NavItem[]
+  /** A notice shown above the content (after a redirect, e.g. "Campaign paused."). */
+  flash?: string | null
+  /** Reload the page every N seconds while it is visible (progress pages); JavaScript only. */
+  refreshSeconds?: number
+  children?: ComponentChildren
+}
+
+const AREA_NAME: Record<Area, string> = {
+  portal: 'Advertiser portal',
+  'portal-public': 'Advertiser portal',
+  public: 'Thinking-line ads',
+  ops: 'Operator console',
+  'ops-public': 'Operator console',
+}
+
+const HOME: Record<Area, string> = { portal: '/portal', 'portal-public': '/portal/login', public: '/status', ops: '/ops', 'ops-public': '/ops/login' }
+
+function isCurrent(item: NavItem, path: string | undefined): boolean {
+  if (!path) return false
+  if (item.href === '/portal' || item.href === '/ops') return path === item.href
+  return path === item.href || path.startsWith(item.href + '/')
+}
+
+/** The frame of every page: one <h1>, a <title>, a skip link, navigation, the stylesheet and the enhancement script (no inline code). */
+export function Page(props: PageProps) {
+  const nav = props.nav ?? (props.area === 'portal' ? PORTAL_NAV : [])
+  const signOutAction = props.area === 'ops' ? '/ops/logout' : '/portal/logout'
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        {props.area === 'public' ? null : <meta name="robots" content="noindex" />}
+        <title>{`${props.title} · ${AREA_NAME[props.area]}`}</title>
+        <link rel="stylesheet" href="/assets/site.css" />
+        <link rel="icon" href="data:," />
+        <script src="/assets/site.js" defer></script>
+      </head>
+      <body data-refresh={props.refreshSeconds}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <div class="top-inner">
+            <a class="brand" href={HOME[props.area]}>
+              <span class="brand-mark" aria-hidden="true">
+                ✻
+              </span>{' '}
+              {AREA_NAME[props.area]}
+            </a>
+            {props.session ? (
+              <form method="post" action={signOutAction} class="signout">
+                <input type="hidden" name="_csrf" value={props.session.csrf} />
+                <span class="who">{props.session.who}</span>
+                <button type="submit" class="link-button">
+                  Sign out
+                </button>
+              </form>
+            ) : null}
+          </div>
+          {nav.length > 0 ? (
+            <nav aria-label="Main" class="nav">
+              <ul>
+                {nav.map((item) => (
+                  <li>
+                    <a href={item.href} aria-current={isCurrent(item, props.path) ? 'page' : undefined}>
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
+        </header>
+        <main id="main" tabIndex={-1}>
+          <h1>{props.heading ?? props.title}</h1>
+          {props.flash ? (
+            <p class="flash" role="status">
+              {props.flash}
+            </p>
+          ) : null}
+          {props.children}
+        </main>
+      </body>
+    </html>
+  )
+}

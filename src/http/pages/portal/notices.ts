@@ -1,0 +1,15 @@
+/**
+ * Notices shown after a redirect (`?notice=<code>`). Only these codes are
+ * shown, so a link cannot put words of its own on a page.
+ */
+const NOTICES: Record<string, string> = {
+  // One table for the whole portal: add a page's codes here.
+  welcome: 'Welcome! Your account is created. The steps below open campaign writes.',
+  signed_out: 'You are signed out.',
+  password_set: 'Your password is set. Other sessions were signed out.',
+  session_expired: 'Your session ended. Sign in again.',
+}
+
+export function portalNotice(code: string | undefined): string | null {
+  return code !== undefined && Object.hasOwn(NOTICES, code) ? NOTICES[code]! : null
+}

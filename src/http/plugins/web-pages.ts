@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import helmet from '@fastify/helmet'
+import type { VNode } from 'preact'
+import type { App, RouteDeps } from '../types.ts'
+import { renderDocument } from '../pages/render.ts'
+import { ErrorPage } from '../pages/error-page.tsx'
+import { ApiError } from '../../domain/errors.ts'
+
+/**
+ * What every HTML page stands on (operations.md section 5): form bodies,
+ * cookies, a CSRF token on every state-changing form (a POST without a valid
+ * one is 403), security headers (a CSP with no inline script, no framing), the
+ * shared stylesheet and script, and errors rendered as pages instead of JSON.
+ * Registered once around the portal, the public pages and the console.
+ */
+
+/** Form bodies are small; the API's 64 KiB limit applies too. */
+const FORM_FIELD_LIMIT = 50
+
+const ASSETS: Record<string, { type: string; file: string }> = {
+  'site.css': { type: 'text/css; charset=utf-8', file: 'site.css' },
+  'site.js': { type: 'text/javascript; charset=utf-8', file: 'site.js' },
+}
+
+function loadAssets() {
+  const loaded = new Map<string, { type: string; body: Buffer; etag: string }>()
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    const body = readFileSync(new URL(`../pages/assets/${asset.file}`, import.meta.url))
+    loaded.set(name, { type: asset.type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` })
+  }
+  return loaded
+}
+
+/** The cookie holding the CSRF secret, named by the scheme like the session cookie. */
+export function secureCookies(deps: RouteDeps): boolean {
+  return deps.settings.publicUrl.startsWith('https:')
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Sends a page: status, HTML type, no caching by shared caches. */
+    page(page: VNode, status?: number): FastifyReply
+  }
+}
+
+/** The HTML error page for any error under the pages; the status of the API's envelope is kept. */
+function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const e = error as { code?: string; statusCode?: number; validation?: unknown }
+  let status = 500
+  let message = 'Something went wrong on our side. Try again in a moment.'
+  if (e.code === 'FST_CSRF_INVALID_TOKEN' || e.code === 'FST_CSRF_MISSING_SECRET') {
+    status = 403
+    message = 'This form has expired or did not come from this site. Go back, reload the page and try again.'
+  } else if (error instanceof ApiError) {
+    status = error.status
+    message = typeof error.detail === 'string' ? error.detail : `${error.detail.field}: ${error.detail.reason}`
+    if (error.headers['retry-after']) void reply.header('retry-after', error.headers['retry-after'])
+  } else if (e.validation) {
+    status = 400
+    message = 'The form was incomplete or malformed. Go back, reload the page and try again.'
+  } else if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    status = e.statusCode
+    message = 'The request could not be understood. Go back and try again.'
+  } else {
+    request.log.error({ err: error }, 'page error')
+  }
+  return reply.page(ErrorPage({ status, message }), status)
+}
+
+/** Registers the page machinery in the calling (encapsulated) context; `routes` then add their pages. */
+export async function registerWebPages(app: App, deps: RouteDeps): Promise<void> {
+  await app.register(formbody, { bodyLimit: 64 * 1024, parser: (body) => Object.fromEntries(formEntries(body)) })
+  await app.register(cookie)
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: secureCookies(deps) ? '__Host-csrf' : 'csrf',
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies(deps) },
+  })
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    // Same-origin pages only; HSTS is the TLS terminator's business (PUBLIC_URL may be plain http locally).
+    strictTransportSecurity: secureCookies(deps),
+    referrerPolicy: { policy: 'no-referrer' },
+  })
+
+  app.decorateReply('page', function (this: FastifyReply, page: VNode, status = 200) {
+    return this.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderDocument(page))
+  })
+  app.setErrorHandler((error, request, reply) => pageError(error, request, reply))
+  // Every state-changing request under the pages carries a CSRF token (forms post `_csrf`), checked before the form itself.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done()
+    app.csrfProtection(request, reply, done)
+  })
+
+  const assets = loadAssets()
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.get(request.params.name)
+    if (!asset) throw new ApiError(404, 'no such asset')
+    reply.header('etag', asset.etag).header('cache-control', 'public, max-age=300')
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
+    return reply.type(asset.type).send(asset.body)
+  })
+}
+
+/** application/x-www-form-urlencoded, first value of each name, at most FORM_FIELD_LIMIT fields. */
+function formEntries(body: string): [string, string][] {
+  const entries: [string, string][] = []
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (entries.length >= FORM_FIELD_LIMIT) break
+    if (!entries.some(([n]) => n === name)) entries.push([name, value])
+  }
+  return entries
+}

@@ -1,0 +1,246 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { LOCKOUT_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS } from '../domain/rate-limits.ts'
+import {
+  emailKey,
+  emailProblem,
+  newSessionDeadlines,
+  passwordProblem,
+  RESET_LINK_MS,
+  sessionLive,
+  SET_LINK_MS,
+  touchedIdleDeadline,
+} from '../domain/sign-in.ts'
+import type { CounterStore } from '../platform/counters.ts'
+import { hashPassword, passwordMatches } from '../platform/passwords.ts'
+import { findAccount } from '../store/accounts.ts'
+import {
+  consumePasswordToken,
+  deleteSession,
+  deleteSubjectSessions,
+  findLoginByEmail,
+  findLoginByUser,
+  findPasswordToken,
+  findSession,
+  insertLogin,
+  insertPasswordToken,
+  insertSession,
+  touchSession,
+  updatePassword,
+  type PasswordTokenPurpose,
+  type SessionSubjectKind,
+} from '../store/logins.ts'
+import { createAccount } from './accounts.ts'
+import type { ServiceContext } from './context.ts'
+import { sendEmail, type EmailContext } from './email.ts'
+
+/**
+ * Portal sign-in (operations.md section 5; docs/decisions.md "Portal
+ * sessions"): sign-up, sign-in with the API's lockout rule, sessions kept in
+ * the store, and emailed one-use password links.
+ */
+export interface SignInContext extends EmailContext {
+  counters: CounterStore
+}
+
+/** Messages to show next to the form fields that caused them. */
+export type FieldErrors = Partial<Record<string, string>>
+
+/** Sign-ups per source address per hour. */
+export const SIGNUPS_PER_HOUR = 10
+
+const sha256 = (token: string) => createHash('sha256').update(token, 'utf8').digest()
+const newToken = () => randomBytes(32).toString('base64url')
+
+/** Counter-store failures must not stop sign-in: the limits fail open, like the API's. */
+async function counted<T>(fallback: T, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op()
+  } catch {
+    return fallback
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- sessions
+
+/** Starts a session for a subject and returns the cookie's token (only its digest is stored). */
+export async function startSession(ctx: ServiceContext, kind: SessionSubjectKind, subjectId: string): Promise<string> {
+  const token = newToken()
+  const now = ctx.clock.now()
+  await insertSession(ctx.db, { token_hash: sha256(token), subject_kind: kind, subject_id: subjectId, created_at: now, ...newSessionDeadlines(now) })
+  return token
+}
+
+/** The subject of a live session, pushing its idle deadline forward; null when unknown or ended. */
+export async function readSession(ctx: ServiceContext, kind: SessionSubjectKind, token: string | undefined): Promise<string | null> {
+  if (!token || token.length > 100) return null
+  const hash = sha256(token)
+  const session = await findSession(ctx.db, hash, kind)
+  const now = ctx.clock.now()
+  if (!session || !sessionLive(session, now)) return null
+  const idle = touchedIdleDeadline(session, now)
+  if (idle) await touchSession(ctx.db, hash, idle)
+  return session.subject_id
+}
+
+export async function endSession(ctx: ServiceContext, token: string | undefined): Promise<void> {
+  if (token && token.length <= 100) await deleteSession(ctx.db, sha256(token))
+}
+
+// ---------------------------------------------------------------------------------------------- sign-up and sign-in
+
+export type SignUpResult = { ok: true; userId: string; sessionToken: string } | { ok: false; errors: FieldErrors; retryAfterS?: number }
+
+/** Self-serve sign-up: an account like the operator API makes, its login, and a session. Writes still wait for approval. */
+export async function signUp(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignUpResult> {
+  const errors: FieldErrors = {}
+  const emailError = emailProblem(input.email)
+  if (emailError) errors.email = emailError
+  const passwordError = passwordProblem(input.password)
+  if (passwordError) errors.password = passwordError
+  if (emailError || passwordError) return { ok: false, errors }
+
+  const nowMs = ctx.clock.nowMs()
+  const recent = await counted(0, () => ctx.counters.logEvent(`signup:${address}`, nowMs, 60 * 60_000))
+  if (recent > SIGNUPS_PER_HOUR) {
+    return { ok: false, errors: { form: 'Too many sign-ups from this address. Try again in an hour.' }, retryAfterS: 3600 }
+  }
+  const key = emailKey(input.email)
+  if (await findLoginByEmail(ctx.db, key)) {
+    return { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } }
+  }
+  const passwordHash = await hashPassword(input.password)
+  const email = input.email.trim()
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    const account = await createAccount({ ...ctx, db: trx }, { email })
+    const inserted = await insertLogin(trx, { email_key: key, user_id: account.user_id, password_hash: passwordHash, password_changed_at: ctx.clock.now() })
+    return inserted ? account : null
+  })
+  if (!created) return { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } }
+  return { ok: true, userId: created.user_id, sessionToken: await startSession(ctx, 'advertiser', created.user_id) }
+}
+
+export type SignInResult = { ok: true; userId: string; sessionToken: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
+
+const lockKey = (address: string) => `signin-lock:${address}`
+
+/**
+ * Email and password. Failures count per source address with the API's
+ * lockout rule (LOCKOUT_THRESHOLD in LOCKOUT_WINDOW_MS locks for LOCKOUT_MS);
+ * while locked, even the right password is refused. Unknown emails cost the
+ * same argon2 check as known ones.
+ */
+export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
+  const nowMs = ctx.clock.nowMs()
+  const lockedUntil = await counted(null, () => ctx.counters.lockedUntil(lockKey(address)))
+  if (lockedUntil !== null && lockedUntil > nowMs) return { ok: false, reason: 'locked', retryAfterS: Math.ceil((lockedUntil - nowMs) / 1000) }
+
+  const login = await findLoginByEmail(ctx.db, emailKey(input.email))
+  if (!(await passwordMatches(input.password, login?.password_hash ?? null)) || !login) {
+    const failures = await counted(0, () => ctx.counters.logEvent(`signin-fail:${address}`, nowMs, LOCKOUT_WINDOW_MS))
+    if (failures >= LOCKOUT_THRESHOLD) {
+      await counted(undefined, () => ctx.counters.lock(lockKey(address), nowMs + LOCKOUT_MS, LOCKOUT_MS))
+      return { ok: false, reason: 'locked', retryAfterS: Math.ceil(LOCKOUT_MS / 1000) }
+    }
+    return { ok: false, reason: 'invalid' }
+  }
+  return { ok: true, userId: login.user_id, sessionToken: await startSession(ctx, 'advertiser', login.user_id) }
+}
+
+/** Re-checks the signed-in advertiser's password (before revealing the key). */
+export async function confirmPassword(ctx: ServiceContext, userId: string, password: string): Promise<boolean> {
+  const login = await findLoginByUser(ctx.db, userId)
+  return passwordMatches(password, login?.password_hash ?? null)
+}
+
+// ---------------------------------------------------------------------------------------------- emailed password links
+
+function passwordLink(ctx: ServiceContext, token: string): string {
+  return `${ctx.settings.publicUrl}/portal/reset-password?token=${encodeURIComponent(token)}`
+}
+
+async function issuePasswordLink(ctx: EmailContext, userId: string, email: string, purpose: PasswordTokenPurpose): Promise<string> {
+  const token = newToken()
+  const now = ctx.clock.now()
+  const ttl = purpose === 'reset' ? RESET_LINK_MS : SET_LINK_MS
+  await insertPasswordToken(ctx.db, { token_hash: sha256(token), user_id: userId, purpose, email, created_at: now, expires_at: new Date(now.getTime() + ttl) })
+  return passwordLink(ctx, token)
+}
+
+/**
+ * "Forgot password": emails a one-hour reset link when the address has a
+ * login. The caller shows the same answer either way, so the form does not
+ * tell who has an account.
+ */
+export async function requestPasswordReset(ctx: EmailContext, email: string): Promise<void> {
+  const login = await findLoginByEmail(ctx.db, emailKey(email))
+  if (!login) return
+  const account = await findAccount(ctx.db, login.user_id)
+  if (!account) return
+  const link = await issuePasswordLink(ctx, login.user_id, account.email, 'reset')
+  await sendEmail(ctx, {
+    to: account.email,
+    subject: 'Reset your password',
+    text: [
+      'Someone asked to reset the password of your advertiser account.',
+      '',
+      `Set a new password here (the link works once, for one hour): ${link}`,
+      '',
+      'If it was not you, ignore this email: your password stays as it is.',
+    ].join('\n'),
+  })
+}
+
+/** An account an operator made: emails a seven-day link to set the password of its portal login. */
+export async function sendSetPasswordLink(ctx: EmailContext, userId: string): Promise<void> {
+  const account = await findAccount(ctx.db, userId)
+  if (!account) return
+  const link = await issuePasswordLink(ctx, userId, account.email, 'set')
+  await sendEmail(ctx, {
+    to: account.email,
+    subject: 'Your advertiser account is ready: set your password',
+    text: [
+      'An advertiser account was opened for you.',
+      '',
+      `Your user id: ${userId}`,
+      `Set the password of your portal sign-in here (the link works once, for seven days): ${link}`,
+      '',
+      'In the portal you can accept the API terms, enroll billing, see and rotate your API key, and run campaigns.',
+    ].join('\n'),
+  })
+}
+
+/** What an emailed link is for, or null when it is unknown, used or expired. */
+export async function readPasswordLink(ctx: ServiceContext, token: string): Promise<PasswordTokenPurpose | null> {
+  if (token.length === 0 || token.length > 100) return null
+  return (await findPasswordToken(ctx.db, sha256(token), ctx.clock.now()))?.purpose ?? null
+}
+
+export type SetPasswordResult = { ok: true; sessionToken: string } | { ok: false; errors: FieldErrors }
+
+/**
+ * Uses an emailed link: sets the password (a reset) or creates the login (an
+ * operator-made account), ends every other session of the account, and signs in.
+ */
+export async function setPasswordFromLink(ctx: ServiceContext, token: string, password: string): Promise<SetPasswordResult> {
+  const problem = passwordProblem(password)
+  if (problem) return { ok: false, errors: { password: problem } }
+  const expired = { ok: false, errors: { form: 'This link has expired or was already used. Ask for a new one.' } } as const
+  if (token.length === 0 || token.length > 100) return expired
+  const passwordHash = await hashPassword(password)
+  const now = ctx.clock.now()
+  type Outcome = { kind: 'ok'; userId: string } | { kind: 'expired' } | { kind: 'taken' }
+  const outcome = await ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
+    const link = await consumePasswordToken(trx, sha256(token), now)
+    if (!link) return { kind: 'expired' }
+    if (await findLoginByUser(trx, link.user_id)) {
+      await updatePassword(trx, link.user_id, passwordHash, now)
+    } else if (!(await insertLogin(trx, { email_key: emailKey(link.email), user_id: link.user_id, password_hash: passwordHash, password_changed_at: now }))) {
+      return { kind: 'taken' }
+    }
+    await deleteSubjectSessions(trx, 'advertiser', link.user_id)
+    return { kind: 'ok', userId: link.user_id }
+  })
+  if (outcome.kind === 'expired') return expired
+  if (outcome.kind === 'taken') return { ok: false, errors: { form: 'Another account already signs in with this email. Ask an operator to change this account’s email.' } }
+  return { ok: true, sessionToken: await startSession(ctx, 'advertiser', outcome.userId) }
+}
