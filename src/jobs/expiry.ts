@@ -2,6 +2,7 @@ import type { Job } from './scheduler.ts'
 import type { Db } from '../store/db.ts'
 import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
+import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
 
 const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */
@@ -10,7 +11,7 @@ const PREVIEW_TOMBSTONE_MS = 7 * 24 * HOUR
 const EXPORT_TOMBSTONE_MS = 7 * 24 * HOUR
 
 /**
- * Daily at 00:30 UTC: deletes expired artifacts. Expiry itself is checked on
+ * Daily at 00:30 UTC: deletes expired artifacts, ended sessions and spent password links. Expiry itself is checked on
  * every read, so this only reclaims space. Idempotent: a rerun finds nothing more to delete.
  */
 export function expiryJob(db: Db): Job {
@@ -26,7 +27,15 @@ export function expiryJob(db: Db): Job {
     run: async (now) => {
       const previews = await purgeExpiredPreviews(db, now, PREVIEW_TOMBSTONE_MS)
       const jobs = await purgeExpiredExports(db, now, EXPORT_TOMBSTONE_MS)
-      return { previews_deleted: previews, export_artifacts_deleted: jobs.artifacts_deleted, export_jobs_deleted: jobs.jobs_deleted }
+      const sessions = await deleteExpiredSessions(db, now)
+      const links = await deleteExpiredPasswordTokens(db, now)
+      return {
+        previews_deleted: previews,
+        export_artifacts_deleted: jobs.artifacts_deleted,
+        export_jobs_deleted: jobs.jobs_deleted,
+        sessions_deleted: sessions,
+        password_links_deleted: links,
+      }
     },
   }
 }

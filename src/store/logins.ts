@@ -56,6 +56,15 @@ export async function deleteExpiredSessions(db: Db, now: Date): Promise<number> 
   return Number(result.numDeletedRows)
 }
 
+/** Forgets password links that expired or were used before `now` (the expiry job). */
+export async function deleteExpiredPasswordTokens(db: Db, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('password_tokens')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
 export async function insertPasswordToken(db: Db, row: Omit<PasswordTokenRow, 'used_at'>): Promise<void> {
   await db.insertInto('password_tokens').values({ ...row, used_at: null }).execute()
 }

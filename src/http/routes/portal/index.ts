@@ -2,6 +2,7 @@ import type { App, RouteDeps } from '../../types.ts'
 import { portalSignInRoutes } from './sign-in.ts'
 import { portalOverviewRoutes } from './overview.ts'
 import { requireAdvertiser } from './session.ts'
+import { ErrorPage } from '../../pages/error-page.tsx'
 
 /**
  * The advertiser portal (operations.md section 5). Pages are thin: they parse
@@ -14,6 +15,8 @@ export function portalRoutes(deps: RouteDeps) {
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireAdvertiser(deps))
       for (const routes of [portalOverviewRoutes]) await signedIn.register(routes(deps))
+      // Any other path under /portal: a page-shaped 404 (static routes always win over the wildcard).
+      signedIn.get('/portal/*', async (_request, reply) => reply.page(ErrorPage({ status: 404, message: 'There is no such page in the portal.' }), 404))
     })
   }
 }
