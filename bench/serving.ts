@@ -649,7 +649,7 @@ function serviceEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {}
   // The service's own settings come only from here (no DATABASE_URL / REDIS_URL leaking in from the shell).
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS']) if (process.env[k]) env[k] = process.env[k]!
-  return { ...env, HOST: '127.0.0.1', CLOCK: 'manual', CLOCK_START, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ADMIN_TOKEN, ...extra }
+  return { ...env, HOST: '127.0.0.1', CLOCK: 'manual', CLOCK_START, TRUST_PROXY: '1', LOG_LEVEL: 'warn', ADMIN_TOKEN, ...extra }
 }
 
 async function withEmbedded<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {

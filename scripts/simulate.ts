@@ -9,7 +9,7 @@
  * terminal status line, in one country, behind one source address (a
  * distinct X-Forwarded-For from the 198.18.0.0/15 benchmarking range, so
  * the per-address limits see many clients when the service runs with
- * TRUST_PROXY=true). A viewer loops: decision → the line stays on screen for
+ * TRUST_PROXY=1). A viewer loops: decision → the line stays on screen for
  * its dwell → view (→ sometimes a click) → a pause, never asking for a new
  * decision less than ten seconds after the previous one (what a real client
  * does).

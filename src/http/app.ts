@@ -58,6 +58,17 @@ function validators() {
   return { body, params }
 }
 
+/**
+ * TRUST_PROXY hops (operations.md section 1): the socket and the n-1 entries
+ * nearest it in X-Forwarded-For are our proxies, so the client is the n-th
+ * entry from the right; whatever a client wrote further left is ignored.
+ * (Fastify 5 refuses a bare number, so the hop rule is given as proxy-addr's
+ * trust function: hop 0 is the socket.)
+ */
+export function trustHops(hops: number): false | ((address: string, hop: number) => boolean) {
+  return hops === 0 ? false : (_address, hop) => hop < hops
+}
+
 export const REDACTED_PATHS = [
   'req.headers["x-service-api-key"]',
   'req.headers.authorization',
@@ -84,7 +95,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     loggerInstance: options.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    trustProxy: deps.settings.trustProxy,
+    trustProxy: trustHops(deps.settings.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     // Impression ids are sealed offers of about 200 characters.
     routerOptions: { maxParamLength: 1024 },

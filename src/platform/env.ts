@@ -19,7 +19,8 @@ export interface Settings {
   /** Where email goes out (smtp:// or smtps://); null: kept in the outbox only. */
   smtpUrl: string | null
   logLevel: string
-  trustProxy: boolean
+  /** Reverse proxies in front of the service: the client address is that many X-Forwarded-For entries from the right; 0: the socket's. */
+  trustProxy: number
   /** Keys sealing impression ids, the first one current; null: the key kept in the store. */
   offerKeys: { id: number; key: Buffer }[] | null
 }
@@ -100,8 +101,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('LOG_LEVEL', `unknown level "${logLevel}"`)
   }
 
-  const trustProxyRaw = value('TRUST_PROXY') ?? 'false'
-  if (trustProxyRaw !== 'true' && trustProxyRaw !== 'false') fail('TRUST_PROXY', 'must be "true" or "false"')
+  // A hop count (operations.md section 1): `true` would trust whatever the client wrote leftmost in X-Forwarded-For.
+  const trustProxyRaw = value('TRUST_PROXY')
+  if (trustProxyRaw !== null && !/^(?:[1-9]|10)$/.test(trustProxyRaw)) {
+    fail('TRUST_PROXY', `must be the number of reverse proxies in front of the service (1-10), not "${trustProxyRaw}"; unset it when clients connect directly`)
+  }
 
   const offerKeys = parseOfferKeys(value('OFFER_KEYS'))
 
@@ -118,7 +122,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl,
     smtpUrl,
     logLevel,
-    trustProxy: trustProxyRaw === 'true',
+    trustProxy: trustProxyRaw === null ? 0 : Number(trustProxyRaw),
     offerKeys,
   }
 }

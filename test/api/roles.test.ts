@@ -72,7 +72,7 @@ test(
   async () => {
     const database = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_roles')
     const clock = new ShiftedClock('2026-11-08T23:58:00Z') // Sunday, two minutes before midnight UTC
-    const env = { DATABASE_URL: database.url, PORT: '0', ADMIN_TOKEN, TRUST_PROXY: 'true', LOG_LEVEL: 'info' }
+    const env = { DATABASE_URL: database.url, PORT: '0', ADMIN_TOKEN, TRUST_PROXY: '1', LOG_LEVEL: 'info' }
     const logs = { worker: logSink(), webA: logSink(), webB: logSink() }
     const started: Instance[] = []
     try {

@@ -70,7 +70,7 @@ export async function startService(
     ADMIN_TOKEN,
     CLOCK: 'manual',
     CLOCK_START,
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: '1',
     LOG_LEVEL: 'silent',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,

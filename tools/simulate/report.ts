@@ -189,6 +189,6 @@ export function summaryText(s: Summary): string {
       `billing check: the setup campaigns billed ${s.billing.billedBySetupCampaigns}; the simulator expected ${s.billing.expectedBillableForSetupCampaigns}`,
     )
   }
-  if (s.errors.rateLimited > 0) lines.push('hint: 429s from one address usually mean the service does not run with TRUST_PROXY=true')
+  if (s.errors.rateLimited > 0) lines.push('hint: 429s from one address usually mean the service does not run with TRUST_PROXY=1')
   return lines.join('\n')
 }
