@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
 import { PortalClient } from '../helpers/portal.ts'
+import { startService } from '../helpers/service.ts'
 
 /**
  * Portal sign-in over real HTTP (operations.md section 5): sign-up, sessions
@@ -202,4 +203,21 @@ test('pages carry security headers: a CSP without inline script, no framing, no 
   const etag = css.headers.get('etag')!
   assert.equal((await fetch(`${h.baseUrl}/assets/site.css`, { headers: { 'if-none-match': etag } })).status, 304)
   assert.equal((await fetch(`${h.baseUrl}/assets/nope.js`)).status, 404)
+})
+
+test('under an https PUBLIC_URL the cookies are Secure and __Host- prefixed, and HSTS is sent', async () => {
+  const svc = await startService({ PUBLIC_URL: 'https://ads.example' })
+  try {
+    const browser = new PortalClient(svc.baseUrl)
+    const page = await browser.get('/portal/signup')
+    assert.match(page.headers.get('strict-transport-security') ?? '', /max-age=\d+/)
+    assert.ok(page.headers.getSetCookie().some((c) => c.startsWith('__Host-csrf=') && /; Secure/.test(c)))
+    const res = await browser.post('/portal/signup', { email: email(), password: 'correct horse battery' }, page)
+    assert.equal(res.status, 303)
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-portal_session='))
+    assert.ok(cookie && /; Secure/.test(cookie) && /Path=\//.test(cookie) && !/Domain=/i.test(cookie), cookie)
+    assert.equal((await browser.get('/portal')).status, 200)
+  } finally {
+    await svc.close()
+  }
 })
