@@ -338,3 +338,61 @@ export async function lastEmail(h: BrowserHarness, to: string): Promise<{ subjec
   assert.ok(message, `no email to ${to}`)
   return message
 }
+
+/** The portal's main navigation, by its labels. */
+export async function navigate(page: Page, label: string): Promise<void> {
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true })
+  const navigation = page.waitForNavigation({ waitUntil: 'load' })
+  await link.click()
+  const response = await navigation
+  assert.ok(response && response.status() < 400, `"${label}" answered ${response?.status()}`)
+}
+
+export interface ChartShown {
+  /** The aria-label of its <svg role="img">. */
+  label: string
+  caption: string
+  /** The cells of its Data table, row by row (header row included); empty when it has none (an empty chart). */
+  rows: string[][]
+}
+
+/**
+ * What the page's charts show, checking the shape every chart has (the shared
+ * contract): `<figure class="chart">` with one `<svg role="img" aria-label>`,
+ * a `<figcaption>`, and its numbers in a table inside
+ * `<details><summary>Data</summary>` (in the figure or right after it).
+ */
+export async function charts(page: Page): Promise<ChartShown[]> {
+  const figures = page.locator('figure.chart')
+  const count = await figures.count()
+  assert.ok(count > 0, `no chart on ${page.url()}`)
+  const shown: ChartShown[] = []
+  for (let i = 0; i < count; i++) {
+    const figure = figures.nth(i)
+    const image = figure.locator('svg[role="img"]')
+    assert.equal(await image.count(), 1, 'a chart is one <svg role="img">')
+    const label = (await image.getAttribute('aria-label')) ?? ''
+    assert.notEqual(label.trim(), '', 'the chart image has no aria-label')
+    const captions = figure.locator('figcaption')
+    assert.equal(await captions.count(), 1, 'a chart has one <figcaption>')
+    const caption = (await captions.innerText()).trim()
+    assert.notEqual(caption, '', 'the chart has an empty caption')
+    // The numbers: a table in <details><summary>Data</summary>, inside the figure or right after it.
+    let details = figure.locator('details')
+    if ((await details.count()) === 0) details = figure.locator('xpath=following-sibling::*[1][self::details]')
+    let rows: string[][] = []
+    if ((await details.count()) > 0) {
+      const data = await details.first().evaluate((d) => ({
+        summary: d.querySelector('summary')?.textContent?.trim() ?? '',
+        rows: [...d.querySelectorAll('table tr')].map((tr) => [...tr.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim())),
+      }))
+      assert.equal(data.summary, 'Data', "a chart's numbers are under <summary>Data</summary>")
+      rows = data.rows
+    }
+    shown.push({ label, caption, rows })
+  }
+  return shown
+}
+
+/** Whether some chart's Data table has a cell that reads exactly `value`. */
+export const chartShows = (shown: ChartShown[], value: string) => shown.some((c) => c.rows.some((row) => row.includes(value)))
