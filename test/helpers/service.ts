@@ -76,7 +76,8 @@ export async function startService(
     ...env,
   })
   const service = await createService(settings, { loadDataDir, inMemory: true, logStream: options.logStream })
-  await service.app.listen({ port: 0, host: '127.0.0.1' })
+  // PORT 0 (the default) takes a free port; a caller that fixed PUBLIC_URL passes the PORT it names.
+  await service.app.listen({ port: settings.port, host: '127.0.0.1' })
   const address = service.app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no address')
   const baseUrl = `http://127.0.0.1:${address.port}`
