@@ -1,6 +1,9 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { portalSignInRoutes } from './sign-in.ts'
 import { portalOverviewRoutes } from './overview.ts'
+import { portalKeyRoutes } from './key.ts'
+import { portalTermsRoutes } from './terms.ts'
+import { portalBillingRoutes } from './billing.ts'
 import { requireAdvertiser } from './session.ts'
 
 /**
@@ -13,7 +16,7 @@ export function portalRoutes(deps: RouteDeps) {
     await app.register(portalSignInRoutes(deps))
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireAdvertiser(deps))
-      for (const routes of [portalOverviewRoutes]) await signedIn.register(routes(deps))
+      for (const routes of [portalOverviewRoutes, portalKeyRoutes, portalTermsRoutes, portalBillingRoutes]) await signedIn.register(routes(deps))
     })
   }
 }
