@@ -40,7 +40,7 @@ export class PortalBrowser {
 
   /** Posts a form; `_csrf` comes from `from` (a page, or a token), unless it is null (a forged post). */
   async post(path: string, fields: Record<string, string>, from: HtmlReply | string | null): Promise<HtmlReply> {
-    const token = from === null ? {} : { _csrf: typeof from === 'string' ? from : from.csrf() }
+    const token: Record<string, string> = from === null ? {} : { _csrf: typeof from === 'string' ? from : from.csrf() }
     const res = await fetch(this.baseUrl + path, {
       method: 'POST',
       headers: this.#headers({ 'content-type': 'application/x-www-form-urlencoded' }),
@@ -175,4 +175,10 @@ export async function portalAdvertiser(h: TestHarness, o: { approved?: boolean; 
 /** A /v1 client for a user id and key (to try a revealed, rotated or old key). */
 export function apiClient(h: TestHarness, userId: string, apiKey: string): Client {
   return new Client(h, { 'x-service-user-id': userId, 'x-service-api-key': apiKey })
+}
+
+/** Signs the advertiser's browser in again (its session ends after 12 idle hours of service time). */
+export async function signBackIn(adv: PortalAdvertiser): Promise<void> {
+  const res = await adv.browser.submit('/portal/login', '/portal/login', { email: adv.email, password: PASSWORD })
+  assert.equal(res.status, 303, res.words.slice(0, 300))
 }

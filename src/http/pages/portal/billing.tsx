@@ -160,7 +160,7 @@ function Balance(props: { account: Account }) {
           <dd>{count(b.pending_charge_count)}</dd>
           <dt>Invoiced to date</dt>
           <dd>
-            {usdFromCents(b.invoiced_cents)} <span class="muted">({count(b.invoiced_charge_count)} invoices)</span>
+            {usdFromCents(b.invoiced_cents)} <span class="muted">({count(b.invoiced_charge_count)} {b.invoiced_charge_count === 1 ? 'invoice' : 'invoices'}, before credits)</span>
           </dd>
           <dt>Paid</dt>
           <dd>{usdFromCents(b.paid_cents)}</dd>
