@@ -44,7 +44,7 @@ test('not enrolled: the status and its next step, both ways to enroll, a zero ba
   assert.match(page.words, /Collection status Not set up \(not_enrolled\) Enroll a card for weekly auto-pay, or request Net 30 invoicing\./)
   assert.match(page.text, /<label for="f-card_number">Card number<\/label>/)
   assert.deepEqual(page.buttons, ['Sign out', 'Enroll weekly auto-pay', 'Request Net 30'])
-  for (const card of ['4242424242424242', '4000000000000341', '4000002500003155']) assert.ok(page.words.includes(card), card)
+  for (const card of ['4242 4242 4242 4242', '4000 0000 0000 0341', '4000 0025 0000 3155']) assert.ok(page.words.includes(card), card)
   assert.match(page.words, /Owed \$0\.00/)
   assert.match(page.words, /Not yet invoiced \$0\.00 \(exactly \$0\.000000 delivered\)/)
   assert.match(page.words, /Next invoice After billing is set up/)

@@ -15,9 +15,9 @@ export type BillingErrors = Partial<Record<'card_number' | 'form', string>>
 
 /** The simulated processor's test cards (operations.md section 3, docs/billing.md). */
 const TEST_CARDS = [
-  { number: '4242424242424242', does: 'attaches; every charge succeeds' },
-  { number: '4000000000000341', does: 'attaches; every charge is declined' },
-  { number: '4000002500003155', does: 'attaches; the card and every charge need your authentication' },
+  { number: '4242 4242 4242 4242', does: 'attaches; every charge succeeds' },
+  { number: '4000 0000 0000 0341', does: 'attaches; every charge is declined' },
+  { number: '4000 0025 0000 3155', does: 'attaches; the card and every charge need your authentication' },
 ]
 
 const CADENCE_WORDS: Record<string, string> = {
@@ -39,14 +39,14 @@ export function BillingPage(props: { csrf: string; email: string; account: Accou
   return (
     <Page title="Billing" area="portal" path="/portal/billing" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
       <FormError message={errors.form} />
+      <h2 id="status-h">Collection status</h2>
       <section class="card" aria-labelledby="status-h">
-        <h2 id="status-h">Collection status</h2>
         <p>
           <Badge tone={status.tone}>{status.label}</Badge> <span class="muted">({profile.collection_status})</span>
         </p>
         <p>{status.next}</p>
         {awaitsAuthentication(profile) ? (
-          <PostForm action="/portal/billing/authenticate" csrf={props.csrf}>
+          <PostForm action="/portal/billing/authenticate" csrf={props.csrf} class="actions">
             <button type="submit">Authenticate card</button>
           </PostForm>
         ) : null}
@@ -83,7 +83,7 @@ export function BillingPage(props: { csrf: string; email: string; account: Accou
           autocomplete="cc-number"
           required
           maxLength={64}
-          hint="Payments are simulated: use one of the test cards below."
+          hint="Payments are simulated: use one of the test cards below (spaces are fine)."
           error={errors.card_number}
         />
         <button type="submit">Enroll weekly auto-pay</button>

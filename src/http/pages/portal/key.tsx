@@ -78,21 +78,23 @@ export function KeyPage(props: {
 function ShownKeyCard(props: { shown: ShownKey }) {
   const rotated = props.shown.how === 'rotated'
   return (
-    <section class="card" aria-labelledby="shown-key-h">
+    <section aria-labelledby="shown-key-h">
       <h2 id="shown-key-h">{rotated ? 'Your new API key' : 'Your API key'}</h2>
-      <p>
-        {rotated
-          ? 'The previous key has stopped working. Copy the new key now and put it wherever the old one was used; this page does not keep it.'
-          : 'Copy it now; it is hidden again when you leave this page.'}
-      </p>
-      <code id="api-key" class="secret">
-        {props.shown.key}
-      </code>
-      <p class="actions">
-        <button type="button" class="secondary" data-copy="api-key">
-          Copy key
-        </button>
-      </p>
+      <div class="card">
+        <p>
+          {rotated
+            ? 'The previous key has stopped working. Copy the new key now and put it wherever the old one was used; this page does not keep it.'
+            : 'Copy it now; it is hidden again when you leave this page.'}
+        </p>
+        <code id="api-key" class="secret">
+          {props.shown.key}
+        </code>
+        <p class="actions">
+          <button type="button" class="secondary" data-copy="api-key">
+            Copy key
+          </button>
+        </p>
+      </div>
     </section>
   )
 }

@@ -22,9 +22,9 @@ export function TermsPage(props: { csrf: string; email: string; terms: TermsText
   return (
     <Page title="API terms" area="portal" path="/portal/terms" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
       <AcceptanceStatus accepted={accepted} version={terms.version} />
+      <h2 id="terms-h">{terms.title}</h2>
+      <p class="muted">Version {terms.version}</p>
       <article class="card" aria-labelledby="terms-h">
-        <h2 id="terms-h">{terms.title}</h2>
-        <p class="muted">Version {terms.version}</p>
         {terms.paragraphs.map((p) => (
           <p>{p}</p>
         ))}
