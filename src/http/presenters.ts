@@ -68,6 +68,7 @@ export function presentAccount(a: AccountRow, { facts, overdue, config, reportin
       billing_reason: billingBlock(access),
       write_approved: a.write_approved,
       terms_accepted: a.terms_accepted,
+      terms_version: a.terms_accepted ? a.terms_version : null,
     },
     config: orderConfigOf(config),
   }

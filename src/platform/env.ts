@@ -22,8 +22,13 @@ export interface Settings {
   /** Reverse proxies in front of the service: the client address is that many X-Forwarded-For entries from the right; 0: the socket's. */
   trustProxy: number
   /** Keys sealing impression ids, the first one current; null: the key kept in the store. */
-  offerKeys: { id: number; key: Buffer }[] | null
+  offerKeys: KeyRing | null
+  /** Keys sealing the recoverable copy of API keys (the portal's "Reveal"), the first one current; null: the key kept in the store. */
+  keySealingKeys: KeyRing | null
 }
+
+/** AES-256 keys with a one-byte id; the first seals, all open (rotation). */
+export type KeyRing = { id: number; key: Buffer }[]
 
 export class SettingsError extends Error {}
 
@@ -107,7 +112,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('TRUST_PROXY', `must be the number of reverse proxies in front of the service (1-10), not "${trustProxyRaw}"; unset it when clients connect directly`)
   }
 
-  const offerKeys = parseOfferKeys(value('OFFER_KEYS'))
+  const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
+  const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
 
   return {
     role,
@@ -124,21 +130,23 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel,
     trustProxy: trustProxyRaw === null ? 0 : Number(trustProxyRaw),
     offerKeys,
+    keySealingKeys,
   }
 }
 
 /**
- * OFFER_KEYS: `id:hex` entries separated by commas, ids 0-255 and unique,
- * keys 32 bytes (64 hex digits). The first seals new impression ids; the
- * others only open them (rotation, docs/decisions.md "Serving").
+ * A key ring (OFFER_KEYS, KEY_SEALING_KEY): `id:hex` entries separated by
+ * commas, ids 0-255 and unique, keys 32 bytes (64 hex digits). The first
+ * seals; the others only open what they sealed (rotation, docs/decisions.md
+ * "Serving" and "Account pages").
  */
-function parseOfferKeys(raw: string | null): { id: number; key: Buffer }[] | null {
+function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   if (raw === null) return null
   const keys = raw.split(',').map((entry) => {
     const m = /^\s*(\d{1,3}):([0-9a-fA-F]{64})\s*$/.exec(entry)
-    if (!m || Number(m[1]) > 255) fail('OFFER_KEYS', 'each entry must be <id 0-255>:<64 hex digits>')
+    if (!m || Number(m[1]) > 255) fail(name, 'each entry must be <id 0-255>:<64 hex digits>')
     return { id: Number(m[1]), key: Buffer.from(m[2] ?? '', 'hex') }
   })
-  if (new Set(keys.map((k) => k.id)).size !== keys.length) fail('OFFER_KEYS', 'key ids must be unique')
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) fail(name, 'key ids must be unique')
   return keys
 }

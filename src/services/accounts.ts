@@ -4,6 +4,7 @@ import type { BalanceFacts } from '../domain/balance.ts'
 import { collectionState, nextCollection } from '../domain/collection.ts'
 import type { ComponentState } from '../domain/components.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
+import { TERMS_VERSION } from '../domain/terms.ts'
 import { newId, randomBase62 } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
@@ -12,11 +13,13 @@ import { overdueInvoices, type OverdueInvoice } from '../store/billing.ts'
 import { readConfig } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 import { reopenFailedAsNet30, retryCharges } from './billing/charges.ts'
+import { sealApiKey } from './key-sealing.ts'
 import { readReportingState } from './status.ts'
 
 /** A new live key: random secret, its storage digest and display prefix. */
 const generateApiKey = () => apiKeyFromSecret(randomBase62(API_KEY_SECRET_LENGTH))
 
+/** A new account's key is sealed too, so its owner can reveal it in the portal (services/key-sealing.ts). */
 export async function createAccount(
   ctx: ServiceContext,
   input: { email: string; billing_email?: string },
@@ -32,6 +35,7 @@ export async function createAccount(
     api_key_hash: key.hash,
     key_prefix: key.prefix,
     key_created_at: now,
+    api_key_sealed: await sealApiKey(ctx, userId, key.key),
   })
   return { user_id: userId, api_key: key.key }
 }
@@ -70,17 +74,31 @@ async function change(ctx: ServiceContext, userId: string, changes: Parameters<t
 export const setWriteApproval = (ctx: ServiceContext, userId: string, approved: boolean) =>
   change(ctx, userId, { write_approved: approved })
 
-export const setTermsAccepted = (ctx: ServiceContext, userId: string, accepted: boolean) =>
-  change(ctx, userId, { terms_accepted: accepted, terms_accepted_at: accepted ? ctx.clock.now() : null })
+/**
+ * Records acceptance of the current terms version (src/domain/terms.ts) at the
+ * service clock's instant, for the portal's "Accept" and the operator's terms
+ * call alike. Accepting the version already accepted keeps the first record;
+ * withdrawing clears version and time.
+ */
+export async function setTermsAccepted(ctx: ServiceContext, userId: string, accepted: boolean): Promise<AccountRow> {
+  const account = await requireAccount(ctx, userId)
+  if (accepted && account.terms_accepted && account.terms_version === TERMS_VERSION) return account
+  return change(ctx, userId, {
+    terms_accepted: accepted,
+    terms_accepted_at: accepted ? ctx.clock.now() : null,
+    terms_version: accepted ? TERMS_VERSION : null,
+  })
+}
 
 export const setWritesEnabled = (ctx: ServiceContext, userId: string, enabled: boolean) =>
   change(ctx, userId, { writes_disabled: !enabled })
 
-/** Issues a new key; the old digest is overwritten, so the old key fails at once. */
+/** Issues a new key (sealed for the portal's "Reveal"); the old digest and sealed copy are overwritten, so the old key fails at once. */
 export async function rotateKey(ctx: ServiceContext, userId: string): Promise<{ api_key: string }> {
   const now = ctx.clock.now()
   const key = generateApiKey()
-  await change(ctx, userId, { api_key_hash: key.hash, key_prefix: key.prefix, key_created_at: now, key_last_used_at: null })
+  const sealed = await sealApiKey(ctx, userId, key.key)
+  await change(ctx, userId, { api_key_hash: key.hash, key_prefix: key.prefix, key_created_at: now, key_last_used_at: null, api_key_sealed: sealed })
   return { api_key: key.key }
 }
 

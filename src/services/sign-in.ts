@@ -119,34 +119,50 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
   return { ok: true, userId: created.user_id, sessionToken: await startSession(ctx, 'advertiser', created.user_id) }
 }
 
-export type SignInResult = { ok: true; userId: string; sessionToken: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
+/** What the lockout needs: the service clock and the counters (shared through Redis across instances). */
+export type LockoutContext = Pick<SignInContext, 'clock' | 'counters'>
+
+/** A password check under the lockout: it matched (with what the check found), it did not, or the source address is locked out. */
+export type PasswordCheck<T> = { ok: true; value: T } | PasswordRefusal
+export type PasswordRefusal = { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
+
+export type SignInResult = { ok: true; userId: string; sessionToken: string } | PasswordRefusal
 
 const lockKey = (address: string) => `signin-lock:${address}`
 
 /**
- * Email and password. Failures count per source address with the API's
- * lockout rule (LOCKOUT_THRESHOLD in LOCKOUT_WINDOW_MS locks for LOCKOUT_MS);
- * while locked, even the right password is refused. Unknown emails cost the
- * same argon2 check as known ones.
+ * The sign-in lockout, for every password the portal checks (sign-in, and the
+ * password re-entered to reveal the API key): failures count per source
+ * address with the API's lockout rule (LOCKOUT_THRESHOLD in LOCKOUT_WINDOW_MS
+ * locks for LOCKOUT_MS), and while the address is locked even the right
+ * password is refused without being checked. `check` answers what the
+ * matching password unlocks, or null when it does not match.
  */
-export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
+export async function checkPasswordUnderLockout<T>(ctx: LockoutContext, address: string, check: () => Promise<T | null>): Promise<PasswordCheck<T>> {
   const nowMs = ctx.clock.nowMs()
   const lockedUntil = await counted(null, () => ctx.counters.lockedUntil(lockKey(address)))
   if (lockedUntil !== null && lockedUntil > nowMs) return { ok: false, reason: 'locked', retryAfterS: Math.ceil((lockedUntil - nowMs) / 1000) }
-
-  const login = await findLoginByEmail(ctx.db, emailKey(input.email))
-  if (!(await passwordMatches(input.password, login?.password_hash ?? null)) || !login) {
-    const failures = await counted(0, () => ctx.counters.logEvent(`signin-fail:${address}`, nowMs, LOCKOUT_WINDOW_MS))
-    if (failures >= LOCKOUT_THRESHOLD) {
-      await counted(undefined, () => ctx.counters.lock(lockKey(address), nowMs + LOCKOUT_MS, LOCKOUT_MS))
-      return { ok: false, reason: 'locked', retryAfterS: Math.ceil(LOCKOUT_MS / 1000) }
-    }
-    return { ok: false, reason: 'invalid' }
+  const value = await check()
+  if (value !== null) return { ok: true, value }
+  const failures = await counted(0, () => ctx.counters.logEvent(`signin-fail:${address}`, nowMs, LOCKOUT_WINDOW_MS))
+  if (failures >= LOCKOUT_THRESHOLD) {
+    await counted(undefined, () => ctx.counters.lock(lockKey(address), nowMs + LOCKOUT_MS, LOCKOUT_MS))
+    return { ok: false, reason: 'locked', retryAfterS: Math.ceil(LOCKOUT_MS / 1000) }
   }
-  return { ok: true, userId: login.user_id, sessionToken: await startSession(ctx, 'advertiser', login.user_id) }
+  return { ok: false, reason: 'invalid' }
 }
 
-/** Re-checks the signed-in advertiser's password (before revealing the key). */
+/** Email and password, under the lockout. Unknown emails cost the same argon2 check as known ones. */
+export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
+  const checked = await checkPasswordUnderLockout(ctx, address, async () => {
+    const login = await findLoginByEmail(ctx.db, emailKey(input.email))
+    return (await passwordMatches(input.password, login?.password_hash ?? null)) && login ? login.user_id : null
+  })
+  if (!checked.ok) return checked
+  return { ok: true, userId: checked.value, sessionToken: await startSession(ctx, 'advertiser', checked.value) }
+}
+
+/** Re-checks the signed-in advertiser's password (before revealing the key); callers count it under the lockout. */
 export async function confirmPassword(ctx: ServiceContext, userId: string, password: string): Promise<boolean> {
   const login = await findLoginByUser(ctx.db, userId)
   return passwordMatches(password, login?.password_hash ?? null)

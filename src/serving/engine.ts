@@ -4,7 +4,7 @@ import type { Candidate, DecisionRequest } from '../domain/auction.ts'
 import { assessDwell, offerExpired, type NotBillable, type ViewOutcome } from '../domain/delivery.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import { ensureServingSecret } from '../store/settings.ts'
+import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
 import { AuctionIndex } from './auction-index.ts'
 import { clickRow, offerRow } from './ledger-batch.ts'
@@ -43,8 +43,8 @@ export class ServingEngine {
   /** `offerKeys` from OFFER_KEYS; null: one key kept in the store, shared by every instance on it. */
   static async create(db: Db, clock: Clock, log: FastifyBaseLogger, offerKeys: readonly OfferKey[] | null = null): Promise<ServingEngine> {
     const fresh = () => randomBytes(32).toString('hex')
-    const secret = await ensureServingSecret(db, 'serving_secret', fresh)
-    const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureServingSecret(db, 'offer_key', fresh) }]
+    const secret = await ensureStoredSecret(db, 'serving_secret', fresh)
+    const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureStoredSecret(db, 'offer_key', fresh) }]
     return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log)
   }
 

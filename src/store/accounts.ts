@@ -6,7 +6,7 @@ export type AccountRow = Selectable<AccountsTable>
 
 export async function insertAccount(
   db: Db,
-  row: Pick<AccountRow, 'user_id' | 'email' | 'billing_email' | 'created_at' | 'api_key_hash' | 'key_prefix' | 'key_created_at'>,
+  row: Pick<AccountRow, 'user_id' | 'email' | 'billing_email' | 'created_at' | 'api_key_hash' | 'key_prefix' | 'key_created_at' | 'api_key_sealed'>,
 ): Promise<void> {
   await db.insertInto('accounts').values(row).execute()
 }

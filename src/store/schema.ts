@@ -41,6 +41,8 @@ export interface AccountsTable {
   billing_enrolled_at: Timestamp | null
   /** The API terms version accepted (src/domain/terms.ts); null before acceptance. */
   terms_version: ColumnType<string | null, string | null | undefined, string | null>
+  /** The current key sealed for the portal's "Reveal" (src/services/key-sealing.ts); null for keys issued before 0019. */
+  api_key_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
 }
 
 export interface SettingsTable {

@@ -52,12 +52,14 @@ export async function writeManualClock(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * A serving secret, created once (by whichever instance starts first) and
- * shared by every instance on the store: `serving_secret` keys viewer keys
- * (and verified the readable ids issued before ids were sealed), `offer_key`
- * seals impression ids unless OFFER_KEYS is set.
+ * A secret kept in the store, created once (by whichever instance gets there
+ * first) and shared by every instance on the store: `serving_secret` keys
+ * viewer keys (and verified the readable ids issued before ids were sealed),
+ * `offer_key` seals impression ids unless OFFER_KEYS is set,
+ * `key_sealing_key` seals the recoverable copy of API keys unless
+ * KEY_SEALING_KEY is set.
  */
-export async function ensureServingSecret(db: Db, name: 'serving_secret' | 'offer_key', fresh: () => string): Promise<Buffer> {
+export async function ensureStoredSecret(db: Db, name: 'serving_secret' | 'offer_key' | 'key_sealing_key', fresh: () => string): Promise<Buffer> {
   await db
     .insertInto('settings')
     .values({ key: name, value: JSON.stringify(fresh()) })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { TERMS_VERSION } from '../../src/domain/terms.ts'
 import { useService } from '../helpers/api.ts'
 
 const h = useService()
@@ -25,11 +26,21 @@ test('GET /account returns every field, balance computed and zero for a new acco
     billing_reason: 'billing_not_enrolled',
     write_approved: false,
     terms_accepted: false,
+    terms_version: null,
   })
   assert.deepEqual(a.balance.overdue_invoices, [])
   assert.equal(a.config.block_impressions, 1000)
   assert.equal(a.config.min_cpm_usd, 0.5)
   assert.equal(a.config.max_blocks, 100)
+})
+
+test('access.terms_version names the accepted terms version (null until accepted)', async () => {
+  const adv = await h.advertiser({ terms: false, billing: 'none' })
+  assert.equal((await adv.get('/v1/account')).body.access.terms_version, null)
+  assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/terms`, { accepted: true })).status, 200)
+  const access = (await adv.get('/v1/account')).body.access
+  assert.equal(access.terms_accepted, true)
+  assert.equal(access.terms_version, TERMS_VERSION)
 })
 
 test('key_last_used_at is stamped with service time on use', async () => {

@@ -27,3 +27,10 @@ export function utc(date: Date | string | null, empty = '—'): string {
 }
 
 export const utcDay = (date: Date | string): string => (typeof date === 'string' ? date : date.toISOString()).slice(0, 10)
+
+/** Micros in dollars to the micro, for exact delivered value: 1234567 → "$1.234567". */
+export function usdExactFromMicros(micros: number): string {
+  const sign = micros < 0 ? '-' : ''
+  const abs = Math.abs(micros)
+  return `${sign}$${COUNT.format(Math.floor(abs / 1_000_000))}.${String(abs % 1_000_000).padStart(6, '0')}`
+}

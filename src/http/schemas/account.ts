@@ -89,6 +89,13 @@ export const AccountSchema = Type.Object({
     ),
     write_approved: Type.Boolean(),
     terms_accepted: Type.Boolean(),
+    terms_version: Nullable(
+      Type.String({
+        description:
+          'The version of the API terms accepted (a date, e.g. `2026-11-01`; the portal shows the current text). Null while the terms ' +
+          'are not accepted, and for an acceptance recorded before versions were kept.',
+      }),
+    ),
   }),
   config: OrderConfigSchema,
 })

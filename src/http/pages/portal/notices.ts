@@ -8,6 +8,12 @@ const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   password_set: 'Your password is set. Other sessions were signed out.',
   session_expired: 'Your session ended. Sign in again.',
+  // Account pages (terms, billing).
+  terms_accepted: 'Thank you: the API terms are accepted.',
+  card_enrolled: 'Your card is enrolled for weekly auto-pay.',
+  card_needs_authentication: 'Your card is attached. Your bank asks you to authenticate it before it can be charged.',
+  card_authenticated: 'Thank you: your card is authenticated.',
+  net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
 }
 
 export function portalNotice(code: string | undefined): string | null {

@@ -3,6 +3,7 @@ import { Page } from '../layout.tsx'
 import { count, usdFromCents, utc } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
+import { collectionWords, OVERDUE_WORDS } from './billing-words.ts'
 
 type Account = Static<typeof AccountSchema>
 type Campaign = Static<typeof CampaignSummarySchema>
@@ -22,6 +23,7 @@ export function WriteSteps(props: { account: Account }) {
     return <p class="form-error">An operator has switched campaign writes off for this account. Reads still work; contact support to reopen them.</p>
   }
   const billingOk = access.billing_reason === null
+  const billing = access.billing_reason === 'invoice_overdue' ? OVERDUE_WORDS : collectionWords(props.account.billing_profile)
   const steps = [
     {
       done: access.write_approved,
@@ -42,8 +44,7 @@ export function WriteSteps(props: { account: Account }) {
       title: 'Billing',
       next: (
         <>
-          <a href="/portal/billing">Set up billing</a>
-          {access.billing_reason ? <> (now: {access.billing_reason.replaceAll('_', ' ')})</> : null}.
+          Now: {billing.label}. {billing.next} <a href="/portal/billing">Go to billing</a>.
         </>
       ),
     },

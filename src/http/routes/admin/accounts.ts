@@ -14,6 +14,8 @@ import {
   WritesSchema,
 } from '../../schemas/admin/accounts.ts'
 import { createAccount, rotateKey, setTermsAccepted, setWriteApproval, setWritesEnabled } from '../../../services/accounts.ts'
+import { sendSetPasswordLink } from '../../../services/sign-in.ts'
+import { emailContext } from '../../email-context.ts'
 
 const tags = ['accounts']
 
@@ -51,13 +53,20 @@ export function adminAccountRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: 'Create an advertiser',
-          description: 'A new account with a live API key; writes wait for write approval, API terms and billing enrollment.',
+          description:
+            'A new account with a live API key; writes wait for write approval, API terms and billing enrollment. The account\'s ' +
+            'email is sent a link (seven days, one use) to set the password of its portal sign-in; the outbox keeps it.',
           tags,
           body: AccountCreateSchema,
           response: { 201: AccountCreatedSchema },
         },
       },
-      async (request, reply) => reply.code(201).send(await createAccount(deps, request.body)),
+      async (request, reply) => {
+        const created = await createAccount(deps, request.body)
+        // operations.md section 5: an account an operator made gets a link to set its portal password.
+        await sendSetPasswordLink(emailContext(deps, request), created.user_id)
+        return reply.code(201).send(created)
+      },
     )
 
     const writeApproval = { summary: 'Set manual write approval', body: WriteApprovalSchema, result: WriteApprovalResultSchema }
@@ -68,7 +77,9 @@ export function adminAccountRoutes(deps: RouteDeps) {
 
     const terms = {
       summary: 'Record API terms acceptance',
-      description: 'Normally the advertiser accepts the terms in the portal.',
+      description:
+        'Normally the advertiser accepts the terms in the portal. Records the current terms version and the service time ' +
+        '(`access.terms_version` of GET /v1/account); accepting again the version already accepted keeps the first record.',
       body: TermsSchema,
       result: TermsResultSchema,
     }

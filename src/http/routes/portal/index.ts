@@ -1,6 +1,9 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { portalSignInRoutes } from './sign-in.ts'
 import { portalOverviewRoutes } from './overview.ts'
+import { portalKeyRoutes } from './key.ts'
+import { portalTermsRoutes } from './terms.ts'
+import { portalBillingRoutes } from './billing.ts'
 import { requireAdvertiser } from './session.ts'
 import { ErrorPage } from '../../pages/error-page.tsx'
 
@@ -14,7 +17,7 @@ export function portalRoutes(deps: RouteDeps) {
     await app.register(portalSignInRoutes(deps))
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireAdvertiser(deps))
-      for (const routes of [portalOverviewRoutes]) await signedIn.register(routes(deps))
+      for (const routes of [portalOverviewRoutes, portalKeyRoutes, portalTermsRoutes, portalBillingRoutes]) await signedIn.register(routes(deps))
       // Any other path under /portal: a page-shaped 404 (static routes always win over the wildcard).
       signedIn.get('/portal/*', async (_request, reply) => reply.page(ErrorPage({ status: 404, message: 'There is no such page in the portal.' }), 404))
     })

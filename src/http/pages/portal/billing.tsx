@@ -1,0 +1,226 @@
+import type { Static } from 'typebox'
+import { Page } from '../layout.tsx'
+import { Field, FormError, PostForm } from '../forms.tsx'
+import { count, usdExactFromMicros, usdFromCents, utc, utcDay } from '../format.ts'
+import type { AccountSchema } from '../../schemas/account.ts'
+import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
+import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
+
+/** `/portal/billing` (pure rendering): collection status and next step, enrollment, Net 30, balance, invoices. */
+
+type Account = Static<typeof AccountSchema>
+type Invoice = Static<typeof InvoiceSchema>
+
+export type BillingErrors = Partial<Record<'card_number' | 'form', string>>
+
+/** The simulated processor's test cards (operations.md section 3, docs/billing.md). */
+const TEST_CARDS = [
+  { number: '4242 4242 4242 4242', does: 'attaches; every charge succeeds' },
+  { number: '4000 0000 0000 0341', does: 'attaches; every charge is declined' },
+  { number: '4000 0025 0000 3155', does: 'attaches; the card and every charge need your authentication' },
+]
+
+const CADENCE_WORDS: Record<string, string> = {
+  weekly_monday_0600_utc: 'Weekly, Mondays 06:00 UTC',
+  monthly_1st_0600_utc_net30: 'Monthly, the 1st 06:00 UTC, due 30 days later',
+  semi_monthly_1_15: 'The 1st and the 15th, 06:00 UTC',
+}
+
+function Badge(props: { tone: Tone; children: string }) {
+  return <span class={props.tone === 'neutral' ? 'badge' : `badge ${props.tone}`}>{props.children}</span>
+}
+
+export function BillingPage(props: { csrf: string; email: string; account: Account; invoices: Invoice[]; errors?: BillingErrors; notice?: string | null }) {
+  const { account } = props
+  const profile = account.billing_profile
+  const errors = props.errors ?? {}
+  const overdue = account.access.billing_reason === 'invoice_overdue'
+  const status = overdue ? OVERDUE_WORDS : collectionWords(profile)
+  return (
+    <Page title="Billing" area="portal" path="/portal/billing" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
+      <FormError message={errors.form} />
+      <h2 id="status-h">Collection status</h2>
+      <section class="card" aria-labelledby="status-h">
+        <p>
+          <Badge tone={status.tone}>{status.label}</Badge> <span class="muted">({profile.collection_status})</span>
+        </p>
+        <p>{status.next}</p>
+        {awaitsAuthentication(profile) ? (
+          <PostForm action="/portal/billing/authenticate" csrf={props.csrf} class="actions">
+            <button type="submit">Authenticate card</button>
+          </PostForm>
+        ) : null}
+        <dl class="facts">
+          <dt>Arrangement</dt>
+          <dd>{BILLING_MODE_WORDS[profile.effective_billing_mode] ?? profile.effective_billing_mode}</dd>
+          {profile.requested_billing_mode !== null && profile.requested_billing_mode !== profile.effective_billing_mode ? (
+            <>
+              <dt>Requested</dt>
+              <dd>{BILLING_MODE_WORDS[profile.requested_billing_mode] ?? profile.requested_billing_mode}</dd>
+            </>
+          ) : null}
+          <dt>Card</dt>
+          <dd>{profile.payment_method ? `${profile.payment_method.brand ?? 'Card'} ending ${profile.payment_method.last4 ?? '?'}` : 'None'}</dd>
+          {profile.effective_billing_mode === 'net30_invoice' ? (
+            <>
+              <dt>Credit limit</dt>
+              <dd>{usdFromCents(profile.credit_limit_cents)}</dd>
+            </>
+          ) : null}
+          <dt>Next bill</dt>
+          <dd>{utc(profile.next_bill_at, 'None scheduled')}</dd>
+        </dl>
+      </section>
+
+      <h2 id="card-h">Weekly auto-pay</h2>
+      <p>Your card is charged every Monday at 06:00 UTC for the value delivered the week before, less any credits.</p>
+      <PostForm action="/portal/billing/card" csrf={props.csrf} class="narrow" label="Enroll weekly auto-pay">
+        <Field
+          name="card_number"
+          label="Card number"
+          type="text"
+          inputMode="numeric"
+          autocomplete="cc-number"
+          required
+          maxLength={64}
+          hint="Payments are simulated: use one of the test cards below (spaces are fine)."
+          error={errors.card_number}
+        />
+        <button type="submit">Enroll weekly auto-pay</button>
+      </PostForm>
+      <div class="table-wrap">
+        <table>
+          <caption class="muted">Test cards</caption>
+          <thead>
+            <tr>
+              <th scope="col">Card number</th>
+              <th scope="col">What it does</th>
+            </tr>
+          </thead>
+          <tbody>
+            {TEST_CARDS.map((c) => (
+              <tr>
+                <td>
+                  <code>{c.number}</code>
+                </td>
+                <td>{c.does}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>Net 30 invoicing</h2>
+      <Net30 csrf={props.csrf} account={account} />
+
+      <Balance account={account} />
+
+      <h2 id="invoices-h">Invoices</h2>
+      <Invoices invoices={props.invoices} overdue={new Set(account.balance.overdue_invoices.map((i) => i.invoice_id))} />
+    </Page>
+  )
+}
+
+function Net30(props: { csrf: string; account: Account }) {
+  const profile = props.account.billing_profile
+  if (profile.effective_billing_mode === 'net30_invoice') {
+    return <p>You are on Net 30 with a credit limit of {usdFromCents(profile.credit_limit_cents)}. Invoices are due 30 days after the 1st of each month.</p>
+  }
+  if (profile.requested_billing_mode === 'net30_invoice') {
+    return <p>Your Net 30 request is under review. An operator approves it and sets your credit limit.</p>
+  }
+  return (
+    <>
+      <p>Invoiced monthly and paid by transfer within 30 days, up to a credit limit. An operator reviews each request.</p>
+      <PostForm action="/portal/billing/net30" csrf={props.csrf}>
+        <button type="submit" class="secondary">
+          Request Net 30
+        </button>
+      </PostForm>
+    </>
+  )
+}
+
+function Balance(props: { account: Account }) {
+  const b = props.account.balance
+  return (
+    <section aria-labelledby="balance-h">
+      <h2 id="balance-h">Balance</h2>
+      <div class="card">
+        <dl class="facts">
+          <dt>Owed</dt>
+          <dd>
+            <strong>{usdFromCents(b.owed_cents)}</strong> <span class="muted">(not yet invoiced + unpaid invoices − unapplied credits)</span>
+          </dd>
+          <dt>Not yet invoiced</dt>
+          <dd>
+            {usdFromCents(b.pending_cents)} <span class="muted">(exactly {usdExactFromMicros(b.unbilled_delivered_micros)} delivered)</span>
+          </dd>
+          <dt>Unpaid invoices</dt>
+          <dd>{count(b.pending_charge_count)}</dd>
+          <dt>Invoiced to date</dt>
+          <dd>
+            {usdFromCents(b.invoiced_cents)} <span class="muted">({count(b.invoiced_charge_count)} {b.invoiced_charge_count === 1 ? 'invoice' : 'invoices'}, before credits)</span>
+          </dd>
+          <dt>Paid</dt>
+          <dd>{usdFromCents(b.paid_cents)}</dd>
+          <dt>Voided</dt>
+          <dd>{usdFromCents(b.voided_cents)}</dd>
+          <dt>Unapplied credits</dt>
+          <dd>{usdFromCents(b.credits_cents)}</dd>
+          <dt>Last invoiced</dt>
+          <dd>{utc(b.last_invoiced_at, 'Never')}</dd>
+          <dt>Next invoice</dt>
+          <dd>{utc(b.next_invoice_at, 'After billing is set up')}</dd>
+          <dt>Cadence</dt>
+          <dd>{CADENCE_WORDS[b.cadence] ?? b.cadence}</dd>
+        </dl>
+      </div>
+    </section>
+  )
+}
+
+function Invoices(props: { invoices: Invoice[]; overdue: Set<string> }) {
+  if (props.invoices.length === 0) return <p>No invoices yet. The first one is cut at the next billing run after value is delivered.</p>
+  return (
+    <div class="table-wrap">
+      <table aria-labelledby="invoices-h">
+        <thead>
+          <tr>
+            <th scope="col">Period</th>
+            <th scope="col" class="num">
+              Amount
+            </th>
+            <th scope="col" class="num">
+              Credits applied
+            </th>
+            <th scope="col" class="num">
+              Total
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Due</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.invoices.map((i) => {
+            const status = props.overdue.has(i.invoice_id) ? { label: 'Overdue', tone: 'bad' as const } : invoiceStatusWords(i)
+            return (
+              <tr>
+                <td>
+                  {utcDay(i.period.start)} – {utcDay(i.period.end)}
+                </td>
+                <td class="num">{usdFromCents(i.amount_cents)}</td>
+                <td class="num">{usdFromCents(i.credits_applied_cents)}</td>
+                <td class="num">{usdFromCents(i.total_cents)}</td>
+                <td>
+                  <Badge tone={status.tone}>{status.label}</Badge>
+                </td>
+                <td>{utc(i.due_at)}</td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,61 @@
+import { Page } from '../layout.tsx'
+import { PostForm } from '../forms.tsx'
+import { utc } from '../format.ts'
+
+/** `/portal/terms` (pure rendering): the current terms, their version, what this account accepted, and "Accept". */
+
+export interface TermsText {
+  title: string
+  version: string
+  paragraphs: readonly string[]
+}
+
+/** What the account accepted: the version (null when recorded before versions were kept) and when. */
+export interface Acceptance {
+  version: string | null
+  at: Date | null
+}
+
+export function TermsPage(props: { csrf: string; email: string; terms: TermsText; accepted: Acceptance | null; notice?: string | null }) {
+  const { terms, accepted } = props
+  const current = accepted !== null && accepted.version === terms.version
+  return (
+    <Page title="API terms" area="portal" path="/portal/terms" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
+      <AcceptanceStatus accepted={accepted} version={terms.version} />
+      <h2 id="terms-h">{terms.title}</h2>
+      <p class="muted">Version {terms.version}</p>
+      <article class="card" aria-labelledby="terms-h">
+        {terms.paragraphs.map((p) => (
+          <p>{p}</p>
+        ))}
+      </article>
+      {current ? null : (
+        <PostForm action="/portal/terms/accept" csrf={props.csrf}>
+          <p>By choosing Accept you accept version {terms.version} of these terms for this account.</p>
+          <button type="submit">Accept</button>
+        </PostForm>
+      )}
+    </Page>
+  )
+}
+
+function AcceptanceStatus(props: { accepted: Acceptance | null; version: string }) {
+  const { accepted } = props
+  if (accepted === null) return <p>You have not accepted the API terms yet. Campaign writes open once you do (and the other steps are done).</p>
+  const when = utc(accepted.at, 'at an unrecorded time')
+  if (accepted.version === props.version) {
+    return (
+      <p class="flash" role="status">
+        You accepted version {accepted.version} on {when}.
+      </p>
+    )
+  }
+  return (
+    <p class="form-error">
+      {accepted.version === null
+        ? `You accepted an earlier version of the terms on ${when}.`
+        : `You accepted version ${accepted.version} on ${when}.`}{' '}
+      The terms have changed since: please read and accept version {props.version}.
+    </p>
+  )
+}

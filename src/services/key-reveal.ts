@@ -1,0 +1,21 @@
+import { requireAccount } from './accounts.ts'
+import { keyRevealable, openApiKey } from './key-sealing.ts'
+import type { ServiceContext } from './context.ts'
+import { checkPasswordUnderLockout, confirmPassword, type LockoutContext, type PasswordRefusal } from './sign-in.ts'
+
+/**
+ * The portal's "Reveal" (operations.md section 5: the key page asks for the
+ * password again). The password is re-checked under the sign-in lockout, so
+ * guesses here count toward the same limit as guesses at the sign-in form.
+ */
+export type RevealResult = { ok: true; apiKey: string } | { ok: false; reason: 'not_revealable' } | PasswordRefusal
+
+export async function revealApiKey(ctx: ServiceContext & LockoutContext, userId: string, password: string, address: string): Promise<RevealResult> {
+  const account = await requireAccount(ctx, userId)
+  // A key issued before keys were sealed (or sealed under a key this instance no longer has) can only be rotated.
+  if (!(await keyRevealable(ctx, account))) return { ok: false, reason: 'not_revealable' }
+  const checked = await checkPasswordUnderLockout(ctx, address, async () => ((await confirmPassword(ctx, userId, password)) ? account : null))
+  if (!checked.ok) return checked
+  const apiKey = await openApiKey(ctx, checked.value)
+  return apiKey === null ? { ok: false, reason: 'not_revealable' } : { ok: true, apiKey }
+}

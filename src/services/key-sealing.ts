@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto'
+import { SecretSealer } from '../platform/secret-sealing.ts'
+import { ensureStoredSecret } from '../store/settings.ts'
+import type { ServiceContext } from './context.ts'
+
+/**
+ * The recoverable copy of an API key (docs/decisions.md "Account pages"). Keys
+ * are authenticated by their SHA-256 digest only; the portal's "Reveal" needs
+ * the key itself, so every newly issued key is also sealed (AES-256-GCM) under
+ * the key-sealing key: the ring of KEY_SEALING_KEY, else one key generated once
+ * and kept in the store (settings row `key_sealing_key`, key id 0), as the
+ * offer keys are (src/serving/engine.ts).
+ */
+export const STORED_SEALING_KEY_ID = 0
+
+type SealingContext = Pick<ServiceContext, 'db' | 'settings'>
+
+async function keySealer(ctx: SealingContext): Promise<SecretSealer> {
+  const ring = ctx.settings.keySealingKeys ?? [
+    { id: STORED_SEALING_KEY_ID, key: await ensureStoredSecret(ctx.db, 'key_sealing_key', () => randomBytes(32).toString('hex')) },
+  ]
+  return new SecretSealer(ring)
+}
+
+/** The sealed copy is bound to its account: copied onto another account's row, it does not open. */
+const sealContext = (userId: string) => `api_key:${userId}`
+
+export async function sealApiKey(ctx: SealingContext, userId: string, apiKey: string): Promise<Buffer> {
+  return (await keySealer(ctx)).seal(apiKey, sealContext(userId))
+}
+
+/** Whether the account's current key has a sealed copy this instance holds the key for (nothing is opened). */
+export async function keyRevealable(ctx: SealingContext, account: { api_key_sealed: Buffer | null }): Promise<boolean> {
+  return account.api_key_sealed !== null && (await keySealer(ctx)).canOpen(account.api_key_sealed)
+}
+
+/** The account's current key, or null when it has no sealed copy or the copy does not open here. */
+export async function openApiKey(ctx: SealingContext, account: { user_id: string; api_key_sealed: Buffer | null }): Promise<string | null> {
+  if (account.api_key_sealed === null) return null
+  return (await keySealer(ctx)).open(account.api_key_sealed, sealContext(account.user_id))
+}
