@@ -8,6 +8,8 @@ const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   password_set: 'Your password is set. Other sessions were signed out.',
   session_expired: 'Your session ended. Sign in again.',
+  created: 'Campaign created.',
+  export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',
 }
 
 export function portalNotice(code: string | undefined): string | null {
