@@ -80,9 +80,10 @@ export function control(html: string, name: string): string {
   return m[0]
 }
 
+/** An attribute's value; a bare attribute (`value`, as an empty value is written) is the empty string. */
 export function attribute(tag: string, name: string): string | null {
-  const m = new RegExp(`\\b${name}="([^"]*)"`).exec(tag)
-  return m ? decode(m[1]!) : null
+  const m = new RegExp(`\\s${name}(?:="([^"]*)")?(?=[\\s/>])`).exec(tag)
+  return m ? decode(m[1] ?? '') : null
 }
 
 /** What an input shows (its value attribute). */
@@ -126,9 +127,13 @@ export function labels(html: string): string[] {
 
 // ------------------------------------------------------------------------------------------ accounts
 
+export const PORTAL_PASSWORD = 'correct horse battery staple'
+
 export interface PortalAdvertiser {
   session: PortalSession
   email: string
+  /** Signs in again (after the session ended, e.g. the clock moved past its idle limit). */
+  signIn(): Promise<void>
   userId: string
   /** The same account through the API (a key issued by the operator), to check what the portal did. */
   api: Advertiser
@@ -146,7 +151,7 @@ export async function portalAdvertiser(
   const { approved = true, terms = true, billing = 'card' } = o
   const session = new PortalSession(h.baseUrl)
   const email = `portal-${randomBytes(4).toString('hex')}@example.dev`
-  const signedUp = await session.post('/portal/signup', { email, password: 'correct horse battery staple' }, '/portal/signup')
+  const signedUp = await session.post('/portal/signup', { email, password: PORTAL_PASSWORD }, '/portal/signup')
   assert.equal(signedUp.status, 303, signedUp.text)
   const overview = await session.get('/portal')
   assert.equal(overview.status, 200, overview.text)
@@ -168,5 +173,9 @@ export async function portalAdvertiser(
   const api = new Client(h, { 'x-service-user-id': userId, 'x-service-api-key': rotated.body.api_key }) as Advertiser
   api.userId = userId
   api.apiKey = rotated.body.api_key
-  return { session, email, userId, api }
+  const signIn = async () => {
+    const res = await session.post('/portal/login', { email, password: PORTAL_PASSWORD }, '/portal/login')
+    assert.equal(res.status, 303, res.text)
+  }
+  return { session, email, userId, api, signIn }
 }
