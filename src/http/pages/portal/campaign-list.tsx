@@ -49,7 +49,7 @@ export function CampaignListPage(props: {
           </div>
         )
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Your campaigns" tabIndex={0}>
           <table>
             <caption class="muted">Newest first{props.paged ? ' (continued)' : ''}.</caption>
             <thead>

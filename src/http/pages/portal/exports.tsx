@@ -133,7 +133,8 @@ export function ExportsPage(props: {
       {props.jobs.length === 0 ? (
         <p>{props.paged ? 'No more exports.' : 'No exports yet. Files are kept for 24 hours after you request them.'}</p>
       ) : (
-        <div class="table-wrap">
+        // Focusable, so a keyboard can scroll the table on a narrow screen even when no row has a link yet.
+        <div class="table-wrap" role="region" aria-label="Your exports" tabIndex={0}>
           <table>
             <thead>
               <tr>
