@@ -17,9 +17,11 @@ export const PREVIEW_SURFACES = ['extension', 'terminal', 'both'] as const
 export type PreviewSurface = (typeof PREVIEW_SURFACES)[number]
 export const MODERATION_STATUSES = ['approved', 'pending', 'rejected'] as const
 export type ModerationStatus = (typeof MODERATION_STATUSES)[number]
-/** How a campaign was ordered; this API creates only `advertiser_api` ones. */
+/** How a campaign was ordered: the API creates `advertiser_api` ones, the portal's create form `website` ones. */
 export const CREATION_CHANNELS = ['advertiser_api', 'website', 'admin', 'legacy'] as const
 export type CreationChannel = (typeof CREATION_CHANNELS)[number]
+/** The channels that order through the create use case. */
+export type OrderChannel = Extract<CreationChannel, 'advertiser_api' | 'website'>
 
 /** POST /campaigns body after schema validation (types, required fields, static limits). */
 export interface CampaignCreateInput {
@@ -169,7 +171,7 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
   }
 }
 
-/** Default campaign name: "API campaign - YYYY-MM-DD" (UTC date of creation). */
-export function defaultCampaignName(now: Date): string {
-  return `API campaign - ${now.toISOString().slice(0, 10)}`
+/** Default campaign name: "API campaign - YYYY-MM-DD" (UTC date of creation); "Portal campaign - …" for the portal's form. */
+export function defaultCampaignName(now: Date, channel: OrderChannel = 'advertiser_api'): string {
+  return `${channel === 'website' ? 'Portal' : 'API'} campaign - ${now.toISOString().slice(0, 10)}`
 }

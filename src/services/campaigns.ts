@@ -6,6 +6,7 @@ import {
   defaultCampaignName,
   validateOrder,
   type CampaignCreateInput,
+  type OrderChannel,
 } from '../domain/campaign-order.ts'
 import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
 import { microsToUsd } from '../domain/money.ts'
@@ -30,9 +31,9 @@ import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
 import { requireComponent } from './status.ts'
 
-export interface CampaignCreated {
+export interface CampaignCreated<C extends OrderChannel = OrderChannel> {
   campaign_id: string
-  creation_channel: 'advertiser_api'
+  creation_channel: C
   status: 'active' | 'paused'
   moderation_status: 'approved' | 'pending'
   impressions: number
@@ -56,21 +57,24 @@ export interface CreateBudget {
 }
 
 /**
- * POST /campaigns. Per account, creates are serialized on the account row, so
- * concurrent retries of one idempotency key see each other: the first creates,
- * the rest replay its stored 201 body.
+ * POST /campaigns, and the portal's create form (`channel` `website`): one
+ * use case, so both get the same validation, limits, budget and auction. Per
+ * account, creates are serialized on the account row, so concurrent retries
+ * of one idempotency key see each other: the first creates, the rest replay
+ * its stored 201 body.
  */
-export async function createCampaign(
+export async function createCampaign<C extends OrderChannel = 'advertiser_api'>(
   ctx: ServiceContext,
   userId: string,
   input: CampaignCreateInput,
   budget: CreateBudget,
-): Promise<CampaignCreated> {
+  channel: C = 'advertiser_api' as C,
+): Promise<CampaignCreated<C>> {
   await requireComponent(ctx, 'campaign_creation')
 
   const fingerprint = createFingerprint(input)
   try {
-    return await insertOrReplay(ctx, userId, input, fingerprint, budget)
+    return (await insertOrReplay(ctx, userId, input, fingerprint, budget, channel)) as CampaignCreated<C>
   } catch (err) {
     // Nothing was created (the transaction rolled back): the create taken for it, if any, is not spent.
     await budget.refund()
@@ -84,6 +88,7 @@ async function insertOrReplay(
   input: CampaignCreateInput,
   fingerprint: string,
   budget: CreateBudget,
+  channel: OrderChannel,
 ): Promise<CampaignCreated> {
   return ctx.db.transaction().execute(async (trx) => {
     const account = await lockAccount(trx, userId)
@@ -91,7 +96,8 @@ async function insertOrReplay(
 
     const prior = await findCreateRequest(trx, userId, input.idempotency_key)
     if (prior) {
-      if (prior.fingerprint !== fingerprint) {
+      // A key first used on the other channel (API vs portal) is another payload: its stored body names that channel.
+      if (prior.fingerprint !== fingerprint || (prior.response as CampaignCreated).creation_channel !== channel) {
         throw conflict({ field: 'idempotency_key', reason: 'idempotency_key_reused', campaign_id: prior.campaign_id })
       }
       return { ...(prior.response as CampaignCreated), replayed: true }
@@ -117,8 +123,8 @@ async function insertOrReplay(
       campaign: {
         campaign_id: campaignId,
         user_id: userId,
-        creation_channel: 'advertiser_api',
-        name: order.name ?? defaultCampaignName(now),
+        creation_channel: channel,
+        name: order.name ?? defaultCampaignName(now, channel),
         status,
         kind: order.kind,
         cpm_micros: order.cpmMicros,
@@ -162,7 +168,7 @@ async function insertOrReplay(
 
     const created: CampaignCreated = {
       campaign_id: campaignId,
-      creation_channel: 'advertiser_api',
+      creation_channel: channel,
       status,
       moderation_status: order.moderation.status === 'pending' ? 'pending' : 'approved',
       impressions: order.impressions,

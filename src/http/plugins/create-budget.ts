@@ -17,9 +17,12 @@ import { createBudgetKey, safely, type AuthDeps } from './auth.ts'
  * the limit. A create that fails after taking (the insert or the commit)
  * refunds its unit. A crash between the take and the refund loses that unit
  * for the rest of the minute, which errs on the limit's side.
+ *
+ * `userId` is the API caller's account, or the signed-in advertiser of the
+ * portal's create form: one budget per account, whichever channel spends it.
  */
-export function createBudget(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply): CreateBudget {
-  const key = createBudgetKey(request.account.user_id)
+export function createBudget(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, userId: string = request.account.user_id): CreateBudget {
+  const key = createBudgetKey(userId)
   let taken: { startMs: number; limit: number; count: number } | null = null
   return {
     async take(limit) {

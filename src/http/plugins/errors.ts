@@ -70,6 +70,15 @@ function validationDetail(err: AjvError, context: string, unknownFieldReason: st
   }
 }
 
+/**
+ * The API's 400 for a body that fails its schema (`errors` as Ajv reports
+ * them). The portal builds API bodies from its forms and checks them with the
+ * API's own schemas, so a form gets the same `{field, reason}` as the API.
+ */
+export function bodySchemaError(errors: readonly unknown[]): ApiError {
+  return new ApiError(400, validationDetail(errors[0] as AjvError, 'body', 'unknown_field'))
+}
+
 /** PostgreSQL / connection failures that mean "try again later", not a bug. */
 function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
   const code = (err as { code?: unknown }).code

@@ -14,6 +14,8 @@ const NOTICES: Record<string, string> = {
   card_needs_authentication: 'Your card is attached. Your bank asks you to authenticate it before it can be charged.',
   card_authenticated: 'Thank you: your card is authenticated.',
   net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
+  created: 'Campaign created.',
+  export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',
 }
 
 export function portalNotice(code: string | undefined): string | null {

@@ -31,6 +31,18 @@ export function presentExportJob(job: ExportJobRow, publicUrl: string) {
   }
 }
 
+/** The headers of a CSV download, the API's and the portal's alike. */
+export function exportDownloadHeaders(job: ExportJobRow): Record<string, string> {
+  return {
+    'content-type': 'text/csv; charset=utf-8',
+    'cache-control': 'private, no-store',
+    'content-disposition': `attachment; filename="${exportFileName(job.export_id)}"`,
+    'x-service-export-schema': job.schema_version,
+    'x-service-content-sha256': job.sha256!,
+    'content-length': String(job.size_bytes!),
+  }
+}
+
 export function exportRoutes(deps: RouteDeps) {
   return async (app: App) => {
     app.post(
@@ -113,17 +125,7 @@ export function exportRoutes(deps: RouteDeps) {
       },
       async (request, reply) => {
         const { job, body } = await openExportDownload(deps, request.account.user_id, request.params.export_id)
-        return reply
-          .code(200)
-          .headers({
-            'content-type': 'text/csv; charset=utf-8',
-            'cache-control': 'private, no-store',
-            'content-disposition': `attachment; filename="${exportFileName(job.export_id)}"`,
-            'x-service-export-schema': job.schema_version,
-            'x-service-content-sha256': job.sha256!,
-            'content-length': String(job.size_bytes!),
-          })
-          .send(body)
+        return reply.code(200).headers(exportDownloadHeaders(job)).send(body)
       },
     )
   }

@@ -22,3 +22,28 @@ export const SetPasswordForm = Form({ token: text(200), password: text(1_024) })
 export const EmptyForm = Form({})
 export const RevealKeyForm = Form({ password: text(1_024) })
 export const CardForm = Form({ card_number: text(64) })
+
+/**
+ * The create-campaign form (/portal/campaigns/new). Field names are the API's
+ * (`blocks` stands for `impressions` ÷ block size); the route builds the
+ * CampaignCreate body from them and checks it with the API's own schema.
+ */
+export const CampaignCreateForm = Form({
+  idempotency_key: OptionalText(200),
+  name: OptionalText(1_000),
+  ad_line: OptionalText(1_000),
+  brand: OptionalText(1_000),
+  cpm_usd: OptionalText(100),
+  blocks: OptionalText(100),
+  destination_url: OptionalText(2_000),
+  target_surface: OptionalText(40),
+  target_countries: OptionalText(1_000),
+  icon_url: OptionalText(16_000),
+  kind: OptionalText(40),
+  pace_minutes: OptionalText(100),
+  optin_leaderboard: OptionalText(10),
+  start_paused: OptionalText(10),
+})
+
+/** The export request form (/portal/exports): the window as typed (UTC) and one optional campaign. */
+export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalText(100), campaign: OptionalText(200) })

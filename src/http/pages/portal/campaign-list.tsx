@@ -1,0 +1,100 @@
+import type { Static } from 'typebox'
+import { Page } from '../layout.tsx'
+import { count, usdBid, usdFromMicros, utc } from '../format.ts'
+import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
+
+type Campaign = Static<typeof CampaignSummarySchema>
+
+const STATUS: Record<Campaign['status'], { label: string; tone: string }> = {
+  active: { label: 'Active', tone: 'ok' },
+  paused: { label: 'Paused', tone: 'warn' },
+  cancelled_user: { label: 'Cancelled', tone: '' },
+  completed: { label: 'Completed', tone: '' },
+}
+
+/** A campaign's status in words, as a badge (the colour repeats the word, never replaces it). */
+export function CampaignStatusBadge(props: { status: Campaign['status'] }) {
+  const s = STATUS[props.status]
+  return <span class={s.tone ? `badge ${s.tone}` : 'badge'}>{s.label}</span>
+}
+
+export function CampaignListPage(props: {
+  csrf: string
+  email: string
+  campaigns: Campaign[]
+  nextCursor: string | null
+  /** True past the first page (a cursor was given). */
+  paged: boolean
+  notice: string | null
+}) {
+  const { campaigns } = props
+  return (
+    <Page title="Campaigns" area="portal" path="/portal/campaigns" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
+      <p class="actions">
+        <a class="button" href="/portal/campaigns/new">
+          New campaign
+        </a>
+      </p>
+      {campaigns.length === 0 ? (
+        props.paged ? (
+          <p>
+            No more campaigns. <a href="/portal/campaigns">Back to the newest</a>.
+          </p>
+        ) : (
+          <div class="card">
+            <p>You have no campaigns yet.</p>
+            <p>
+              <a href="/portal/campaigns/new">Create your first campaign</a>: an ad line, a bid and a number of blocks of 1,000 impressions.
+            </p>
+          </div>
+        )
+      ) : (
+        <div class="table-wrap" role="region" aria-label="Your campaigns" tabIndex={0}>
+          <table>
+            <caption class="muted">Newest first{props.paged ? ' (continued)' : ''}.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">
+                  Bid (CPM)
+                </th>
+                <th scope="col" class="num">
+                  Served / bought
+                </th>
+                <th scope="col" class="num">
+                  Spend
+                </th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {campaigns.map((c) => (
+                <tr>
+                  <td>
+                    <a href={`/portal/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</a>
+                  </td>
+                  <td>
+                    <CampaignStatusBadge status={c.status} />
+                  </td>
+                  <td class="num">{usdBid(c.cpm_usd)}</td>
+                  <td class="num">
+                    {count(c.impressions_served)} / {count(c.impressions)}
+                  </td>
+                  <td class="num">{usdFromMicros(c.lifetime_spent_micros)}</td>
+                  <td>{utc(c.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.nextCursor !== null || props.paged ? (
+        <nav class="pager" aria-label="Pages">
+          {props.paged ? <a href="/portal/campaigns">Newest campaigns</a> : null}
+          {props.nextCursor !== null ? <a href={`/portal/campaigns?cursor=${encodeURIComponent(props.nextCursor)}`}>Next page</a> : null}
+        </nav>
+      ) : null}
+    </Page>
+  )
+}
