@@ -8,6 +8,14 @@ const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   password_set: 'Your password is set. Other sessions were signed out.',
   session_expired: 'Your session ended. Sign in again.',
+  // The campaign page.
+  campaign_paused: 'Campaign paused. It keeps its place in the auction.',
+  campaign_resumed: 'Campaign resumed.',
+  campaign_cancelled: 'Campaign cancelled. Delivered impressions are billed; undelivered ones never are.',
+  campaign_renamed: 'Campaign renamed.',
+  ad_line_rewritten: 'Ad line rewritten. It is screened again; a line held for review serves once approved.',
+  report_shared: 'Report shared: anyone with the link below can see it.',
+  report_unshared: 'Report no longer shared: its old link no longer works.',
 }
 
 export function portalNotice(code: string | undefined): string | null {

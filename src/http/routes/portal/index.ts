@@ -1,6 +1,8 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { portalSignInRoutes } from './sign-in.ts'
 import { portalOverviewRoutes } from './overview.ts'
+import { portalCampaignRoutes } from './campaign.ts'
+import { portalStatsRoutes } from './stats.ts'
 import { requireAdvertiser } from './session.ts'
 
 /**
@@ -13,7 +15,7 @@ export function portalRoutes(deps: RouteDeps) {
     await app.register(portalSignInRoutes(deps))
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireAdvertiser(deps))
-      for (const routes of [portalOverviewRoutes]) await signedIn.register(routes(deps))
+      for (const routes of [portalOverviewRoutes, portalCampaignRoutes, portalStatsRoutes]) await signedIn.register(routes(deps))
     })
   }
 }

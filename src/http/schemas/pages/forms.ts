@@ -20,3 +20,8 @@ export const ForgotPasswordForm = Form({ email: text(320) })
 export const SetPasswordForm = Form({ token: text(200), password: text(1_024) })
 /** A button-only form (sign out, accept, pause…): the CSRF token alone. */
 export const EmptyForm = Form({})
+
+// The campaign page (routes/portal/campaign.ts). Generous bounds: the service's own length rule
+// (1-120, 3-60 characters) answers beside the field; this only caps what a form may post.
+export const RenameForm = Form({ name: text(8_000) })
+export const AdLineForm = Form({ ad_line: text(8_000) })
