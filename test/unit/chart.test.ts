@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { renderToString } from 'preact-render-to-string'
-import { Chart, chartSummary, GEOMETRY, labelIndices, niceScale, type ChartPoint, type ChartProps } from '../../src/http/pages/chart.tsx'
+import { Chart, chartSummary, GEOMETRY, labelIndices, niceScale, placeLabels, type ChartPoint, type ChartProps } from '../../src/http/pages/chart.tsx'
 import { axisTime, bucketText, usdExactFromMicros, usdTick } from '../../src/http/pages/portal/delivery.tsx'
 import { deliveryChartPlan, HOURLY_CHART_MAX_AGE_MS } from '../../src/domain/delivery-chart.ts'
 import { MAX_RANGE_DAYS } from '../../src/domain/stats.ts'
@@ -40,9 +40,24 @@ test('labelIndices: labels fit side by side and start at the first bucket', () =
     const picked = labelIndices(count, chars)
     assert.equal(picked[0], 0)
     const every = picked.length > 1 ? picked[1]! - picked[0]! : count
-    // Bucket spacing times the step leaves room for a label at the narrow-screen font (about 11 units a character).
-    assert.ok((width / count) * every >= chars * 11, `${count} buckets of ${chars} characters: every ${every}`)
+    // Bucket spacing times the step leaves room for a label at the narrow-screen font (about 12.5 units a character).
+    assert.ok((width / count) * every >= chars * 12.5, `${count} buckets of ${chars} characters: every ${every}`)
     assert.ok(picked.length <= count)
+  }
+})
+
+test('placeLabels: labels stay inside the drawing and never run into each other', () => {
+  const width = GEOMETRY.width - GEOMETRY.left - GEOMETRY.right
+  for (const [count, text] of [[24, 'Nov 4, 00:00'], [49, 'Nov 4, 00:00'], [30, 'Oct 25'], [3, 'Nov 2'], [1, 'Nov 2026'], [731, 'Oct 25']] as const) {
+    const texts = Array.from({ length: count }, () => text)
+    const band = width / count
+    const placed = placeLabels(labelIndices(count, text.length), texts, (i) => GEOMETRY.left + (i + 0.5) * band)
+    assert.ok(placed.length >= 1 && placed[0]!.index === 0, `${count}: the first bucket is labelled`)
+    const half = (text.length * 12.5) / 2
+    for (const [n, label] of placed.entries()) {
+      assert.ok(label.x - half >= 0 && label.x + half <= GEOMETRY.width, `${count}: inside`)
+      if (n > 0) assert.ok(label.x - half >= placed[n - 1]!.x + half, `${count}: label ${n} clear of the one before`)
+    }
   }
 })
 

@@ -56,11 +56,11 @@ const PLOT = {
 }
 
 /**
- * Axis text is sized for the narrow-screen font of site.css (20 user units):
- * about 11 units per character, so labels never collide at 375 px.
+ * Axis text is sized for the narrow-screen font of site.css (22 user units):
+ * about 12.5 units per character, so labels never collide at 375 px.
  */
-const CHAR_UNITS = 11
-const LABEL_GAP = 16
+const CHAR_UNITS = 12.5
+const LABEL_GAP = 14
 
 export interface Scale {
   /** The top of the axis (the highest tick). */
@@ -100,6 +100,30 @@ export function labelIndices(count: number, labelChars: number, width: number = 
   const out: number[] = []
   for (let i = 0; i < count; i += every) out.push(i)
   return out
+}
+
+export interface AxisLabel {
+  index: number
+  /** The label's centre, kept inside the drawing. */
+  x: number
+}
+
+/**
+ * Where the time labels go: the candidates of labelIndices, each centred on
+ * its bucket but moved inside the drawing at the edges, keeping only those
+ * that do not run into the previous one.
+ */
+export function placeLabels(indices: number[], texts: string[], centre: (i: number) => number): AxisLabel[] {
+  const placed: AxisLabel[] = []
+  let previousEnd = Number.NEGATIVE_INFINITY
+  for (const index of indices) {
+    const half = (texts[index]!.length * CHAR_UNITS) / 2
+    const x = Math.min(Math.max(centre(index), half), GEOMETRY.width - half)
+    if (x - half < previousEnd + LABEL_GAP) continue
+    placed.push({ index, x })
+    previousEnd = x + half
+  }
+  return placed
 }
 
 const isEmpty = (points: ChartPoint[]) => points.every((p) => p.value === 0)
@@ -166,20 +190,14 @@ export function Chart(props: ChartProps) {
             {points.length <= 60 ? points.map((p, i) => <circle class={`dot ${tone}`} cx={round(centre(i))} cy={round(y(p.value))} r={3} />) : null}
           </>
         )}
-        {labelIndices(points.length, labelChars).map((i) => {
-          const halfWidth = (axisTimes[i]!.length * CHAR_UNITS) / 2
-          const cx = centre(i)
-          const anchor = cx - halfWidth < 0 ? 'start' : cx + halfWidth > GEOMETRY.width ? 'end' : 'middle'
-          const x = anchor === 'start' ? PLOT.x0 : anchor === 'end' ? PLOT.x1 : cx
-          return (
-            <g>
-              <line class="axis" x1={round(cx)} x2={round(cx)} y1={PLOT.y1} y2={PLOT.y1 + 5} />
-              <text class="tick" x={round(x)} y={PLOT.y1 + 26} text-anchor={anchor}>
-                {axisTimes[i]}
-              </text>
-            </g>
-          )
-        })}
+        {placeLabels(labelIndices(points.length, labelChars), axisTimes, centre).map(({ index, x }) => (
+          <g>
+            <line class="axis" x1={round(centre(index))} x2={round(centre(index))} y1={PLOT.y1} y2={PLOT.y1 + 5} />
+            <text class="tick" x={round(x)} y={PLOT.y1 + 26} text-anchor="middle">
+              {axisTimes[index]}
+            </text>
+          </g>
+        ))}
         {empty ? (
           <text class="empty" x={GEOMETRY.width / 2} y={round((PLOT.y0 + PLOT.y1) / 2)} text-anchor="middle">
             {props.emptyText ?? 'No delivery in this period'}
@@ -189,7 +207,8 @@ export function Chart(props: ChartProps) {
       <figcaption>{props.caption}</figcaption>
       <details class="chart-data">
         <summary>Data</summary>
-        <div class="table-wrap">
+        {/* Scrolls when long or narrow, so it takes the focus (keyboard users can scroll it). */}
+        <div class="table-wrap" role="region" aria-label={`${props.title}: data`} tabIndex={0}>
           <table>
             <caption>{props.title}</caption>
             <thead>

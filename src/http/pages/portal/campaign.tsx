@@ -190,12 +190,12 @@ export function CampaignPage(props: CampaignPageProps) {
         </p>
       ) : null}
 
-      <PostForm action={`${base}/rename`} csrf={props.csrf} class="inline-form" label="Rename">
+      <PostForm action={`${base}/rename`} csrf={props.csrf} class="inline-form edit-line" label="Rename">
         <Field name="name" label="Name" type="text" value={props.values?.name ?? c.name} error={fieldError('name')} autocomplete="off" />
         <button type="submit">Rename</button>
       </PostForm>
       {canRewrite ? (
-        <PostForm action={`${base}/ad-line`} csrf={props.csrf} class="inline-form" label="Rewrite ad line">
+        <PostForm action={`${base}/ad-line`} csrf={props.csrf} class="inline-form edit-line" label="Rewrite ad line">
           <Field
             name="ad_line"
             label="Ad line"
@@ -212,10 +212,10 @@ export function CampaignPage(props: CampaignPageProps) {
       <h2>Delivery</h2>
       <Delivery campaign={c} delivery={props.delivery} />
 
-      <h2>Blocks</h2>
-      <div class="table-wrap">
+      <h2 id="blocks-h">Blocks</h2>
+      <div class="table-wrap" role="region" aria-labelledby="blocks-h" tabIndex={0}>
         <table>
-          <caption class="muted">Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} impressions, delivered in order</caption>
+          <caption>Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} impressions, delivered in order</caption>
           <thead>
             <tr>
               <th scope="col">Block</th>
@@ -243,8 +243,8 @@ export function CampaignPage(props: CampaignPageProps) {
         </table>
       </div>
 
-      <h2>Creatives</h2>
-      <div class="table-wrap">
+      <h2 id="creatives-h">Creatives</h2>
+      <div class="table-wrap" role="region" aria-labelledby="creatives-h" tabIndex={0}>
         <table>
           <thead>
             <tr>
