@@ -25,6 +25,11 @@ export function cancelTransition(status: string): Transition {
   return { conflict: `a ${status} campaign cannot be cancelled` }
 }
 
+/** Why the live ad line cannot be rewritten (PATCH ad_line, 409), or null: a cancelled campaign has none. Renaming is always allowed. */
+export function adLineRewriteConflict(status: string): string | null {
+  return status === 'cancelled_user' ? 'a cancelled campaign has no live ad line to rewrite' : null
+}
+
 /** Milliseconds spent paused, folded in when a pause ends (pacing excludes paused time). */
 export function pausedMillis(pausedAt: Date | null, now: Date): number {
   return pausedAt === null ? 0 : Math.max(0, now.getTime() - pausedAt.getTime())

@@ -13,7 +13,7 @@ import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
 import type { InvoiceSchema } from './schemas/admin/invoices.ts'
 import type { OutboxMessageSchema } from './schemas/admin/outbox.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
-import type { CreativeSchema } from './schemas/creatives.ts'
+import type { CampaignDetailSchema, CreativeSchema } from './schemas/creatives.ts'
 
 /** Presenters list every output field explicitly: a new column never leaks into a response. */
 
@@ -161,6 +161,7 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
     brand: cr.brand,
     icon_url: cr.icon_url,
     moderation_status: cr.moderation_status,
+    moderation_reason: cr.moderation_reason,
     kind: c.kind,
     cpm_usd: microsToUsd(c.cpm_micros),
     target_surface: c.target_surface,
@@ -189,6 +190,11 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
     created_at: cr.created_at.toISOString(),
     updated_at: cr.updated_at.toISOString(),
   }
+}
+
+/** GET /campaigns/{id} (and the portal's campaign page): the campaign with its creative embedded (a collection read: no metrics). */
+export function presentCampaignDetail(g: CampaignGraph): Static<typeof CampaignDetailSchema> {
+  return { ...presentCampaign(g), creatives: [presentCreative(g)] }
 }
 
 export function presentOutboxMessage(m: OutboxRow): Static<typeof OutboxMessageSchema> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -17,4 +17,9 @@ export function randomBase62(length: number): string {
 /** Opaque public identifier: a type prefix and 22 base62 characters (about 131 bits). */
 export function newId(prefix: 'usr' | 'cmp' | 'crv' | 'blk' | 'inv' | 'exp' | 'imp' | 'crd' | 'msg'): string {
   return `${prefix}_${randomBase62(22)}`
+}
+
+/** A random (version 4) UUID: 122 random bits, for capabilities such as a shared report's address. */
+export function newRandomUuid(): string {
+  return randomUUID()
 }

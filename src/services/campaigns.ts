@@ -8,11 +8,11 @@ import {
   type CampaignCreateInput,
   type OrderChannel,
 } from '../domain/campaign-order.ts'
-import { cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
+import { adLineRewriteConflict, cancelTransition, pausedMillis, pauseTransition, resumeTransition, type Transition } from '../domain/campaign-state.ts'
 import { microsToUsd } from '../domain/money.ts'
 import { checkExposure } from '../domain/exposure.ts'
 import { computeBalance } from '../domain/balance.ts'
-import { newId } from '../platform/ids.ts'
+import { newId, newRandomUuid } from '../platform/ids.ts'
 import { lockAccount } from '../store/accounts.ts'
 import { readBalanceFacts } from '../store/balance.ts'
 import {
@@ -266,7 +266,8 @@ export async function editCampaign(
     if (!campaign) throw notFound('campaign')
     const now = ctx.clock.now()
     if (line) {
-      if (campaign.status === 'cancelled_user') throw conflict('a cancelled campaign has no live ad line to rewrite')
+      const lineConflict = adLineRewriteConflict(campaign.status)
+      if (lineConflict) throw conflict(lineConflict)
       await updateCreative(trx, campaignId, {
         ad_line: line.adLine,
         moderation_status: line.moderation.status,
@@ -275,6 +276,35 @@ export async function editCampaign(
       })
     }
     await updateCampaign(trx, campaignId, { ...(name ? { name } : {}), updated_at: now })
+    return reload(trx, userId, campaignId)
+  })
+}
+
+/**
+ * "Share report": gives the campaign a `report_uuid` (a random v4 UUID, 122
+ * random bits), the address of its public delivery report. Publishing is a
+ * campaign write (the caller checks write access, as for PATCH). Sharing a
+ * shared campaign keeps its address, so links already handed out keep working.
+ */
+export async function shareCampaignReport(ctx: ServiceContext, userId: string, campaignId: string): Promise<CampaignGraph> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const campaign = await lockCampaign(trx, userId, campaignId)
+    if (!campaign) throw notFound('campaign')
+    if (campaign.report_uuid === null) await updateCampaign(trx, campaignId, { report_uuid: newRandomUuid(), updated_at: ctx.clock.now() })
+    return reload(trx, userId, campaignId)
+  })
+}
+
+/**
+ * "Stop sharing": clears `report_uuid`, so the old address answers 404. Always
+ * allowed, whatever the write prerequisites: taking a report down never needs
+ * an approval. A campaign that is not shared is left as it is.
+ */
+export async function stopSharingCampaignReport(ctx: ServiceContext, userId: string, campaignId: string): Promise<CampaignGraph> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const campaign = await lockCampaign(trx, userId, campaignId)
+    if (!campaign) throw notFound('campaign')
+    if (campaign.report_uuid !== null) await updateCampaign(trx, campaignId, { report_uuid: null, updated_at: ctx.clock.now() })
     return reload(trx, userId, campaignId)
   })
 }

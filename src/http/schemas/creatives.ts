@@ -14,6 +14,14 @@ export const CreativeSchema = Type.Object({
   brand: Nullable(Type.String()),
   icon_url: Nullable(Type.String()),
   moderation_status: StringEnum(MODERATION_STATUSES),
+  moderation_reason: Nullable(
+    Type.String({
+      description:
+        'Why the creative has its moderation status: with `rejected`, the operator\'s reason (null when none was given); with ' +
+        '`pending`, the screening category that sent the line to review (for example `lending`); null when `approved`. ' +
+        'Added after 1.7.0.',
+    }),
+  ),
   kind: StringEnum(CAMPAIGN_KINDS),
   cpm_usd: Type.Number(),
   target_surface: StringEnum(TARGET_SURFACES),

@@ -16,6 +16,14 @@ const NOTICES: Record<string, string> = {
   net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
   created: 'Campaign created.',
   export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',
+  // The campaign page.
+  campaign_paused: 'Campaign paused. It keeps its place in the auction.',
+  campaign_resumed: 'Campaign resumed.',
+  campaign_cancelled: 'Campaign cancelled. Delivered impressions are billed; undelivered ones never are.',
+  campaign_renamed: 'Campaign renamed.',
+  ad_line_rewritten: 'Ad line rewritten. It is screened again; a line held for review serves once approved.',
+  report_shared: 'Report shared: anyone with the link below can see it.',
+  report_unshared: 'Report no longer shared: its old link no longer works.',
 }
 
 export function portalNotice(code: string | undefined): string | null {

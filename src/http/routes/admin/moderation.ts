@@ -11,14 +11,14 @@ export function adminModerationRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: "Decide a campaign's creative",
-          description: 'Only `approved` creatives serve.',
+          description: 'Only `approved` creatives serve. `reason` (optional) is kept with a rejection and shown to the advertiser as the creative\'s `moderation_reason`.',
           tags: ['moderation'],
           params: CampaignParams,
           body: ModerationSchema,
           response: { 200: ModerationResultSchema, ...errors(404) },
         },
       },
-      async (request) => moderateCampaign(deps, request.params.campaign_id, request.body.status),
+      async (request) => moderateCampaign(deps, request.params.campaign_id, request.body.status, request.body.reason),
     )
   }
 }

@@ -6,8 +6,8 @@ import {
   CampaignEditSchema,
   CampaignListSchema,
 } from '../../schemas/campaigns.ts'
-import { CampaignDetailSchema, CreativeSchema } from '../../schemas/creatives.ts'
-import { presentCampaign, presentCreative } from '../../presenters.ts'
+import { CampaignDetailSchema } from '../../schemas/creatives.ts'
+import { presentCampaign, presentCampaignDetail as detail } from '../../presenters.ts'
 import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
 import type { CampaignGraph } from '../../../services/read-models.ts'
@@ -16,8 +16,6 @@ import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, readCampai
 
 const Params = IdParams('campaign_id')
 
-const detail = (g: CampaignGraph) => ({ ...presentCampaign(g), creatives: [presentCreative(g)] })
-void CreativeSchema
 
 export function campaignRoutes(deps: RouteDeps) {
   const writeAccess = requireWriteAccess(deps)

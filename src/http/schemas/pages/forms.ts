@@ -47,3 +47,8 @@ export const CampaignCreateForm = Form({
 
 /** The export request form (/portal/exports): the window as typed (UTC) and one optional campaign. */
 export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalText(100), campaign: OptionalText(200) })
+
+// The campaign page (routes/portal/campaign.ts). Generous bounds: the service's own length rule
+// (1-120, 3-60 characters) answers beside the field; this only caps what a form may post.
+export const RenameForm = Form({ name: text(8_000) })
+export const AdLineForm = Form({ ad_line: text(8_000) })

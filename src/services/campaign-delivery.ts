@@ -1,0 +1,58 @@
+import { deliveryChartPlan } from '../domain/delivery-chart.ts'
+import { bucketSpine, type Granularity } from '../domain/stats.ts'
+import type { ServiceContext } from './context.ts'
+import { getStats } from './stats.ts'
+
+export interface DeliveryBucket {
+  /** The bucket's start, epoch ms (UTC). */
+  bucketMs: number
+  billable_impressions: number
+  spend_micros: number
+}
+
+export interface CampaignDelivery {
+  granularity: Granularity
+  startMs: number
+  endMs: number
+  /** Every bucket of [start, end), zero buckets included, in time order. */
+  buckets: DeliveryBucket[]
+  totals: { billable_impressions: number; spend_micros: number }
+}
+
+/**
+ * A campaign's impressions and spend over time, for its delivery chart. The
+ * window is domain/delivery-chart.ts#deliveryChartPlan's; every part of it is
+ * read through getStats, the use case of GET /v1/stats, with the campaign as
+ * its filter, so the chart has the API's windows, limits, ownership check
+ * (404) and errors (400 `window_too_costly`, 503 while reporting is off).
+ */
+export async function readCampaignDelivery(ctx: ServiceContext, userId: string, campaignId: string, createdAt: Date): Promise<CampaignDelivery> {
+  const plan = deliveryChartPlan(createdAt.getTime(), ctx.clock.nowMs())
+  const results = await Promise.all(
+    plan.parts.map((part) =>
+      getStats(ctx, userId, {
+        granularity: plan.granularity,
+        start: new Date(part.startMs).toISOString(),
+        end: new Date(part.endMs).toISOString(),
+        campaign_id: campaignId,
+      }),
+    ),
+  )
+  const byBucket = new Map<number, { billable_impressions: number; spend_micros: number }>()
+  for (const point of results.flatMap((r) => r.points)) byBucket.set(Date.parse(point.bucket), point)
+  const buckets = bucketSpine(plan.window, plan.granularity).map((bucketMs) => ({
+    bucketMs,
+    billable_impressions: byBucket.get(bucketMs)?.billable_impressions ?? 0,
+    spend_micros: byBucket.get(bucketMs)?.spend_micros ?? 0,
+  }))
+  return {
+    granularity: plan.granularity,
+    startMs: plan.window.startMs,
+    endMs: plan.window.endMs,
+    buckets,
+    totals: {
+      billable_impressions: results.reduce((n, r) => n + r.totals.billable_impressions, 0),
+      spend_micros: results.reduce((n, r) => n + r.totals.spend_micros, 0),
+    },
+  }
+}
