@@ -26,7 +26,14 @@ export interface CampaignDelivery {
  * its filter, so the chart has the API's windows, limits, ownership check
  * (404) and errors (400 `window_too_costly`, 503 while reporting is off).
  */
-export async function readCampaignDelivery(ctx: ServiceContext, userId: string, campaignId: string, createdAt: Date): Promise<CampaignDelivery> {
+export async function readCampaignDelivery(
+  ctx: ServiceContext,
+  userId: string,
+  campaignId: string,
+  createdAt: Date,
+  /** One surface or one country only (the public report's breakdowns); the whole campaign when absent. */
+  filter: { surface?: string; country?: string } = {},
+): Promise<CampaignDelivery> {
   const plan = deliveryChartPlan(createdAt.getTime(), ctx.clock.nowMs())
   const results = await Promise.all(
     plan.parts.map((part) =>
@@ -35,6 +42,7 @@ export async function readCampaignDelivery(ctx: ServiceContext, userId: string, 
         start: new Date(part.startMs).toISOString(),
         end: new Date(part.endMs).toISOString(),
         campaign_id: campaignId,
+        ...filter,
       }),
     ),
   )

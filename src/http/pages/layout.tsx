@@ -32,6 +32,8 @@ export interface PageProps {
   nav?: NavItem[]
   /** A notice shown above the content (after a redirect, e.g. "Campaign paused."). */
   flash?: string | null
+  /** A public page that search engines should still not index (a shared report). */
+  noindex?: boolean
   /** Reload the page every N seconds while it is visible (progress pages); JavaScript only. */
   refreshSeconds?: number
   children?: ComponentChildren
@@ -63,7 +65,7 @@ export function Page(props: PageProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
-        {props.area === 'public' ? null : <meta name="robots" content="noindex" />}
+        {props.area === 'public' && !props.noindex ? null : <meta name="robots" content="noindex" />}
         <title>{`${props.title} · ${AREA_NAME[props.area]}`}</title>
         <link rel="stylesheet" href="/assets/site.css" />
         <link rel="icon" href="data:," />
