@@ -21,7 +21,7 @@ import { statsRoutes } from './routes/v1/stats.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { portalRoutes } from './routes/portal/index.ts'
-import { publicReportRoutes } from './routes/public/report.ts'
+import { publicRoutes } from './routes/public/index.ts'
 import { registerWebPages } from './plugins/web-pages.ts'
 import { servingRoutes } from './routes/serve.ts'
 import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
@@ -154,7 +154,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     })
     await registerWebPages(web, deps)
     await web.register(portalRoutes(deps))
-    await web.register(publicReportRoutes(deps))
+    await web.register(publicRoutes(deps))
   })
   await app.register(
     async (serve) => {

@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions, SwaggerOptions } from '@fastify/swag
 import type { App } from './types.ts'
 import { edgeReasonsTable } from './error-reasons.ts'
 import { errors } from './schemas/common.ts'
+import { withExamples } from './openapi-examples.ts'
 
 export const OPENAPI_VERSION = '1.7.0'
 
@@ -51,14 +52,28 @@ export function openApiOptions(publicUrl: string): SwaggerOptions {
   return {
     // This document describes /v1 only; the operator API has its own (adminOpenApiOptions).
     transform: ({ schema, url }) => ({ schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true }, url }),
+    // Request and response examples, error answers and response headers: one module (openapi-examples.ts), keyed by operation.
+    transformObject: (document) => ('openapiObject' in document ? withExamples(document.openapiObject) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Advertiser Campaign API', version: OPENAPI_VERSION, description: DESCRIPTION },
       servers: [{ url: `${publicUrl}/v1` }],
       components: {
         securitySchemes: {
-          userId: { type: 'apiKey', in: 'header', name: 'X-Service-User-Id' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+          userId: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-User-Id',
+            description: 'The account\'s user id (`usr_…`), exactly as the portal shows it beside the key. Sent with `X-Service-Api-Key` on every call except `GET /status`.',
+          },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Api-Key',
+            description:
+              'The secret key (`sk_live_…`): revealed or rotated only by the signed-in owner in the portal; a rotation stops the old key at once. ' +
+              'Any credential problem is the same 401 `invalid credentials`. Never put it in source control or client-side code.',
+          },
         },
       },
       security: [{ userId: [], apiKey: [] }],

@@ -5,7 +5,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
 interface OpenApiDoc {
   openapi: string
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema: unknown }> }; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >
 }
 
 /** Where each served document lives and the path prefix its operations are relative to (its server URL). */
@@ -33,6 +36,23 @@ export class OpenApiValidator {
       template,
       regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }))
+  }
+
+  /** Problems of a JSON request body against the operation's `requestBody` schema (empty when it conforms). */
+  checkRequest(method: string, path: string, body: unknown): string[] {
+    const bare = path.split('?')[0]!
+    const match = this.#templates.find((t) => t.regex.test(bare))
+    if (!match) return [`${method} ${bare}: path not in the OpenAPI document`]
+    const operation = this.doc.paths[match.template]![method.toLowerCase()]
+    if (!operation?.requestBody?.content?.['application/json']) return [`${method} ${match.template}: no JSON request body documented`]
+    const pointer = `openapi.json#/paths/${match.template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/requestBody/content/application~1json/schema`
+    let validate = this.#cache.get(pointer)
+    if (!validate) {
+      validate = this.#ajv.compile({ $ref: pointer })
+      this.#cache.set(pointer, validate)
+    }
+    if (validate(body)) return []
+    return (validate.errors ?? []).map((e) => `${method} ${match.template} request: ${e.instancePath || '/'} ${e.message}`)
   }
 
   /** Returns a list of problems (empty when the response conforms). */

@@ -18,6 +18,13 @@ const PORTAL_NAV: NavItem[] = [
   { href: '/portal/terms', label: 'Terms' },
 ]
 
+/** The public pages' small navigation (no sign-in). */
+const PUBLIC_NAV: NavItem[] = [
+  { href: '/status', label: 'Status' },
+  { href: '/leaderboard', label: 'Leaderboard' },
+  { href: '/docs', label: 'API reference' },
+]
+
 export interface PageProps {
   /** The document title's first part; " · Advertiser portal" (or the area's name) is appended. */
   title: string
@@ -36,6 +43,9 @@ export interface PageProps {
   noindex?: boolean
   /** Reload the page every N seconds while it is visible (progress pages); JavaScript only. */
   refreshSeconds?: number
+  /** Extra same-origin stylesheets and scripts (deferred, after site.js) of one page, e.g. the API reference's. */
+  stylesheets?: string[]
+  scripts?: string[]
   children?: ComponentChildren
 }
 
@@ -57,7 +67,7 @@ function isCurrent(item: NavItem, path: string | undefined): boolean {
 
 /** The frame of every page: one <h1>, a <title>, a skip link, navigation, the stylesheet and the enhancement script (no inline code). */
 export function Page(props: PageProps) {
-  const nav = props.nav ?? (props.area === 'portal' ? PORTAL_NAV : [])
+  const nav = props.nav ?? (props.area === 'portal' ? PORTAL_NAV : props.area === 'public' ? PUBLIC_NAV : [])
   const signOutAction = props.area === 'ops' ? '/ops/logout' : '/portal/logout'
   return (
     <html lang="en">
@@ -68,8 +78,14 @@ export function Page(props: PageProps) {
         {props.area === 'public' && !props.noindex ? null : <meta name="robots" content="noindex" />}
         <title>{`${props.title} · ${AREA_NAME[props.area]}`}</title>
         <link rel="stylesheet" href="/assets/site.css" />
+        {(props.stylesheets ?? []).map((href) => (
+          <link rel="stylesheet" href={href} />
+        ))}
         <link rel="icon" href="data:," />
         <script src="/assets/site.js" defer></script>
+        {(props.scripts ?? []).map((src) => (
+          <script src={src} defer></script>
+        ))}
       </head>
       <body data-refresh={props.refreshSeconds}>
         <a class="skip" href="#main">

@@ -63,9 +63,9 @@ export function thinkingText(adLine: string): string {
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1d2129;--muted:#5f6672;--card:#fff;--line:#dde1e6;
---ed-bg:#f3f3f3;--ed-side:#fafafa;--ed-bar:#e6e6e6;--ed-fg:#333;--ed-dim:#8a8a8a;--ed-accent:#4a6fa5}
+--ed-bg:#f3f3f3;--ed-side:#fafafa;--ed-bar:#e6e6e6;--ed-fg:#333;--ed-dim:#6b6b6b;--ed-accent:#4a6fa5}
 @media (prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e6e8eb;--muted:#9aa1ad;--card:#1d2026;--line:#2c3038;
---ed-bg:#1e1e1e;--ed-side:#252526;--ed-bar:#323233;--ed-fg:#cccccc;--ed-dim:#8b8b8b;--ed-accent:#7aa2d6}}
+--ed-bg:#1e1e1e;--ed-side:#252526;--ed-bar:#323233;--ed-fg:#cccccc;--ed-dim:#9d9d9d;--ed-accent:#7aa2d6}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:760px;margin:0 auto;padding:32px 20px 48px}
@@ -77,12 +77,12 @@ h2{font-size:13px;text-transform:uppercase;letter-spacing:.06em;color:var(--mute
 .dest code{word-break:break-all;background:var(--card);border:1px solid var(--line);border-radius:4px;padding:1px 5px}
 code,.term{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace}
 .term{background:#0d0f12;color:#d7dae0;border:1px solid #262a31;border-radius:8px;padding:14px 16px;font-size:13.5px;box-shadow:0 1px 3px rgba(0,0,0,.25)}
-.term .prev{color:#6b717c;margin:0 0 8px}
+.term .prev{color:#8b919c;margin:0 0 8px}
 .term .status{display:flex;gap:.6ch;white-space:nowrap;overflow:hidden}
 .term .spin{color:#d9825b}
 .term .ad{color:#e8a87c;overflow:hidden;text-overflow:ellipsis}
-.term .hint,.term .brand{color:#6b717c}
-.term .prompt{margin:10px 0 0;border:1px solid #3a3f48;border-radius:6px;padding:6px 10px;color:#6b717c}
+.term .hint,.term .brand{color:#8b919c}
+.term .prompt{margin:10px 0 0;border:1px solid #3a3f48;border-radius:6px;padding:6px 10px;color:#8b919c}
 .editor{border:1px solid var(--line);border-radius:8px;overflow:hidden;background:var(--ed-bg);color:var(--ed-fg);
 box-shadow:0 1px 3px rgba(0,0,0,.15);font-size:13px}
 .editor .titlebar{background:var(--ed-bar);padding:6px 12px;display:flex;gap:6px;align-items:center}

@@ -155,11 +155,15 @@ function noRoute(app: FastifyInstance, request: FastifyRequest): ApiError {
   return edgeError('method_not_allowed', { allowed }, undefined, { allow: allowed.join(', ') })
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+/** The API's error handler: every error as `{detail}` with its status (also for JSON routes among the HTML pages). */
+export function apiErrorHandler(app: FastifyInstance) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
     // An unknown route is 404 (or 405) whatever its body looked like.
-    send(reply, request.is404 ? noRoute(app, request) : toApiError(error, request)),
-  )
+    send(reply, request.is404 ? noRoute(app, request) : toApiError(error, request))
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(apiErrorHandler(app))
   app.setNotFoundHandler((request, reply) => send(reply, noRoute(app, request)))
 
   // Fastify's own answer while closing has no detail: answer it here instead (return503OnClosing is off).

@@ -25,6 +25,7 @@ const FORM_FIELD_LIMIT = 50
 const ASSETS: Record<string, { type: string; file: string }> = {
   'site.css': { type: 'text/css; charset=utf-8', file: 'site.css' },
   'site.js': { type: 'text/javascript; charset=utf-8', file: 'site.js' },
+  'public.css': { type: 'text/css; charset=utf-8', file: 'public.css' },
 }
 
 function loadAssets() {
