@@ -192,7 +192,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         next_bill_at: '2026-11-09T06:00:00.000Z',
         payment_method: { brand: 'visa', last4: '4242' },
       },
-      access: { reporting: 'operational', campaign_writes: 'operational', billing_reason: null, write_approved: true, terms_accepted: true },
+      access: { reporting: 'operational', campaign_writes: 'operational', billing_reason: null, write_approved: true, terms_accepted: true, terms_version: '2026-11-01' },
       config: {
         block_impressions: 1000,
         min_cpm_usd: 0.5,
