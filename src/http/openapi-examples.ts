@@ -85,6 +85,7 @@ const CREATIVE = {
   brand: 'Acme',
   icon_url: null,
   moderation_status: 'approved',
+  moderation_reason: null,
   kind: 'impression',
   cpm_usd: 2.5,
   target_surface: 'extension',
