@@ -160,6 +160,8 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
     brand: cr.brand,
     icon_url: cr.icon_url,
     moderation_status: cr.moderation_status,
+    // While pending, the column holds the content-safety reason the line was held for: that is the operator's, not the advertiser's.
+    moderation_reason: cr.moderation_status === 'rejected' ? cr.moderation_reason : null,
     kind: c.kind,
     cpm_usd: microsToUsd(c.cpm_micros),
     target_surface: c.target_surface,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { LOCKOUT_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS } from '../domain/rate-limits.ts'
+import type { LockoutScope } from '../domain/rate-limits.ts'
 import {
   emailKey,
   emailProblem,
@@ -30,6 +30,7 @@ import {
   type SessionSubjectKind,
 } from '../store/logins.ts'
 import { createAccount } from './accounts.ts'
+import { countFailure, lockedFor } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { sendEmail, type EmailContext } from './email.ts'
 
@@ -121,29 +122,37 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
 
 export type SignInResult = { ok: true; userId: string; sessionToken: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
 
-const lockKey = (address: string) => `signin-lock:${address}`
+export type PasswordCheck<L> = { ok: true; login: L } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
 
 /**
- * Email and password. Failures count per source address with the API's
- * lockout rule (LOCKOUT_THRESHOLD in LOCKOUT_WINDOW_MS locks for LOCKOUT_MS);
- * while locked, even the right password is refused. Unknown emails cost the
- * same argon2 check as known ones.
+ * Email and password against a login found by `find`, under the lockout of
+ * `scope` (domain/rate-limits.ts): failures count per source address with
+ * the API's rule, and while the address is locked even the right password is
+ * refused. Unknown emails cost the same argon2 check as known ones. The
+ * portal's and the console's sign-ins both come through here.
  */
-export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
-  const nowMs = ctx.clock.nowMs()
-  const lockedUntil = await counted(null, () => ctx.counters.lockedUntil(lockKey(address)))
-  if (lockedUntil !== null && lockedUntil > nowMs) return { ok: false, reason: 'locked', retryAfterS: Math.ceil((lockedUntil - nowMs) / 1000) }
-
-  const login = await findLoginByEmail(ctx.db, emailKey(input.email))
-  if (!(await passwordMatches(input.password, login?.password_hash ?? null)) || !login) {
-    const failures = await counted(0, () => ctx.counters.logEvent(`signin-fail:${address}`, nowMs, LOCKOUT_WINDOW_MS))
-    if (failures >= LOCKOUT_THRESHOLD) {
-      await counted(undefined, () => ctx.counters.lock(lockKey(address), nowMs + LOCKOUT_MS, LOCKOUT_MS))
-      return { ok: false, reason: 'locked', retryAfterS: Math.ceil(LOCKOUT_MS / 1000) }
-    }
-    return { ok: false, reason: 'invalid' }
+export async function checkPassword<L extends { password_hash: string }>(
+  ctx: SignInContext,
+  scope: LockoutScope,
+  find: () => Promise<L | undefined>,
+  password: string,
+  address: string,
+): Promise<PasswordCheck<L>> {
+  const locked = await lockedFor(ctx, scope, address)
+  if (locked !== null) return { ok: false, reason: 'locked', retryAfterS: locked }
+  const login = await find()
+  if (!(await passwordMatches(password, login?.password_hash ?? null)) || !login) {
+    const lockedNow = await countFailure(ctx, scope, address)
+    return lockedNow === null ? { ok: false, reason: 'invalid' } : { ok: false, reason: 'locked', retryAfterS: lockedNow }
   }
-  return { ok: true, userId: login.user_id, sessionToken: await startSession(ctx, 'advertiser', login.user_id) }
+  return { ok: true, login }
+}
+
+/** Portal sign-in: email and password, with the portal's own lockout counters (`checkPassword`). */
+export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
+  const checked = await checkPassword(ctx, 'portal', () => findLoginByEmail(ctx.db, emailKey(input.email)), input.password, address)
+  if (!checked.ok) return checked
+  return { ok: true, userId: checked.login.user_id, sessionToken: await startSession(ctx, 'advertiser', checked.login.user_id) }
 }
 
 /** Re-checks the signed-in advertiser's password (before revealing the key). */

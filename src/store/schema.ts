@@ -293,7 +293,36 @@ export interface PasswordTokensTable {
   used_at: Timestamp | null
 }
 
+/** Operator sign-ins (migration 0020). */
+export interface OperatorsTable {
+  operator_id: string
+  email: string
+  email_key: string
+  password_hash: string
+  created_at: Timestamp
+  password_changed_at: Timestamp
+}
+
+/** Who acted: an operator signed in to the console, or a caller of the token API. */
+export type AuditActorKind = 'operator' | 'token'
+
+/** Every operator action (migration 0020); before/after are secret-free JSON snapshots. */
+export interface AuditLogTable {
+  entry_id: ColumnType<number, never, never>
+  at: Timestamp
+  actor_kind: AuditActorKind
+  actor_id: string | null
+  action: string
+  target_kind: string
+  target_id: string | null
+  before: ColumnType<unknown, string | null, never>
+  after: ColumnType<unknown, string | null, never>
+  source_address: string
+}
+
 export interface Database extends ExportsTables {
+  operators: OperatorsTable
+  audit_log: AuditLogTable
   logins: LoginsTable
   sessions: SessionsTable
   password_tokens: PasswordTokensTable

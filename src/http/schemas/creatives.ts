@@ -14,6 +14,9 @@ export const CreativeSchema = Type.Object({
   brand: Nullable(Type.String()),
   icon_url: Nullable(Type.String()),
   moderation_status: StringEnum(MODERATION_STATUSES),
+  moderation_reason: Nullable(
+    Type.String({ description: "Why an operator rejected the creative (`moderation_status` `rejected`), when they gave a reason; null otherwise." }),
+  ),
   kind: StringEnum(CAMPAIGN_KINDS),
   cpm_usd: Type.Number(),
   target_surface: StringEnum(TARGET_SURFACES),
