@@ -40,7 +40,7 @@ const first = <A extends unknown[]>(args: A) => args[0] as string
 
 // Accounts
 export const createAccount = audited(
-  { action: 'account.create', target: accountTarget, id: (_args, result?: { user_id: string }) => result?.user_id ?? null },
+  { action: 'account.create', target: accountTarget, id: (_args, result) => result?.user_id ?? null },
   createAccountUnaudited,
 )
 export const setWriteApproval = audited({ action: 'account.write_approval', target: accountTarget, id: first }, setWriteApprovalUnaudited)
@@ -52,7 +52,7 @@ export const rotateKey = audited({ action: 'account.rotate_key', target: account
 // Billing
 /** The card number is an argument only: the entry keeps the card's brand and last four digits from the account. */
 export const enrollBilling = audited(
-  { action: 'account.billing_enroll', target: accountTarget, id: (args) => args[1] as string },
+  { action: 'account.billing_enroll', target: accountTarget, id: (args) => args[1] },
   enrollBillingUnaudited,
 )
 export const requestNet30 = audited({ action: 'account.net30_request', target: accountTarget, id: first }, requestNet30Unaudited)
@@ -96,6 +96,6 @@ export const runJobNow = audited(
 
 // Access
 export const unlockAddress = audited(
-  { action: 'address.unlock', target: addressTarget, id: (args) => (args[0] as string).trim() },
+  { action: 'address.unlock', target: addressTarget, id: (args) => args[0].trim() },
   unlockAddressUnaudited,
 )

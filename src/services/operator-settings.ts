@@ -18,7 +18,7 @@ export const readServiceConfig = (ctx: ServiceContext): Promise<ServiceConfig> =
 export async function updateServiceConfig(ctx: ServiceContext, patch: Readonly<Record<string, unknown>>): Promise<ServiceConfig> {
   const [problem] = configPatchProblems(patch)
   if (problem) throw new ApiError(400, problem)
-  return writeConfigOverrides(ctx.db, patch as Partial<ServiceConfig>)
+  return writeConfigOverrides(ctx.db, patch)
 }
 
 export type SettableState = (typeof SETTABLE_STATES)[number]

@@ -1,13 +1,14 @@
 import type { Db } from './db.ts'
 import type { AuditActorKind } from './schema.ts'
+import type { AuditAction, AuditTargetKind } from '../domain/audit.ts'
 
 /** One audit entry as written: before/after are JSON-ready snapshots (no secret ever reaches them). */
 export interface NewAuditEntry {
   at: Date
   actor_kind: AuditActorKind
   actor_id: string | null
-  action: string
-  target_kind: string
+  action: AuditAction
+  target_kind: AuditTargetKind
   target_id: string | null
   before: unknown
   after: unknown
@@ -30,7 +31,7 @@ export async function insertAuditEntry(db: Db, entry: NewAuditEntry): Promise<vo
 }
 
 export interface AuditFilter {
-  action?: string
+  action?: AuditAction
   targetId?: string
 }
 

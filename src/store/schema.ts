@@ -4,6 +4,7 @@ import type { BillingMode } from '../domain/billing-schedule.ts'
 import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, TargetSurface } from '../domain/campaign-order.ts'
 import type { CampaignStatus } from '../domain/campaign-state.ts'
 import type { BlockStatus } from '../domain/delivery.ts'
+import type { AuditAction, AuditActor, AuditTargetKind } from '../domain/audit.ts'
 
 /**
  * Table types for Kysely; they mirror src/store/migrations/*.sql. A `text` column holding one of a domain's
@@ -304,7 +305,7 @@ export interface OperatorsTable {
 }
 
 /** Who acted: an operator signed in to the console, or a caller of the token API. */
-export type AuditActorKind = 'operator' | 'token'
+export type AuditActorKind = AuditActor['kind']
 
 /** Every operator action (migration 0020); before/after are secret-free JSON snapshots. */
 export interface AuditLogTable {
@@ -312,8 +313,8 @@ export interface AuditLogTable {
   at: Timestamp
   actor_kind: AuditActorKind
   actor_id: string | null
-  action: string
-  target_kind: string
+  action: AuditAction
+  target_kind: AuditTargetKind
   target_id: string | null
   before: ColumnType<unknown, string | null, never>
   after: ColumnType<unknown, string | null, never>
