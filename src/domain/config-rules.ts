@@ -63,7 +63,9 @@ function problemOf(field: keyof ServiceConfig, value: unknown): FieldDetail | nu
       if (typeof value !== 'number' || !Number.isFinite(value) || (rule.integer && !Number.isInteger(value))) {
         return { field, reason: 'invalid_type', expected }
       }
-      if (rule.exclusiveMinimum ? value <= rule.minimum : value < rule.minimum) return { field, reason: 'below_minimum', minimum: rule.minimum }
+      if (rule.exclusiveMinimum ? value <= rule.minimum : value < rule.minimum) {
+        return { field, reason: 'below_minimum', minimum: rule.minimum, ...(rule.exclusiveMinimum ? { exclusive: true } : {}) }
+      }
       if (value > rule.maximum) return { field, reason: 'above_maximum', maximum: rule.maximum }
       return null
     }

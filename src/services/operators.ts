@@ -5,9 +5,12 @@ import { hashPassword } from '../platform/passwords.ts'
 import { findOperator, findOperatorByEmail, insertFirstOperator, operatorCount } from '../store/operators.ts'
 import { recordAudit } from './audit.ts'
 import { operatorTarget } from './audit-targets.ts'
-import { countFailure, lockedFor } from './lockout.ts'
+import { countFailure, lockedFor, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
-import { checkPassword, readSession, startSession, type FieldErrors, type PasswordCheck, type SignInContext } from './sign-in.ts'
+import { checkPassword, readSession, startSession, type FieldErrors, type PasswordCheck } from './sign-in.ts'
+
+/** What the console's sign-in needs: the store, the clock, the settings (ADMIN_TOKEN) and the lockout counters. */
+export type OperatorSignInContext = ServiceContext & LockoutContext
 
 /**
  * Operators of the console (operations.md section 5): their own sign-ins
@@ -23,7 +26,7 @@ export interface Operator {
 }
 
 /** The setup is open until the first operator exists (and only with ADMIN_TOKEN set). */
-export async function setupOpen(ctx: SignInContext): Promise<boolean> {
+export async function setupOpen(ctx: ServiceContext): Promise<boolean> {
   return ctx.settings.adminToken !== null && (await operatorCount(ctx.db)) === 0
 }
 
@@ -47,7 +50,7 @@ export type SetupResult =
  * in the audit log names the token as the actor.
  */
 export async function setUpFirstOperator(
-  ctx: SignInContext,
+  ctx: OperatorSignInContext,
   input: { token: string; email: string; password: string },
   address: string,
 ): Promise<SetupResult> {
@@ -91,7 +94,7 @@ function tooMany(seconds: number): string {
 
 /** Console sign-in: email and password with the lockout rule, in the console's own counters. */
 export async function signInOperator(
-  ctx: SignInContext,
+  ctx: OperatorSignInContext,
   input: { email: string; password: string },
   address: string,
 ): Promise<{ ok: true; sessionToken: string } | Exclude<PasswordCheck<unknown>, { ok: true }>> {

@@ -30,7 +30,7 @@ import {
   type SessionSubjectKind,
 } from '../store/logins.ts'
 import { createAccount } from './accounts.ts'
-import { countFailure, lockedFor } from './lockout.ts'
+import { countFailure, lockedFor, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { sendEmail, type EmailContext } from './email.ts'
 
@@ -132,7 +132,7 @@ export type PasswordCheck<L> = { ok: true; login: L } | { ok: false; reason: 'in
  * portal's and the console's sign-ins both come through here.
  */
 export async function checkPassword<L extends { password_hash: string }>(
-  ctx: SignInContext,
+  ctx: ServiceContext & LockoutContext,
   scope: LockoutScope,
   find: () => Promise<L | undefined>,
   password: string,
