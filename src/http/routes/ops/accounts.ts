@@ -50,7 +50,7 @@ export function opsAccountRoutes(deps: RouteDeps) {
         const result = await act(request, form)
         if (result.ok) return reply.redirect(`/ops/accounts/${request.params.user_id}?notice=${result.value}`, 303)
         // A refused form keeps what was typed, never a card number.
-        const { _csrf: _, card_number: __, ...values } = form as Record<string, string>
+        const values: FormValues = Object.fromEntries(Object.entries(form as Record<string, string>).filter(([name]) => name !== '_csrf' && name !== 'card_number'))
         return accountPage(request, reply, request.params.user_id, result.status, result.errors, values)
       })
     }
