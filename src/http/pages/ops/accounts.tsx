@@ -66,16 +66,21 @@ export function AccountsPage(props: { frame: OpsFrame; query: string; accounts: 
 export type FormValues = Partial<Record<string, string>>
 
 /** `/ops/accounts/{id}`: the operator view and every switch an operator has on an account. */
+/** The fields of the account page's forms; an error about any other field is shown above the forms. */
+const PAGE_FIELDS = ['card_number', 'credit_limit_cents', 'amount_cents', 'memo', 'address']
+
 export function AccountPage(props: { frame: OpsFrame; account: Account; errors?: FieldErrors; values?: FormValues }) {
   const a = props.account
   const errors = props.errors ?? {}
+  const elsewhere = Object.entries(errors).find(([field]) => field !== 'form' && !PAGE_FIELDS.includes(field))
+  const formError = errors.form ?? (elsewhere ? `${elsewhere[0]}: ${elsewhere[1]}` : undefined)
   const values = props.values ?? {}
   const action = (name: string) => `/ops/accounts/${a.user_id}/${name}`
   const csrf = props.frame.csrf
   const hold = a.collection.hold
   return (
     <OpsPage frame={props.frame} title={a.email} heading={`Account ${a.email}`} path="/ops/accounts">
-      <FormError message={errors.form} />
+      <FormError message={formError} />
       <div class="card">
         <dl class="facts">
           <dt>User id</dt>
