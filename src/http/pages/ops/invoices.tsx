@@ -68,7 +68,7 @@ export function InvoicesPage(props: {
               <dt>Paid</dt>
               <dd>{utc(i.paid_at)}</dd>
             </dl>
-            <FormError message={refused?.errors.form} />
+            <FormError message={refused ? (refused.errors.form ?? Object.entries(refused.errors).find(([field]) => field !== 'memo')?.[1]) : undefined} />
             {unpaid(i) ? (
               <>
                 <div class="actions">

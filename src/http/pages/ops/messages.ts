@@ -32,6 +32,8 @@ export function reasonMessage(d: FieldDetail): string {
       return d.field === 'address' ? 'Enter an IPv4 or IPv6 address, like 198.51.100.7.' : d.field === 'now' ? 'Enter a UTC instant like 2026-11-09T06:00:00Z.' : 'This is not in the expected format.'
     case 'card_rejected_by_processor':
       return 'The payment processor refused this card.'
+    case 'invoice_not_unpaid':
+      return 'Only an unpaid invoice can be voided.'
     case 'rejection_only':
       return 'Give a reason only when rejecting.'
     case 'clock_moves_forward_only':

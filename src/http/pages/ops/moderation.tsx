@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import { Field, PostForm } from '../forms.tsx'
+import { Field, FormError, PostForm } from '../forms.tsx'
 import { utc } from '../format.ts'
 import type { QueuedCreativeSchema } from '../../schemas/admin/moderation.ts'
 import { NextPage, OpsPage, type OpsFrame } from './frame.tsx'
@@ -31,9 +31,14 @@ export function ModerationPage(props: {
   refused?: { campaignId: string; errors: FieldErrors; reason: string }
 }) {
   const csrf = props.frame.csrf
+  const refusal = props.refused
+  // An error about anything but the reason (an unknown campaign, a bad decision) is shown on the card, or above the queue when there is none.
+  const otherError = refusal ? (refusal.errors.form ?? Object.entries(refusal.errors).find(([field]) => field !== 'reason')?.[1]) : undefined
+  const orphan = refusal !== undefined && !props.creatives.some((c) => c.campaign_id === refusal.campaignId)
   return (
     <OpsPage frame={props.frame} title="Moderation" heading="Moderation queue" path="/ops/moderation">
       <p class="muted">Pending creatives, oldest first. Only approved creatives serve; the advertiser sees a rejection’s reason.</p>
+      {orphan ? <FormError message={otherError} /> : null}
       {props.creatives.length === 0 ? <p>Nothing waits for a decision.</p> : null}
       {props.creatives.map((c) => {
         const refused = props.refused?.campaignId === c.campaign_id ? props.refused : undefined
@@ -64,11 +69,7 @@ export function ModerationPage(props: {
                 <code>{c.campaign_id}</code> ({c.campaign_status})
               </dd>
             </dl>
-            {refused?.errors.form ? (
-              <p class="form-error" role="alert">
-                {refused.errors.form}
-              </p>
-            ) : null}
+            {refused ? <FormError message={otherError} /> : null}
             <div class="actions">
               <PostForm action={`/ops/moderation/${c.campaign_id}`} csrf={csrf} label={`Approve ${c.campaign_name}`}>
                 <input type="hidden" name="status" value="approved" />
