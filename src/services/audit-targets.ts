@@ -45,7 +45,8 @@ export const accountTarget: AuditTarget = {
       credit_limit_cents: a.credit_limit_cents,
       card: a.card_last4 === null ? null : { brand: a.card_brand, last4: a.card_last4 },
       billing_country: a.billing_country,
-      // A rotation shows as a new key_created_at; the key is never kept.
+      // A rotation shows as a new display prefix (as GET /v1/account shows it) and key_created_at; the key itself is never kept.
+      key_prefix: a.key_prefix,
       key_created_at: iso(a.key_created_at),
       credits_available_cents: await availableCreditsCents(ctx.db, userId),
     }

@@ -153,6 +153,7 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
       <div class="grid">
         <PostForm action={action('billing/card')} csrf={csrf} class="card" label="Enroll weekly auto-pay">
           <Field
+            type="text"
             name="card_number"
             label="Card number"
             inputMode="numeric"
@@ -166,6 +167,7 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
         </PostForm>
         <PostForm action={action('billing/net30')} csrf={csrf} class="card" label="Approve Net 30">
           <Field
+            type="text"
             name="credit_limit_cents"
             label="Credit limit (cents)"
             inputMode="numeric"
@@ -206,8 +208,8 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
 
       <h2>Credits</h2>
       <PostForm action={action('credits')} csrf={csrf} class="card narrow" label="Post a credit">
-        <Field name="amount_cents" label="Amount (cents)" inputMode="numeric" required value={values.amount_cents ?? ''} hint="500 is $5.00." error={errors.amount_cents} />
-        <Field name="memo" label="Memo" required value={values.memo ?? ''} hint="Why the credit is given (kept with it)." error={errors.memo} />
+        <Field type="text" name="amount_cents" label="Amount (cents)" inputMode="numeric" required value={values.amount_cents ?? ''} hint="500 is $5.00." error={errors.amount_cents} />
+        <Field type="text" name="memo" label="Memo" required value={values.memo ?? ''} hint="Why the credit is given (kept with it)." error={errors.memo} />
         <button type="submit">Post credit</button>
       </PostForm>
 
@@ -224,7 +226,7 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
       <h2>Unlock an address</h2>
       <p>Lifts every authentication lockout of a source address (API keys, portal and console sign-in) and forgets its failed attempts.</p>
       <PostForm action={action('unlock')} csrf={csrf} class="inline-form" label="Unlock an address">
-        <Field name="address" label="Address" required value={values.address ?? ''} hint="IPv4 or IPv6, as the advertiser’s requests come from." error={errors.address} />
+        <Field type="text" name="address" label="Address" required value={values.address ?? ''} hint="IPv4 or IPv6, as the advertiser’s requests come from." error={errors.address} />
         <button type="submit">Unlock</button>
       </PostForm>
     </OpsPage>

@@ -41,7 +41,7 @@ export function AuditPage(props: { frame: OpsFrame; action: string; targetId: st
             ))}
           </select>
         </div>
-        <Field name="target_id" label="Target id" value={props.targetId} hint="A user id, invoice id, campaign id, address…" />
+        <Field type="text" name="target_id" label="Target id" value={props.targetId} hint="A user id, invoice id, campaign id, address…" />
         <button type="submit">Filter</button>
       </form>
       {props.entries.length === 0 ? <p>No entries.</p> : null}
@@ -56,8 +56,10 @@ export function AuditPage(props: { frame: OpsFrame; action: string; targetId: st
               <p class="muted">
                 {utc(e.at)} · from {e.source_address} · entry {e.entry_id}
               </p>
-              {changed.length > 0 ? (
-                <ul>
+              {e.before === null || e.after === null ? (
+                <p class="muted">{e.before === null ? (e.after === null ? 'Nothing to compare.' : 'No state before: see what it is after.') : 'Nothing after.'}</p>
+              ) : changed.length > 0 ? (
+                <ul class="changes">
                   {changed.map((c) => (
                     <li>
                       <code>{c.field}</code>: {c.from} → {c.to}

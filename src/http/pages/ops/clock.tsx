@@ -16,6 +16,7 @@ export function ClockPage(props: { frame: OpsFrame; now: Date; errors?: FieldErr
       <div class="grid">
         <PostForm action="/ops/clock/advance" csrf={props.frame.csrf} class="card" label="Advance the clock">
           <Field
+            type="text"
             name="advance_seconds"
             label="Advance by (seconds)"
             inputMode="decimal"
@@ -27,7 +28,7 @@ export function ClockPage(props: { frame: OpsFrame; now: Date; errors?: FieldErr
           <button type="submit">Advance</button>
         </PostForm>
         <PostForm action="/ops/clock/set" csrf={props.frame.csrf} class="card" label="Set the clock">
-          <Field name="now" label="Set to (UTC)" required value={props.values?.now ?? ''} hint="An instant like 2026-11-09T06:00:00Z." error={errors.now} />
+          <Field type="text" name="now" label="Set to (UTC)" required value={props.values?.now ?? ''} hint="An instant like 2026-11-09T06:00:00Z." error={errors.now} />
           <button type="submit">Set clock</button>
         </PostForm>
       </div>

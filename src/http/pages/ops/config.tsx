@@ -74,7 +74,7 @@ export function ConfigPage(props: {
               </div>
             )
           }
-          return <Field name={field} label={field} value={value} inputMode={rule.kind === 'number' && rule.integer ? 'numeric' : 'decimal'} hint={hint} error={errors[field]} />
+          return <Field type="text" name={field} label={field} value={value} inputMode={rule.kind === 'number' && rule.integer ? 'numeric' : 'decimal'} hint={hint} error={errors[field]} />
         })}
         <button type="submit">Save config</button>
       </PostForm>

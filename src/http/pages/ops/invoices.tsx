@@ -39,7 +39,7 @@ export function InvoicesPage(props: {
             ))}
           </select>
         </div>
-        <Field name="user_id" label="User id" value={filter.userId ?? ''} hint="One account's invoices." />
+        <Field type="text" name="user_id" label="User id" value={filter.userId ?? ''} hint="One account's invoices." />
         <button type="submit">Filter</button>
       </form>
       {props.invoices.length === 0 ? <p>No invoices.</p> : null}
@@ -85,7 +85,7 @@ export function InvoicesPage(props: {
                   confirm="Void this invoice? Its amount is forgiven and never billed again."
                 >
                   {filter.userId ? <input type="hidden" name="user_id" value={filter.userId} /> : null}
-                  <Field name="memo" id={`f-memo-${i.invoice_id}`} label="Memo" required value={refused?.memo ?? ''} hint="Why it is voided." error={refused?.errors.memo} />
+                  <Field type="text" name="memo" id={`f-memo-${i.invoice_id}`} label="Memo" required value={refused?.memo ?? ''} hint="Why it is voided." error={refused?.errors.memo} />
                   <button type="submit" class="danger">
                     Void
                   </button>

@@ -79,6 +79,7 @@ export function ModerationPage(props: {
             <PostForm action={`/ops/moderation/${c.campaign_id}`} csrf={csrf} class="inline-form" label={`Reject ${c.campaign_name}`}>
               <input type="hidden" name="status" value="rejected" />
               <Field
+                type="text"
                 name="reason"
                 id={`f-reason-${c.campaign_id}`}
                 label="Reason"
