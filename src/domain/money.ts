@@ -9,6 +9,13 @@
 export const MICROS_PER_USD = 1_000_000
 export const MICROS_PER_CENT = 10_000
 
+/**
+ * Operator figures (config amounts, credit limits) are bounded so that every
+ * derived amount stays an exact integer: a billion USD is 10^15 micro-USD,
+ * below 2^53. Without a bound, `1e309` (Infinity) was stored as null.
+ */
+export const MAX_OPERATOR_USD = 1_000_000_000
+
 export function microsToCents(micros: number): number {
   if (!Number.isSafeInteger(micros) || micros < 0) throw new RangeError(`micros must be a non-negative integer, got ${micros}`)
   return Math.floor((micros + MICROS_PER_CENT / 2) / MICROS_PER_CENT)

@@ -44,6 +44,22 @@ export const LOCKOUT_WINDOW_MS = 15 * 60_000
 export const LOCKOUT_MS = 15 * 60_000
 
 /**
+ * The lockouts that follow this rule, each with counters of its own so that
+ * failures in one never lock another: the API keys (`/v1`), portal sign-in,
+ * console sign-in, and the console's first-operator setup (a wrong ADMIN_TOKEN).
+ */
+export const LOCKOUT_SCOPES = ['api', 'portal', 'console', 'setup'] as const
+export type LockoutScope = (typeof LOCKOUT_SCOPES)[number]
+
+const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup' }
+
+/** The counter keys of one address's lockout: its sliding log of failures and its lock. */
+export function lockoutKeys(scope: LockoutScope, address: string): { failures: string; lock: string } {
+  const prefix = LOCKOUT_KEY_PREFIX[scope]
+  return { failures: `${prefix}-fail:${address}`, lock: `${prefix}-lock:${address}` }
+}
+
+/**
  * Serving abuse limits (operations.md section 2), per minute of service time.
  * A real install asks for a decision at most every ten seconds per surface,
  * so 30 a minute per viewer is generous; one address may front a whole office.

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Ajv } from 'ajv'
-import addFormatsModule from 'ajv-formats'
 import type { App, RouteDeps } from './types.ts'
 import { ErrorBody } from './schemas/common.ts'
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
-import { isTimestamp } from '../domain/timestamps.ts'
+import { validators } from './validation.ts'
 import { storeReady } from '../services/status.ts'
 import { authenticate } from './plugins/auth.ts'
 import { accountRoutes } from './routes/v1/account.ts'
@@ -22,11 +20,10 @@ import { adminRoutes } from './routes/admin/index.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { portalRoutes } from './routes/portal/index.ts'
 import { publicRoutes } from './routes/public/index.ts'
+import { opsRoutes } from './routes/ops/index.ts'
 import { registerWebPages } from './plugins/web-pages.ts'
 import { servingRoutes } from './routes/serve.ts'
 import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 /** A route as declared: what tests and tools need to drive every route, hidden ones included. */
 export interface RouteEntry {
@@ -40,23 +37,6 @@ declare module 'fastify' {
     /** Every route with its request schemas, in registration order (the fuzz test drives /admin and /serve from it). */
     routeCatalogue: readonly RouteEntry[]
   }
-}
-
-/**
- * Bodies are validated strictly (a string is never coerced into a number);
- * query strings and path parameters are text and may be coerced. Every
- * `date-time` is read by the service's own rule (no leap second, years
- * 0001-9999), so a timestamp the schema accepts is one the service can use.
- */
-function validators() {
-  const base = { allErrors: false, removeAdditional: false, useDefaults: false, strict: false } as const
-  const body = addFormats(new Ajv({ ...base, coerceTypes: false }))
-  const params = addFormats(new Ajv({ ...base, coerceTypes: 'array' }))
-  for (const ajv of [body, params]) {
-    ajv.addSchema(ErrorBody)
-    ajv.addFormat('date-time', { type: 'string', validate: isTimestamp })
-  }
-  return { body, params }
 }
 
 /**
@@ -155,6 +135,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     await registerWebPages(web, deps)
     await web.register(portalRoutes(deps))
     await web.register(publicRoutes(deps))
+    // The operator console exists only with ADMIN_TOKEN, like the operator API.
+    if (deps.settings.adminToken !== null) await web.register(opsRoutes(deps))
   })
   await app.register(
     async (serve) => {

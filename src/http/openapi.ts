@@ -97,6 +97,10 @@ The operator API (operations.md section 3), served only when \`ADMIN_TOKEN\` is 
 validation reasons and the same edge answers (unknown query parameter, bad text, malformed JSON, 413, 414, 415).
 
 **Time.** Every timestamp is UTC from the service clock; under \`CLOCK=manual\`, \`POST /clock\` moves it.
+
+**Audit.** Every call that changes something writes one entry in the audit log (\`GET /audit\`) with the token as the
+actor, the target before and after (never a secret) and the caller's address; the operator console's actions are
+recorded there too, under the operator's id. A refused call changes nothing and records nothing.
 `.trim()
 
 export function adminOpenApiOptions(publicUrl: string): SwaggerOptions {

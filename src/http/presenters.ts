@@ -1,6 +1,10 @@
 import type { Static } from 'typebox'
 import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow, OutboxRow } from '../services/read-models.ts'
 import type { AccountOverview } from '../services/accounts.ts'
+import type { AuditEntry } from '../services/audit.ts'
+import type { QueuedCreative } from '../services/moderation.ts'
+import type { OperatorAccount } from '../services/operator-accounts.ts'
+import type { JobSchedule } from '../services/operator-clock.ts'
 import { orderConfigOf } from '../domain/order-config.ts'
 import { billingBlock, campaignWrites } from '../domain/access.ts'
 import { computeBalance } from '../domain/balance.ts'
@@ -12,6 +16,10 @@ import { blockServed } from '../domain/delivery.ts'
 import type { AccountSchema, BillingProfileSchema } from './schemas/account.ts'
 import type { InvoiceSchema } from './schemas/admin/invoices.ts'
 import type { OutboxMessageSchema } from './schemas/admin/outbox.ts'
+import type { AccountListItemSchema, OperatorAccountSchema } from './schemas/admin/accounts.ts'
+import type { AuditEntrySchema } from './schemas/admin/audit.ts'
+import type { JobListSchema } from './schemas/admin/jobs.ts'
+import type { QueuedCreativeSchema } from './schemas/admin/moderation.ts'
 import type { CampaignSummarySchema } from './schemas/campaigns.ts'
 import type { CampaignDetailSchema, CreativeSchema } from './schemas/creatives.ts'
 
@@ -161,7 +169,8 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
     brand: cr.brand,
     icon_url: cr.icon_url,
     moderation_status: cr.moderation_status,
-    moderation_reason: cr.moderation_reason,
+    // While pending, the column holds the content-safety reason the line was held for: that is the operator's, not the advertiser's.
+    moderation_reason: cr.moderation_status === 'rejected' ? cr.moderation_reason : null,
     kind: c.kind,
     cpm_usd: microsToUsd(c.cpm_micros),
     target_surface: c.target_surface,
@@ -199,4 +208,82 @@ export function presentCampaignDetail(g: CampaignGraph): Static<typeof CampaignD
 
 export function presentOutboxMessage(m: OutboxRow): Static<typeof OutboxMessageSchema> {
   return { to: m.to_address, subject: m.subject, text: m.body, sent_at: m.sent_at.toISOString(), delivery: m.delivery }
+}
+
+// ---------------------------------------------------------------------------------------------- operator views
+
+export function presentAccountListItem(a: AccountRow): Static<typeof AccountListItemSchema> {
+  return {
+    user_id: a.user_id,
+    email: a.email,
+    billing_email: a.billing_email,
+    created_at: a.created_at.toISOString(),
+    write_approved: a.write_approved,
+    terms_accepted: a.terms_accepted,
+    writes_enabled: !a.writes_disabled,
+    collection_status: shownStatus(collectionState(a)),
+    effective_billing_mode: a.effective_billing_mode,
+  }
+}
+
+/** The operator's view of an account: what the advertiser's GET /account shows of access, billing and balance, and more. */
+export function presentOperatorAccount({ account: a, overview, invoices, portalLogin }: OperatorAccount): Static<typeof OperatorAccountSchema> {
+  const advertiser = presentAccount(a, overview)
+  const collection = collectionState(a)
+  return {
+    user_id: a.user_id,
+    email: a.email,
+    billing_email: a.billing_email,
+    created_at: a.created_at.toISOString(),
+    portal_login: portalLogin,
+    key_prefix: a.key_prefix,
+    key_created_at: a.key_created_at.toISOString(),
+    key_last_used_at: iso(a.key_last_used_at),
+    access: { ...advertiser.access, writes_enabled: !a.writes_disabled },
+    collection: { status: shownStatus(collection), hold: collection.hold },
+    billing_profile: advertiser.billing_profile,
+    balance: advertiser.balance,
+    invoices: invoices.map(presentInvoice),
+  }
+}
+
+export function presentQueuedCreative(q: QueuedCreative): Static<typeof QueuedCreativeSchema> {
+  const s = q.screening
+  return {
+    campaign_id: q.campaign_id,
+    creative_id: q.creative_id,
+    user_id: q.user_id,
+    email: q.email,
+    campaign_name: q.campaign_name,
+    campaign_status: q.campaign_status,
+    ad_line: q.ad_line,
+    brand: q.brand,
+    destination_url: q.destination_url,
+    icon_url: q.icon_url,
+    moderation_status: q.moderation_status,
+    moderation_reason: q.moderation_reason,
+    created_at: q.created_at.toISOString(),
+    status_since: q.updated_at.toISOString(),
+    content_safety: { verdict: s.verdict, category: s.verdict === 'allow' ? null : s.verdict === 'deny' ? s.category : s.reason },
+  }
+}
+
+const snapshot = (value: unknown): Record<string, unknown> | null =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+
+export function presentAuditEntry(e: AuditEntry): Static<typeof AuditEntrySchema> {
+  return {
+    entry_id: e.entry_id,
+    at: e.at.toISOString(),
+    actor: { kind: e.actor_kind, operator_id: e.actor_id, email: e.actor_email },
+    action: e.action,
+    target: { kind: e.target_kind, id: e.target_id },
+    before: snapshot(e.before),
+    after: snapshot(e.after),
+    source_address: e.source_address,
+  }
+}
+
+export function presentJobSchedule(j: JobSchedule): Static<typeof JobListSchema>['jobs'][number] {
+  return { job: j.job, ran_through: iso(j.ranThrough), last_run_at: iso(j.lastRunAt), next_due_at: iso(j.nextDueAt) }
 }

@@ -74,6 +74,11 @@ export class Scheduler {
     return [...this.#jobs.keys()]
   }
 
+  /** When `name` next falls due after `after` on its schedule (null: on demand only, or no such job). */
+  nextDue(name: string, after: Date): Date | null {
+    return this.#jobs.get(name)?.nextDue(after) ?? null
+  }
+
   #serialized<T>(work: () => Promise<T>): Promise<T> {
     const next = this.#chain.then(work, work)
     this.#chain = next.catch(() => {})

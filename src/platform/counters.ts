@@ -25,6 +25,8 @@ export interface CounterStore {
   lock(key: string, untilMs: number, ttlMs: number): Promise<void>
   /** The service time a lock on `key` holds until, or null. */
   lockedUntil(key: string): Promise<number | null>
+  /** Forgets the lock and the event log kept under `key` (an operator lifting a lockout). */
+  unlock(key: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -127,6 +129,11 @@ export class MemoryCounterStore implements CounterStore {
     return this.#locks.get(key) ?? null
   }
 
+  async unlock(key: string): Promise<void> {
+    this.#locks.delete(key)
+    this.#logs.delete(key)
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -180,6 +187,10 @@ export class RedisCounterStore implements CounterStore {
   async lockedUntil(key: string): Promise<number | null> {
     const v = await this.#redis.get(`adapi:lock:${key}`)
     return v === null ? null : Number(v)
+  }
+
+  async unlock(key: string): Promise<void> {
+    await this.#redis.del(`adapi:lock:${key}`, `adapi:log:${key}`)
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,9 @@
 import { requireAccount } from './accounts.ts'
 import { keyRevealable, openApiKey } from './key-sealing.ts'
 import type { ServiceContext } from './context.ts'
-import { checkPasswordUnderLockout, confirmPassword, type LockoutContext, type PasswordRefusal } from './sign-in.ts'
+import { findLoginByUser } from '../store/logins.ts'
+import type { LockoutContext } from './lockout.ts'
+import { checkPassword, type PasswordRefusal } from './sign-in.ts'
 
 /**
  * The portal's "Reveal" (operations.md section 5: the key page asks for the
@@ -14,8 +16,8 @@ export async function revealApiKey(ctx: ServiceContext & LockoutContext, userId:
   const account = await requireAccount(ctx, userId)
   // A key issued before keys were sealed (or sealed under a key this instance no longer has) can only be rotated.
   if (!(await keyRevealable(ctx, account))) return { ok: false, reason: 'not_revealable' }
-  const checked = await checkPasswordUnderLockout(ctx, address, async () => ((await confirmPassword(ctx, userId, password)) ? account : null))
+  const checked = await checkPassword(ctx, 'portal', () => findLoginByUser(ctx.db, userId), password, address)
   if (!checked.ok) return checked
-  const apiKey = await openApiKey(ctx, checked.value)
+  const apiKey = await openApiKey(ctx, account)
   return apiKey === null ? { ok: false, reason: 'not_revealable' } : { ok: true, apiKey }
 }

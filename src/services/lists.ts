@@ -1,4 +1,4 @@
-import { decodeCursor, pageOf, PAGE_LIMIT_DEFAULT } from '../domain/pagination.ts'
+import { decodeCursor, pageOf, PAGE_LIMIT_DEFAULT, type ListName } from '../domain/pagination.ts'
 import { listCampaignGraphs, type CampaignGraph } from '../store/campaigns.ts'
 import { listExportJobs, type ExportJobRow } from '../store/export-jobs.ts'
 import type { ServiceContext } from './context.ts'
@@ -26,19 +26,23 @@ export async function listCampaigns(ctx: ServiceContext, userId: string, req: Pa
 }
 
 /**
- * GET /exports: newest first by (created_at, export_id). Creation instants come from the
- * service clock in whole milliseconds, so the cursor's ISO timestamp is exact.
+ * The position in a list keyed by an instant and an id (exports, accounts,
+ * invoices, the moderation queue). Instants come from the service clock in
+ * whole milliseconds, so the cursor's ISO timestamp is exact.
  */
+export function decodeInstantCursor(list: ListName, cursor: string): { at: Date; id: string } {
+  return decodeCursor(list, cursor, ([at, id, ...rest]) => {
+    if (rest.length > 0 || typeof at !== 'string' || typeof id !== 'string' || id === '') return null
+    const instant = new Date(at)
+    return Number.isNaN(instant.getTime()) || instant.toISOString() !== at ? null : { at: instant, id }
+  })
+}
+
+/** GET /exports: newest first by (created_at, export_id). */
 export async function listExports(ctx: ServiceContext, userId: string, req: PageRequest): Promise<Page<ExportJobRow>> {
   const limit = req.limit ?? PAGE_LIMIT_DEFAULT
-  const before =
-    req.cursor === undefined
-      ? null
-      : decodeCursor('exports', req.cursor, ([at, id, ...rest]) => {
-          if (rest.length > 0 || typeof at !== 'string' || typeof id !== 'string' || id === '') return null
-          const createdAt = new Date(at)
-          return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at ? null : { createdAt, exportId: id }
-        })
+  const cursor = req.cursor === undefined ? null : decodeInstantCursor('exports', req.cursor)
+  const before = cursor === null ? null : { createdAt: cursor.at, exportId: cursor.id }
   const rows = await listExportJobs(ctx.db, userId, { rows: limit + 1, before })
   return pageOf(rows, limit, (j) => [j.created_at.toISOString(), j.export_id], 'exports')
 }

@@ -1,5 +1,6 @@
 import { conflict, invalid, notFound } from '../domain/errors.ts'
 import { ManualClock } from '../platform/clock.ts'
+import { listWatermarks } from '../store/job-watermarks.ts'
 import { writeManualClock } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 
@@ -15,6 +16,7 @@ export interface OperatorClockContext extends ServiceContext {
 export interface JobRunner {
   readonly names: string[]
   has(name: string): boolean
+  nextDue(name: string, after: Date): Date | null
   runNow(name: string): Promise<Record<string, unknown>>
   advanceManualClock(target: Date, setClock: (to: Date) => void): Promise<void>
 }
@@ -48,4 +50,30 @@ export async function runJobNow(
   if (!ctx.scheduler.has(job)) throw notFound(`job ${job} (known: ${ctx.scheduler.names.join(', ')})`)
   const result = await ctx.scheduler.runNow(job)
   return { job, ran_at: ctx.clock.now(), result }
+}
+
+/** A scheduled job as the operator sees it: how far its schedule has run and when it next falls due. */
+export interface JobSchedule {
+  job: string
+  /** Every occurrence up to here has run (the job's watermark); null before its first scheduled run. */
+  ranThrough: Date | null
+  /** When the watermark last moved (service clock): the last scheduled run. On-demand runs move no watermark. */
+  lastRunAt: Date | null
+  /** The next occurrence after the watermark (after now, for a job never run); in the past while it waits to be caught up. */
+  nextDueAt: Date | null
+}
+
+/** Every job with its watermark and next occurrence (GET /admin/v1/jobs, the console's jobs page). */
+export async function listJobSchedules(ctx: OperatorClockContext): Promise<JobSchedule[]> {
+  const marks = new Map((await listWatermarks(ctx.db)).map((w) => [w.job, w]))
+  const now = ctx.clock.now()
+  return ctx.scheduler.names.map((job) => {
+    const mark = marks.get(job)
+    return {
+      job,
+      ranThrough: mark?.ran_through ?? null,
+      lastRunAt: mark?.updated_at ?? null,
+      nextDueAt: ctx.scheduler.nextDue(job, mark?.ran_through ?? now),
+    }
+  })
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { LOCKOUT_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS } from '../domain/rate-limits.ts'
+import type { LockoutScope } from '../domain/rate-limits.ts'
 import {
   emailKey,
   emailProblem,
@@ -30,6 +30,7 @@ import {
   type SessionSubjectKind,
 } from '../store/logins.ts'
 import { createAccount } from './accounts.ts'
+import { countFailure, lockedFor, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { sendEmail, type EmailContext } from './email.ts'
 
@@ -119,54 +120,45 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
   return { ok: true, userId: created.user_id, sessionToken: await startSession(ctx, 'advertiser', created.user_id) }
 }
 
-/** What the lockout needs: the service clock and the counters (shared through Redis across instances). */
-export type LockoutContext = Pick<SignInContext, 'clock' | 'counters'>
-
-/** A password check under the lockout: it matched (with what the check found), it did not, or the source address is locked out. */
-export type PasswordCheck<T> = { ok: true; value: T } | PasswordRefusal
+/** Why a password check under the lockout failed: it did not match, or the source address is locked out. */
 export type PasswordRefusal = { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
 
 export type SignInResult = { ok: true; userId: string; sessionToken: string } | PasswordRefusal
 
-const lockKey = (address: string) => `signin-lock:${address}`
+/** A password check under the lockout: the login it matched, or why not. */
+export type PasswordCheck<L> = { ok: true; login: L } | PasswordRefusal
 
 /**
- * The sign-in lockout, for every password the portal checks (sign-in, and the
- * password re-entered to reveal the API key): failures count per source
- * address with the API's lockout rule (LOCKOUT_THRESHOLD in LOCKOUT_WINDOW_MS
- * locks for LOCKOUT_MS), and while the address is locked even the right
- * password is refused without being checked. `check` answers what the
- * matching password unlocks, or null when it does not match.
+ * Email and password against a login found by `find`, under the lockout of
+ * `scope` (domain/rate-limits.ts): failures count per source address with
+ * the API's rule, and while the address is locked even the right password is
+ * refused. Unknown emails cost the same argon2 check as known ones. The
+ * portal's and the console's sign-ins both come through here.
  */
-export async function checkPasswordUnderLockout<T>(ctx: LockoutContext, address: string, check: () => Promise<T | null>): Promise<PasswordCheck<T>> {
-  const nowMs = ctx.clock.nowMs()
-  const lockedUntil = await counted(null, () => ctx.counters.lockedUntil(lockKey(address)))
-  if (lockedUntil !== null && lockedUntil > nowMs) return { ok: false, reason: 'locked', retryAfterS: Math.ceil((lockedUntil - nowMs) / 1000) }
-  const value = await check()
-  if (value !== null) return { ok: true, value }
-  const failures = await counted(0, () => ctx.counters.logEvent(`signin-fail:${address}`, nowMs, LOCKOUT_WINDOW_MS))
-  if (failures >= LOCKOUT_THRESHOLD) {
-    await counted(undefined, () => ctx.counters.lock(lockKey(address), nowMs + LOCKOUT_MS, LOCKOUT_MS))
-    return { ok: false, reason: 'locked', retryAfterS: Math.ceil(LOCKOUT_MS / 1000) }
+export async function checkPassword<L extends { password_hash: string }>(
+  ctx: ServiceContext & LockoutContext,
+  scope: LockoutScope,
+  find: () => Promise<L | undefined>,
+  password: string,
+  address: string,
+): Promise<PasswordCheck<L>> {
+  const locked = await lockedFor(ctx, scope, address)
+  if (locked !== null) return { ok: false, reason: 'locked', retryAfterS: locked }
+  const login = await find()
+  if (!(await passwordMatches(password, login?.password_hash ?? null)) || !login) {
+    const lockedNow = await countFailure(ctx, scope, address)
+    return lockedNow === null ? { ok: false, reason: 'invalid' } : { ok: false, reason: 'locked', retryAfterS: lockedNow }
   }
-  return { ok: false, reason: 'invalid' }
+  return { ok: true, login }
 }
 
-/** Email and password, under the lockout. Unknown emails cost the same argon2 check as known ones. */
+/** Portal sign-in: email and password, with the portal's own lockout counters (`checkPassword`). */
 export async function signIn(ctx: SignInContext, input: { email: string; password: string }, address: string): Promise<SignInResult> {
-  const checked = await checkPasswordUnderLockout(ctx, address, async () => {
-    const login = await findLoginByEmail(ctx.db, emailKey(input.email))
-    return (await passwordMatches(input.password, login?.password_hash ?? null)) && login ? login.user_id : null
-  })
+  const checked = await checkPassword(ctx, 'portal', () => findLoginByEmail(ctx.db, emailKey(input.email)), input.password, address)
   if (!checked.ok) return checked
-  return { ok: true, userId: checked.value, sessionToken: await startSession(ctx, 'advertiser', checked.value) }
+  return { ok: true, userId: checked.login.user_id, sessionToken: await startSession(ctx, 'advertiser', checked.login.user_id) }
 }
 
-/** Re-checks the signed-in advertiser's password (before revealing the key); callers count it under the lockout. */
-export async function confirmPassword(ctx: ServiceContext, userId: string, password: string): Promise<boolean> {
-  const login = await findLoginByUser(ctx.db, userId)
-  return passwordMatches(password, login?.password_hash ?? null)
-}
 
 // ---------------------------------------------------------------------------------------------- emailed password links
 

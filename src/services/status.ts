@@ -34,3 +34,8 @@ export async function requireComponent(ctx: Pick<ServiceContext, 'db'>, componen
 export async function storeReady(ctx: Pick<ServiceContext, 'db'>): Promise<boolean> {
   return storeReachable(ctx.db)
 }
+
+/** The states operators set, by component (a component never set has none). */
+export async function readSetComponentStates(ctx: Pick<ServiceContext, 'db'>): Promise<ReadonlyMap<string, string>> {
+  return readComponentStates(ctx.db)
+}

@@ -36,3 +36,24 @@ export async function touchKeyLastUsed(db: Db, userId: string, now: Date, granul
     .where((eb) => eb.or([eb('key_last_used_at', 'is', null), eb('key_last_used_at', '<=', threshold)]))
     .execute()
 }
+
+/** `%`, `_` and the escape character itself are literal in a search: LIKE's default escape is the backslash. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/**
+ * Operator search, newest first by (created_at, user_id): every account whose
+ * email contains `query` (case-insensitive), or whose user id is `query`
+ * exactly; every account when `query` is null. At most `rows`, after the
+ * position `before` when set.
+ */
+export async function searchAccounts(
+  db: Db,
+  query: string | null,
+  page: { rows: number; before: { createdAt: Date; userId: string } | null },
+): Promise<AccountRow[]> {
+  let q = db.selectFrom('accounts').selectAll()
+  if (query !== null) q = q.where((eb) => eb.or([eb('user_id', '=', query), eb('email', 'ilike', `%${likeLiteral(query)}%`)]))
+  const before = page.before
+  if (before) q = q.where((eb) => eb(eb.refTuple('created_at', 'user_id'), '<', eb.tuple(before.createdAt, before.userId)))
+  return q.orderBy('created_at', 'desc').orderBy('user_id', 'desc').limit(page.rows).execute()
+}

@@ -162,3 +162,16 @@ export async function reopenUnpaidAsNet30(db: Db, userId: string, dueAt: Date): 
     .where('billing_mode', '<>', 'net30_invoice')
     .execute()
 }
+
+/** Every account's invoices, newest first by (finalized_at, invoice_id), optionally of one status; at most `rows`, after `before`. */
+export async function listAllInvoices(
+  db: Db,
+  status: InvoiceRow['status'] | null,
+  page: { rows: number; before: { finalizedAt: Date; invoiceId: string } | null },
+): Promise<InvoiceRow[]> {
+  let q = db.selectFrom('invoices').selectAll()
+  if (status !== null) q = q.where('status', '=', status)
+  const before = page.before
+  if (before) q = q.where((eb) => eb(eb.refTuple('finalized_at', 'invoice_id'), '<', eb.tuple(before.finalizedAt, before.invoiceId)))
+  return q.orderBy('finalized_at', 'desc').orderBy('invoice_id', 'desc').limit(page.rows).execute()
+}

@@ -143,3 +143,63 @@ export async function findCreativeGraph(db: Db, userId: string, creativeId: stri
     .executeTakeFirst()
   return creative ? findCampaignGraph(db, userId, creative.campaign_id) : undefined
 }
+
+/** A creative as the moderation queue shows it: the line, its campaign and its account's email. */
+export interface ModerationQueueRow {
+  creative_id: string
+  campaign_id: string
+  user_id: string
+  email: string
+  campaign_name: string
+  campaign_status: CampaignRow['status']
+  ad_line: string
+  brand: string | null
+  destination_url: string
+  icon_url: string | null
+  moderation_status: CreativeRow['moderation_status']
+  moderation_reason: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+/**
+ * Creatives in `status` whose campaign can still serve (active or paused),
+ * oldest first by the time they entered it (`updated_at`: a rewrite sends a
+ * line back to review), then by campaign id; at most `rows`, after `after`.
+ */
+export async function listModerationQueue(
+  db: Db,
+  status: CreativeRow['moderation_status'],
+  page: { rows: number; after: { updatedAt: Date; campaignId: string } | null },
+): Promise<ModerationQueueRow[]> {
+  let q = db
+    .selectFrom('creatives as cr')
+    .innerJoin('campaigns as c', 'c.campaign_id', 'cr.campaign_id')
+    .innerJoin('accounts as a', 'a.user_id', 'cr.user_id')
+    .select([
+      'cr.creative_id',
+      'cr.campaign_id',
+      'cr.user_id',
+      'a.email',
+      'c.name as campaign_name',
+      'c.status as campaign_status',
+      'cr.ad_line',
+      'cr.brand',
+      'cr.destination_url',
+      'cr.icon_url',
+      'cr.moderation_status',
+      'cr.moderation_reason',
+      'cr.created_at',
+      'cr.updated_at',
+    ])
+    .where('cr.moderation_status', '=', status)
+    .where('c.status', 'in', ['active', 'paused'])
+  const after = page.after
+  if (after) q = q.where((eb) => eb(eb.refTuple('cr.updated_at', 'cr.campaign_id'), '>', eb.tuple(after.updatedAt, after.campaignId)))
+  return q.orderBy('cr.updated_at').orderBy('cr.campaign_id').limit(page.rows).execute()
+}
+
+/** The creative of a campaign, whoever owns it (operator reads). */
+export async function findCreativeForOperator(db: Db, campaignId: string): Promise<CreativeRow | undefined> {
+  return db.selectFrom('creatives').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()
+}

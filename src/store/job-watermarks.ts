@@ -61,3 +61,8 @@ export async function withJobLock<T>(store: Store, job: string, wait: boolean, w
     }
   })
 }
+
+/** Every stored watermark, with when it last moved (service clock); read only (unlike readWatermarks, nothing is inserted). */
+export async function listWatermarks(db: Db): Promise<{ job: string; ran_through: Date; updated_at: Date }[]> {
+  return db.selectFrom('job_watermarks').select(['job', 'ran_through', 'updated_at']).orderBy('job').execute()
+}

@@ -4,6 +4,7 @@ import type { BillingMode } from '../domain/billing-schedule.ts'
 import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, TargetSurface } from '../domain/campaign-order.ts'
 import type { CampaignStatus } from '../domain/campaign-state.ts'
 import type { BlockStatus } from '../domain/delivery.ts'
+import type { AuditAction, AuditActor, AuditTargetKind } from '../domain/audit.ts'
 
 /**
  * Table types for Kysely; they mirror src/store/migrations/*.sql. A `text` column holding one of a domain's
@@ -295,7 +296,36 @@ export interface PasswordTokensTable {
   used_at: Timestamp | null
 }
 
+/** Operator sign-ins (migration 0020). */
+export interface OperatorsTable {
+  operator_id: string
+  email: string
+  email_key: string
+  password_hash: string
+  created_at: Timestamp
+  password_changed_at: Timestamp
+}
+
+/** Who acted: an operator signed in to the console, or a caller of the token API. */
+export type AuditActorKind = AuditActor['kind']
+
+/** Every operator action (migration 0020); before/after are secret-free JSON snapshots. */
+export interface AuditLogTable {
+  entry_id: ColumnType<number, never, never>
+  at: Timestamp
+  actor_kind: AuditActorKind
+  actor_id: string | null
+  action: AuditAction
+  target_kind: AuditTargetKind
+  target_id: string | null
+  before: ColumnType<unknown, string | null, never>
+  after: ColumnType<unknown, string | null, never>
+  source_address: string
+}
+
 export interface Database extends ExportsTables {
+  operators: OperatorsTable
+  audit_log: AuditLogTable
   logins: LoginsTable
   sessions: SessionsTable
   password_tokens: PasswordTokensTable

@@ -98,9 +98,17 @@ test('every operator operation answers as its document says, success and errors 
   const doc = (await h.admin.get(DOC)).body
   const answered = new Set<string>()
   // h.admin checks each answer against the operator document; this records which operations answered 2xx.
+  // Every operator action writes one audit entry (services/operator-actions.ts): each successful call that is not a
+  // read is checked to have added exactly one, of its own.
+  const newestEntry = async (): Promise<number> => (await h.admin.get('/admin/v1/audit?limit=1')).body.entries[0]?.entry_id ?? 0
   const call = async (method: string, path: string, body?: unknown): Promise<Reply> => {
+    const lastEntry = method === 'GET' ? 0 : await newestEntry()
     const res = await h.admin.call(method, path, { body })
     if (res.status < 300) answered.add(`${method} ${templateOf(doc, path.slice(PREFIX.length))}`)
+    if (method !== 'GET') {
+      const newest = await newestEntry()
+      assert.equal(newest - lastEntry, res.status < 300 ? 1 : 0, `${method} ${path}: ${res.status < 300 ? 'one audit entry' : 'no audit entry for a refusal'}`)
+    }
     return res
   }
   const expect = async (status: number, method: string, path: string, body?: unknown) => {
@@ -118,6 +126,10 @@ test('every operator operation answers as its document says, success and errors 
   assert.deepEqual(Object.keys(await expect(200, 'POST', `${user}/rotate-key`)), ['api_key'])
   await expect(404, 'POST', '/admin/v1/accounts/usr_unknown/rotate-key')
   await expect(400, 'POST', '/admin/v1/accounts', { email: 'not an email' })
+  assert.deepEqual((await expect(200, 'GET', '/admin/v1/accounts?query=doc%40example')).accounts.map((a: any) => a.user_id), [created.user_id])
+  assert.equal((await expect(200, 'GET', user)).access.write_approved, true)
+  await expect(404, 'GET', '/admin/v1/accounts/usr_unknown')
+  await expect(400, 'GET', '/admin/v1/accounts?cursor=nope')
 
   // Billing states and credits
   assert.equal((await expect(200, 'POST', `${user}/billing/net30-request`)).collection_status, 'setup_pending')
@@ -162,7 +174,9 @@ test('every operator operation answers as its document says, success and errors 
   assert.deepEqual(await expect(200, 'PUT', '/admin/v1/components/reporting', { state: 'operational' }), { component: 'reporting', state: 'operational' })
   await expect(400, 'PUT', '/admin/v1/components/nope', { state: 'degraded' })
   const decision = await expect(200, 'POST', `/admin/v1/campaigns/${campaigns[0]}/moderation`, { status: 'approved' })
-  assert.deepEqual(decision, { campaign_id: campaigns[0], moderation_status: 'approved' })
+  assert.deepEqual(decision, { campaign_id: campaigns[0], moderation_status: 'approved', moderation_reason: null })
+  assert.ok(Array.isArray((await expect(200, 'GET', '/admin/v1/moderation?status=pending')).creatives))
+  await expect(400, 'POST', `/admin/v1/campaigns/${campaigns[0]}/moderation`, { status: 'approved', reason: 'no' })
   await expect(404, 'POST', '/admin/v1/campaigns/cmp_unknown/moderation', { status: 'rejected' })
   await expect(200, 'POST', '/admin/v1/clock', { advance_seconds: 60 })
   await expect(400, 'POST', '/admin/v1/clock', { now: '2026-01-01T00:00:00Z' })
@@ -172,6 +186,14 @@ test('every operator operation answers as its document says, success and errors 
     assert.equal(typeof run.result, 'object')
   }
   await expect(404, 'POST', '/admin/v1/jobs/nope/run')
+  assert.equal((await expect(200, 'GET', '/admin/v1/jobs')).jobs.length, 4)
+  assert.ok((await expect(200, 'GET', '/admin/v1/invoices?status=void')).invoices.some((i: any) => i.invoice_id === failed.invoice_id))
+
+  // Access and the audit log
+  assert.deepEqual(await expect(200, 'POST', '/admin/v1/unlock', { address: '192.0.2.1' }), { address: '192.0.2.1', lifted: [] })
+  await expect(400, 'POST', '/admin/v1/unlock', { address: 'nowhere' })
+  const audit = await expect(200, 'GET', '/admin/v1/audit?action=address.unlock')
+  assert.equal(audit.entries[0].target.id, '192.0.2.1')
 
   // Outbox
   assert.ok(Array.isArray((await expect(200, 'GET', '/admin/v1/outbox?to=ap%40example.dev')).messages))

@@ -71,3 +71,30 @@ test('Redis counters: peek reads a window without counting; decrement refunds on
     await c.close()
   }
 })
+
+/** A lockout as the sign-in paths keep it: a sliding log of failures and a lock, both under their keys. */
+async function lockAndUnlock(c: CounterStore, id: string): Promise<void> {
+  const [log, lock] = [`fail:${id}`, `lock:${id}`]
+  for (let i = 0; i < 3; i++) await c.logEvent(log, 1_000 + i, 15 * MINUTE)
+  await c.lock(lock, 1_000 + 15 * MINUTE, 15 * MINUTE)
+  assert.equal(await c.lockedUntil(lock), 1_000 + 15 * MINUTE)
+  await c.unlock(lock)
+  await c.unlock(log)
+  assert.equal(await c.lockedUntil(lock), null, 'the lock is gone')
+  assert.equal(await c.logEvent(log, 2_000, 15 * MINUTE), 1, 'the failures before the unlock no longer count')
+  await c.unlock(`never-locked:${id}`)
+}
+
+test('memory counters: unlock forgets a lock and its failure log', async () => {
+  await lockAndUnlock(new MemoryCounterStore(), 'a')
+})
+
+test('Redis counters: unlock forgets a lock and its failure log', { skip: redisSkip }, async () => {
+  const c: CounterStore = new RedisCounterStore(TEST_REDIS_URL)
+  for (let i = 0; i < 100 && !(await c.peek('probe', 0, MINUTE).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 20))
+  try {
+    await lockAndUnlock(c, `unit-${process.pid}-${randomBytes(4).toString('hex')}`)
+  } finally {
+    await c.close()
+  }
+})

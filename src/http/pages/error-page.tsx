@@ -10,14 +10,15 @@ const TITLES: Record<number, string> = {
 }
 
 /** Any page's error: what happened in words, and a way back. */
-export function ErrorPage(props: { status: number; message: string }) {
+export function ErrorPage(props: { status: number; message: string; home?: { href: string; label: string } }) {
+  const home = props.home ?? { href: '/portal', label: 'Go to the portal' }
   const title = TITLES[props.status] ?? (props.status >= 500 ? 'Something went wrong' : 'That did not work')
   return (
     <Page title={title} area="public">
       <p>{props.message}</p>
       <p class="muted">Error {props.status}.</p>
       <p>
-        <a href="/portal">Go to the portal</a>
+        <a href={home.href}>{home.label}</a>
       </p>
     </Page>
   )

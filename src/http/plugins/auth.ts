@@ -1,16 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tooManyRequests, unauthorized } from '../../domain/errors.ts'
-import {
-  LOCKOUT_MS,
-  LOCKOUT_THRESHOLD,
-  LOCKOUT_WINDOW_MS,
-  RATE_WINDOW_MS,
-  rateLimitHeaders,
-  windowStart,
-  windowState,
-} from '../../domain/rate-limits.ts'
+import { RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../../domain/rate-limits.ts'
 import type { CounterStore } from '../../platform/counters.ts'
 import { assertWriteAccess, authenticateKey, readRateLimits, recordKeyUse } from '../../services/access.ts'
+import { countFailure, lockedFor } from '../../services/lockout.ts'
 import type { ServiceContext } from '../../services/context.ts'
 import type { AccountRow } from '../../services/read-models.ts'
 
@@ -46,18 +39,13 @@ export async function safely<T>(request: FastifyRequest, fallback: T, op: () => 
 export function authenticate(deps: AuthDeps) {
   return async function authHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const nowMs = deps.clock.nowMs()
-    const lockKey = `auth-lock:${request.ip}`
-    const lockedUntil = await safely(request, null, () => deps.counters.lockedUntil(lockKey))
-    if (lockedUntil !== null && lockedUntil > nowMs) {
-      throw tooManyRequests((lockedUntil - nowMs) / 1000, 'too many failed authentication attempts from this address; retry later')
-    }
+    const failOpen = (err: unknown) => request.log.warn({ err }, 'rate-limit store unavailable; failing open')
+    const locked = await lockedFor(deps, 'api', request.ip, failOpen)
+    if (locked !== null) throw tooManyRequests(locked, 'too many failed authentication attempts from this address; retry later')
 
     const account = await authenticateKey(deps, request.headers['x-service-user-id'], request.headers['x-service-api-key'])
     if (!account) {
-      const failures = await safely(request, 0, () => deps.counters.logEvent(`auth-fail:${request.ip}`, nowMs, LOCKOUT_WINDOW_MS))
-      if (failures >= LOCKOUT_THRESHOLD) {
-        await safely(request, undefined, () => deps.counters.lock(lockKey, nowMs + LOCKOUT_MS, LOCKOUT_MS))
-      }
+      await countFailure(deps, 'api', request.ip, failOpen)
       throw unauthorized()
     }
     request.account = account

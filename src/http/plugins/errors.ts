@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 
-interface AjvError {
+export interface AjvError {
   keyword: string
   instancePath: string
   params: Record<string, unknown>
@@ -39,7 +39,7 @@ const REASONS: Record<string, string> = {
 }
 
 /** Turns the first schema violation into `{ field, reason, ...facts }`. */
-function validationDetail(err: AjvError, context: string, unknownFieldReason: string) {
+export function validationDetail(err: AjvError, context: string, unknownFieldReason: string) {
   const path = err.instancePath.split('/').filter(Boolean).join('.')
   const where = path === '' ? (context === 'body' ? 'body' : context) : path
   const p = err.params

@@ -9,6 +9,7 @@ import type { VNode } from 'preact'
 import type { App, RouteDeps } from '../types.ts'
 import { renderDocument } from '../pages/render.ts'
 import { ErrorPage } from '../pages/error-page.tsx'
+import { OPS_HOME } from '../pages/ops/frame.tsx'
 import { ApiError } from '../../domain/errors.ts'
 
 /**
@@ -70,7 +71,8 @@ function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply)
   } else {
     request.log.error({ err: error }, 'page error')
   }
-  return reply.page(ErrorPage({ status, message }), status)
+  const home = request.url.startsWith('/ops') ? OPS_HOME : undefined
+  return reply.page(ErrorPage({ status, message, home }), status)
 }
 
 /** Registers the page machinery in the calling (encapsulated) context; `routes` then add their pages. */

@@ -15,12 +15,7 @@ export const CreativeSchema = Type.Object({
   icon_url: Nullable(Type.String()),
   moderation_status: StringEnum(MODERATION_STATUSES),
   moderation_reason: Nullable(
-    Type.String({
-      description:
-        'Why the creative has its moderation status: with `rejected`, the operator\'s reason (null when none was given); with ' +
-        '`pending`, the screening category that sent the line to review (for example `lending`); null when `approved`. ' +
-        'Added after 1.7.0.',
-    }),
+    Type.String({ description: "Why an operator rejected the creative (`moderation_status` `rejected`), when they gave a reason; null otherwise." }),
   ),
   kind: StringEnum(CAMPAIGN_KINDS),
   cpm_usd: Type.Number(),

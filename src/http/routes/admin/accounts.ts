@@ -4,6 +4,9 @@ import { errors } from '../../schemas/common.ts'
 import {
   AccountCreatedSchema,
   AccountCreateSchema,
+  AccountListSchema,
+  AccountSearchQuery,
+  OperatorAccountSchema,
   RotatedKeySchema,
   TermsResultSchema,
   TermsSchema,
@@ -13,9 +16,13 @@ import {
   WritesResultSchema,
   WritesSchema,
 } from '../../schemas/admin/accounts.ts'
-import { createAccount, rotateKey, setTermsAccepted, setWriteApproval, setWritesEnabled } from '../../../services/accounts.ts'
 import { sendSetPasswordLink } from '../../../services/sign-in.ts'
 import { emailContext } from '../../email-context.ts'
+import { asOperator } from '../../operator-context.ts'
+import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'
+import type { Audited } from '../../../services/audit.ts'
+import { createAccount, rotateKey, setTermsAccepted, setWriteApproval, setWritesEnabled } from '../../../services/operator-actions.ts'
+import { findAccounts, readOperatorAccount } from '../../../services/operator-accounts.ts'
 
 const tags = ['accounts']
 
@@ -29,9 +36,10 @@ interface SwitchDoc<B extends TSchema, R extends TSchema> {
 /** `POST /accounts/:user_id/<name>`: one of an account's switches, set from the body; unknown accounts are 404. */
 function accountSwitch<B extends TSchema, R extends TSchema>(
   app: App,
+  deps: RouteDeps,
   name: string,
   { summary, description, body, result }: SwitchDoc<B, R>,
-  set: (userId: string, body: Static<B>) => Promise<Static<R>>,
+  set: (ctx: RouteDeps & Audited, userId: string, body: Static<B>) => Promise<Static<R>>,
 ) {
   const schema = {
     summary,
@@ -42,7 +50,7 @@ function accountSwitch<B extends TSchema, R extends TSchema>(
     // Widened: the route's types come from `set`, which the generic schema cannot give Fastify.
     response: { 200: result as TSchema, ...errors(404) },
   }
-  app.post(`/accounts/:user_id/${name}`, { schema }, async (request) => set(request.params.user_id, request.body as Static<B>))
+  app.post(`/accounts/:user_id/${name}`, { schema }, async (request) => set(asOperator(deps, request), request.params.user_id, request.body as Static<B>))
 }
 
 /** Advertiser accounts: creation, the write prerequisites, the API key. */
@@ -62,16 +70,50 @@ export function adminAccountRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const created = await createAccount(deps, request.body)
+        const created = await createAccount(asOperator(deps, request), request.body)
         // operations.md section 5: an account an operator made gets a link to set its portal password.
         await sendSetPasswordLink(emailContext(deps, request), created.user_id)
         return reply.code(201).send(created)
       },
     )
 
+    app.get(
+      '/accounts',
+      {
+        schema: {
+          summary: 'Find advertisers',
+          description:
+            'Accounts whose email contains `query` (case-insensitive) or whose user id is `query` exactly, newest first, one page at a ' +
+            'time (`limit`, `cursor` as in the advertiser API\'s lists). No query: every account.',
+          tags,
+          querystring: AccountSearchQuery,
+          response: { 200: AccountListSchema },
+        },
+      },
+      async (request) => {
+        const { query, limit, cursor } = request.query
+        const page = await findAccounts(deps, query, { limit, cursor })
+        return { accounts: page.items.map(presentAccountListItem), next_cursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/accounts/:user_id',
+      {
+        schema: {
+          summary: "An advertiser's operator view",
+          description: 'Access (what blocks writes, in the order of `access.campaign_writes`), billing, collection status, balance and invoices.',
+          tags,
+          params: UserParams,
+          response: { 200: OperatorAccountSchema, ...errors(404) },
+        },
+      },
+      async (request) => presentOperatorAccount(await readOperatorAccount(deps, request.params.user_id)),
+    )
+
     const writeApproval = { summary: 'Set manual write approval', body: WriteApprovalSchema, result: WriteApprovalResultSchema }
-    accountSwitch(app, 'write-approval', writeApproval, async (userId, { approved }) => {
-      const a = await setWriteApproval(deps, userId, approved)
+    accountSwitch(app, deps, 'write-approval', writeApproval, async (ctx, userId, { approved }) => {
+      const a = await setWriteApproval(ctx, userId, approved)
       return { user_id: a.user_id, write_approved: a.write_approved }
     })
 
@@ -83,15 +125,15 @@ export function adminAccountRoutes(deps: RouteDeps) {
       body: TermsSchema,
       result: TermsResultSchema,
     }
-    accountSwitch(app, 'terms', terms, async (userId, { accepted }) => {
-      const a = await setTermsAccepted(deps, userId, accepted)
+    accountSwitch(app, deps, 'terms', terms, async (ctx, userId, { accepted }) => {
+      const a = await setTermsAccepted(ctx, userId, accepted)
       return { user_id: a.user_id, terms_accepted: a.terms_accepted }
     })
 
     // Addition to operations.md: the operator switch behind access.campaign_writes = `disabled`.
     const writes = { summary: "Switch an account's writes on or off", body: WritesSchema, result: WritesResultSchema }
-    accountSwitch(app, 'writes', writes, async (userId, { enabled }) => {
-      const a = await setWritesEnabled(deps, userId, enabled)
+    accountSwitch(app, deps, 'writes', writes, async (ctx, userId, { enabled }) => {
+      const a = await setWritesEnabled(ctx, userId, enabled)
       return { user_id: a.user_id, writes_enabled: !a.writes_disabled }
     })
 
@@ -106,7 +148,7 @@ export function adminAccountRoutes(deps: RouteDeps) {
           response: { 200: RotatedKeySchema, ...errors(404) },
         },
       },
-      async (request) => rotateKey(deps, request.params.user_id),
+      async (request) => rotateKey(asOperator(deps, request), request.params.user_id),
     )
   }
 }

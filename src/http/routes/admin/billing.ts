@@ -4,9 +4,8 @@ import { BillingProfileSchema } from '../../schemas/account.ts'
 import { UserParams } from '../../schemas/admin/accounts.ts'
 import { BillingEnrollSchema, CollectionHoldSchema, CreditCreateSchema, CreditSchema } from '../../schemas/admin/billing.ts'
 import { presentBillingProfile } from '../../presenters.ts'
-import { enrollBilling } from '../../../services/accounts.ts'
-import { completeAuthentication, requestNet30, setCollectionHold } from '../../../services/billing-profile.ts'
-import { postCredit } from '../../../services/billing/adjustments.ts'
+import { asOperator } from '../../operator-context.ts'
+import { completeAuthentication, enrollBilling, postCredit, requestNet30, setCollectionHold } from '../../../services/operator-actions.ts'
 
 const tags = ['billing']
 const profile = { 200: BillingProfileSchema, ...errors(404, 409) }
@@ -30,7 +29,7 @@ export function adminBillingRoutes(deps: RouteDeps) {
         },
       },
       async (request) =>
-        presentBillingProfile(await enrollBilling(deps, deps.processor, request.params.user_id, request.body), deps.clock.now()),
+        presentBillingProfile(await enrollBilling(asOperator(deps, request), deps.processor, request.params.user_id, request.body), deps.clock.now()),
     )
 
     // Stands for the advertiser asking for Net 30 in the portal; POST .../billing with Net 30 approves it.
@@ -45,7 +44,7 @@ export function adminBillingRoutes(deps: RouteDeps) {
           response: profile,
         },
       },
-      async (request) => presentBillingProfile(await requestNet30(deps, request.params.user_id), deps.clock.now()),
+      async (request) => presentBillingProfile(await requestNet30(asOperator(deps, request), request.params.user_id), deps.clock.now()),
     )
 
     // Stands for the card holder completing the processor's authentication (3-D Secure) in the portal.
@@ -62,7 +61,7 @@ export function adminBillingRoutes(deps: RouteDeps) {
           response: profile,
         },
       },
-      async (request) => presentBillingProfile(await completeAuthentication(deps, request.params.user_id), deps.clock.now()),
+      async (request) => presentBillingProfile(await completeAuthentication(asOperator(deps, request), request.params.user_id), deps.clock.now()),
     )
 
     app.post(
@@ -77,7 +76,7 @@ export function adminBillingRoutes(deps: RouteDeps) {
         },
       },
       async (request) =>
-        presentBillingProfile(await setCollectionHold(deps, request.params.user_id, request.body.hold), deps.clock.now()),
+        presentBillingProfile(await setCollectionHold(asOperator(deps, request), request.params.user_id, request.body.hold), deps.clock.now()),
     )
 
     app.post(
@@ -93,7 +92,7 @@ export function adminBillingRoutes(deps: RouteDeps) {
         },
       },
       async (request, reply) => {
-        const credit = await postCredit(deps, request.params.user_id, request.body.amount_cents, request.body.memo)
+        const credit = await postCredit(asOperator(deps, request), request.params.user_id, request.body.amount_cents, request.body.memo)
         const { credit_id, user_id, amount_cents, memo, posted_at } = credit
         return reply.code(201).send({ credit_id, user_id, amount_cents, memo, posted_at: posted_at.toISOString() })
       },

@@ -1,7 +1,8 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { errors } from '../../schemas/common.ts'
 import { ClockResultSchema, ClockSchema } from '../../schemas/admin/clock.ts'
-import { moveManualClock } from '../../../services/operator-clock.ts'
+import { asOperator } from '../../operator-context.ts'
+import { moveManualClock } from '../../../services/operator-actions.ts'
 
 /** Service time under CLOCK=manual. */
 export function adminClockRoutes(deps: RouteDeps) {
@@ -19,7 +20,7 @@ export function adminClockRoutes(deps: RouteDeps) {
           response: { 200: ClockResultSchema, ...errors(409) },
         },
       },
-      async (request) => ({ now: (await moveManualClock(deps, request.body)).toISOString() }),
+      async (request) => ({ now: (await moveManualClock(asOperator(deps, request), request.body)).toISOString() }),
     )
   }
 }

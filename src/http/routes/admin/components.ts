@@ -1,6 +1,7 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { ComponentParams, ComponentPutSchema, ComponentStateSchema } from '../../schemas/admin/components.ts'
-import { setComponentState } from '../../../services/operator-settings.ts'
+import { asOperator } from '../../operator-context.ts'
+import { setComponentState } from '../../../services/operator-actions.ts'
 
 /** Component states, as GET /v1/status shows them. */
 export function adminComponentRoutes(deps: RouteDeps) {
@@ -16,7 +17,11 @@ export function adminComponentRoutes(deps: RouteDeps) {
           response: { 200: ComponentStateSchema },
         },
       },
-      async (request) => setComponentState(deps, request.params.component, request.body.state),
+      async (request) => {
+        const { component } = request.params
+        const set = await setComponentState(asOperator(deps, request), component, request.body.state)
+        return { component, state: set.state }
+      },
     )
   }
 }

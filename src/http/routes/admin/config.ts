@@ -1,6 +1,8 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { ConfigPatchSchema, ConfigSchema } from '../../schemas/admin/config.ts'
-import { readServiceConfig, updateServiceConfig } from '../../../services/operator-settings.ts'
+import { asOperator } from '../../operator-context.ts'
+import { readServiceConfig } from '../../../services/operator-settings.ts'
+import { updateServiceConfig } from '../../../services/operator-actions.ts'
 
 const tags = ['config']
 
@@ -22,7 +24,7 @@ export function adminConfigRoutes(deps: RouteDeps) {
           response: { 200: ConfigSchema },
         },
       },
-      async (request) => updateServiceConfig(deps, request.body),
+      async (request) => updateServiceConfig(asOperator(deps, request), request.body),
     )
   }
 }

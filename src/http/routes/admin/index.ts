@@ -11,6 +11,9 @@ import { adminModerationRoutes } from './moderation.ts'
 import { adminClockRoutes } from './clock.ts'
 import { adminJobRoutes } from './jobs.ts'
 import { adminOutboxRoutes } from './outbox.ts'
+import { adminAccessRoutes } from './access.ts'
+import { adminAuditRoutes } from './audit.ts'
+import { TOKEN_ACTOR } from '../../operator-context.ts'
 
 /**
  * The operator API (operations.md section 3), one file per resource. Mounted
@@ -20,6 +23,10 @@ import { adminOutboxRoutes } from './outbox.ts'
 export function adminRoutes(deps: RouteDeps, token: string) {
   return async (app: App) => {
     app.addHook('onRequest', adminAuth(token))
+    // Every action through this API is audited as the token's (services/operator-actions.ts).
+    app.addHook('onRequest', async (request) => {
+      request.auditActor = TOKEN_ACTOR
+    })
     // The token's 401 on top of the answers every route can give.
     documentCommonErrors(app, 401)
 
@@ -38,6 +45,8 @@ export function adminRoutes(deps: RouteDeps, token: string) {
       adminClockRoutes,
       adminJobRoutes,
       adminOutboxRoutes,
+      adminAccessRoutes,
+      adminAuditRoutes,
     ]
     for (const routes of resources) await app.register(routes(deps))
   }

@@ -1,16 +1,35 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { errors } from '../../schemas/common.ts'
 import { UserParams } from '../../schemas/admin/accounts.ts'
-import { InvoiceListSchema, InvoiceParams, InvoiceSchema, VoidInvoiceSchema } from '../../schemas/admin/invoices.ts'
+import { InvoiceListSchema, InvoicePageSchema, InvoiceParams, InvoiceQuery, InvoiceSchema, VoidInvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { presentInvoice } from '../../presenters.ts'
-import { markInvoicePaid, voidInvoice } from '../../../services/billing/adjustments.ts'
-import { listAccountInvoices } from '../../../services/operator-billing.ts'
+import { asOperator } from '../../operator-context.ts'
+import { markInvoicePaid, voidInvoice } from '../../../services/operator-actions.ts'
+import { listAccountInvoices, listInvoicesForOperator } from '../../../services/operator-billing.ts'
 
 const tags = ['invoices']
 
 /** Invoices: an account's list, recording a payment, voiding. */
 export function adminInvoiceRoutes(deps: RouteDeps) {
   return async (app: App) => {
+    app.get(
+      '/invoices',
+      {
+        schema: {
+          summary: "Every account's invoices",
+          description: 'Newest first (by finalization), optionally of one `status`, one page at a time (`limit`, `cursor`).',
+          tags,
+          querystring: InvoiceQuery,
+          response: { 200: InvoicePageSchema },
+        },
+      },
+      async (request) => {
+        const { status, limit, cursor } = request.query
+        const page = await listInvoicesForOperator(deps, status, { limit, cursor })
+        return { invoices: page.items.map(presentInvoice), next_cursor: page.nextCursor }
+      },
+    )
+
     app.get(
       '/accounts/:user_id/invoices',
       {
@@ -35,7 +54,7 @@ export function adminInvoiceRoutes(deps: RouteDeps) {
           response: { 200: InvoiceSchema, ...errors(404, 409) },
         },
       },
-      async (request) => presentInvoice(await markInvoicePaid(deps, request.params.invoice_id)),
+      async (request) => presentInvoice(await markInvoicePaid(asOperator(deps, request), request.params.invoice_id)),
     )
 
     app.post(
@@ -51,7 +70,7 @@ export function adminInvoiceRoutes(deps: RouteDeps) {
           response: { 200: InvoiceSchema, ...errors(404, 409) },
         },
       },
-      async (request) => presentInvoice(await voidInvoice(deps, request.params.invoice_id, request.body.memo)),
+      async (request) => presentInvoice(await voidInvoice(asOperator(deps, request), request.params.invoice_id, request.body.memo)),
     )
   }
 }

@@ -1,24 +1,51 @@
 import type { App, RouteDeps } from '../../types.ts'
 import { errors } from '../../schemas/common.ts'
-import { CampaignParams, ModerationResultSchema, ModerationSchema } from '../../schemas/admin/moderation.ts'
-import { moderateCampaign } from '../../../services/moderation.ts'
+import { CampaignParams, ModerationQueueQuery, ModerationQueueSchema, ModerationResultSchema, ModerationSchema } from '../../schemas/admin/moderation.ts'
+import { asOperator } from '../../operator-context.ts'
+import { presentQueuedCreative } from '../../presenters.ts'
+import { readModerationQueue } from '../../../services/moderation.ts'
+import { moderateCampaign } from '../../../services/operator-actions.ts'
 
-/** Moderation decisions on pending creatives. */
+const tags = ['moderation']
+
+/** The moderation queue and decisions on creatives. */
 export function adminModerationRoutes(deps: RouteDeps) {
   return async (app: App) => {
+    app.get(
+      '/moderation',
+      {
+        schema: {
+          summary: 'The moderation queue',
+          description:
+            'Creatives in `status` (`pending` by default) of campaigns that can still serve (active or paused), oldest first by when ' +
+            'each entered it, with the content-safety verdict on the line; one page at a time (`limit`, `cursor`).',
+          tags,
+          querystring: ModerationQueueQuery,
+          response: { 200: ModerationQueueSchema },
+        },
+      },
+      async (request) => {
+        const { status = 'pending', limit, cursor } = request.query
+        const page = await readModerationQueue(deps, status, { limit, cursor })
+        return { creatives: page.items.map(presentQueuedCreative), next_cursor: page.nextCursor }
+      },
+    )
+
     app.post(
       '/campaigns/:campaign_id/moderation',
       {
         schema: {
           summary: "Decide a campaign's creative",
-          description: 'Only `approved` creatives serve. `reason` (optional) is kept with a rejection and shown to the advertiser as the creative\'s `moderation_reason`.',
-          tags: ['moderation'],
+          description:
+            'Only `approved` creatives serve. A rejection may carry a `reason`, which the advertiser sees as the creative\'s ' +
+            '`moderation_reason`; a `reason` with `approved` is 400 `rejection_only`.',
+          tags,
           params: CampaignParams,
           body: ModerationSchema,
           response: { 200: ModerationResultSchema, ...errors(404) },
         },
       },
-      async (request) => moderateCampaign(deps, request.params.campaign_id, request.body.status, request.body.reason),
+      async (request) => moderateCampaign(asOperator(deps, request), request.params.campaign_id, request.body.status, request.body.reason),
     )
   }
 }

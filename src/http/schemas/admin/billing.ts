@@ -1,9 +1,6 @@
 import { Type } from 'typebox'
 import { DateTime, Nullable } from '../common.ts'
-
-// Operator figures are bounded so that every derived amount stays an exact integer: a billion USD
-// is 10^15 micro-USD, below 2^53. Without bounds, `1e309` (Infinity) was stored as null.
-export const MAX_USD = 1_000_000_000
+import { MAX_OPERATOR_USD as MAX_USD } from '../../../domain/money.ts'
 
 const CardNumber = Type.String({
   pattern: '^[0-9 -]{12,23}$',

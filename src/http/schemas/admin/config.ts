@@ -1,27 +1,27 @@
-import { Type } from 'typebox'
+import { Type, type TSchema } from 'typebox'
 import { OrderConfigSchema } from '../account.ts'
-import { MAX_USD } from './billing.ts'
+import { CONFIG_FIELDS, CONFIG_RULES, EXPORT_SCHEMA_VERSIONS, type ConfigRule } from '../../../domain/config-rules.ts'
 
-const MAX_PER_MIN = 1_000_000
-const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2'] as const
+/** A config field's schema, from the one table of what operators may set (domain/config-rules.ts). */
+function ruleSchema(rule: ConfigRule): TSchema {
+  switch (rule.kind) {
+    case 'fixed':
+      return Type.Literal(rule.value)
+    case 'boolean':
+      return Type.Boolean()
+    case 'choice':
+      return Type.Enum(rule.values)
+    case 'number': {
+      const bounds = { ...(rule.exclusiveMinimum ? { exclusiveMinimum: rule.minimum } : { minimum: rule.minimum }), maximum: rule.maximum }
+      const number = rule.integer ? Type.Integer(bounds) : Type.Number(bounds)
+      return rule.nullable ? Type.Union([number, Type.Null()]) : number
+    }
+  }
+}
 
 /** Any subset of the Account `config` fields plus the operator-only ones; bounded like every operator figure. */
 export const ConfigPatchSchema = Type.Object(
-  {
-    min_cpm_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_USD })),
-    max_total_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_USD })),
-    max_blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    block_impressions: Type.Optional(Type.Literal(1000)),
-    surface_split_enabled: Type.Optional(Type.Boolean()),
-    country_targeting_enabled: Type.Optional(Type.Boolean()),
-    outstanding_balance_cap_usd: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: MAX_USD }), Type.Null()])),
-    create_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_MIN })),
-    read_rate_limit_per_min: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_MIN })),
-    export_max_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
-    export_max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 250_000 })),
-    export_schema_version: Type.Optional(Type.Enum(EXPORT_SCHEMA_VERSIONS)),
-    stats_max_live_events: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
-  },
+  Object.fromEntries(CONFIG_FIELDS.map((field) => [field, Type.Optional(ruleSchema(CONFIG_RULES[field]))])),
   { additionalProperties: false, minProperties: 1 },
 )
 

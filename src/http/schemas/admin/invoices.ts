@@ -1,5 +1,7 @@
 import { Type } from 'typebox'
-import { DateTime, Nullable } from '../common.ts'
+import { DateTime, NextCursor, Nullable, PageQuerySchema, StringEnum } from '../common.ts'
+
+export const INVOICE_STATUSES = ['open', 'paid', 'payment_failed', 'void'] as const
 
 export const InvoiceParams = Type.Object({ invoice_id: Type.String({ minLength: 1, maxLength: 64 }) })
 
@@ -12,7 +14,7 @@ export const InvoiceSchema = Type.Object({
   amount_cents: Type.Integer(),
   credits_applied_cents: Type.Integer(),
   total_cents: Type.Integer(),
-  status: Type.Enum(['open', 'paid', 'payment_failed', 'void']),
+  status: StringEnum(INVOICE_STATUSES),
   finalized_at: DateTime,
   due_at: DateTime,
   paid_at: Nullable(DateTime),
@@ -26,3 +28,13 @@ export const VoidInvoiceSchema = Type.Object(
   { memo: Type.String({ minLength: 1, maxLength: 500, description: 'Why the invoice is voided (kept in the billing events).' }) },
   { additionalProperties: false },
 )
+
+export const InvoiceQuery = Type.Object(
+  { status: Type.Optional(StringEnum(INVOICE_STATUSES, { description: 'Only invoices in this status; absent: all.' })), ...PageQuerySchema.properties },
+  { additionalProperties: false },
+)
+
+export const InvoicePageSchema = Type.Object({
+  invoices: Type.Array(InvoiceSchema, { description: 'Every account\'s, newest first (by finalization).' }),
+  next_cursor: NextCursor,
+})

@@ -1,0 +1,115 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type Static, type TSchema } from 'typebox'
+import type { App, RouteDeps } from '../../types.ts'
+import { EmptyForm } from '../../schemas/pages/forms.ts'
+import { CardForm, CreditForm, HoldForm, Net30Form, SwitchForm, UnlockForm } from '../../schemas/pages/ops-forms.ts'
+import { TermsSchema, WriteApprovalSchema, WritesSchema } from '../../schemas/admin/accounts.ts'
+import { BillingEnrollSchema, CollectionHoldSchema, CreditCreateSchema } from '../../schemas/admin/billing.ts'
+import { UnlockSchema } from '../../schemas/admin/access.ts'
+import { AccountPage, AccountsPage, KeyRotatedPage, type FormValues } from '../../pages/ops/accounts.tsx'
+import type { FieldErrors } from '../../pages/ops/messages.ts'
+import { asOperator } from '../../operator-context.ts'
+import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'
+import { findAccounts, readOperatorAccount } from '../../../services/operator-accounts.ts'
+import * as actions from '../../../services/operator-actions.ts'
+import { attempt, booleanOf, integerOf, type Attempt } from './forms.ts'
+import { frameOf } from './session.ts'
+
+const hide = { hide: true } as const
+const UserParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) })
+const Notice = Type.Optional(Type.String({ maxLength: 40 }))
+
+type Params = { user_id: string }
+
+/** The console's accounts: search, the account page, and every account action (the same audited use cases as the operator API). */
+export function opsAccountRoutes(deps: RouteDeps) {
+  return async (app: App) => {
+    const listQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 254 })), cursor: Type.Optional(Type.String({ maxLength: 512 })), notice: Notice })
+    app.get('/ops/accounts', { schema: { ...hide, querystring: listQuery } }, async (request, reply) => {
+      const query = request.query.query?.trim() ?? ''
+      const page = await findAccounts(deps, query, { cursor: request.query.cursor })
+      const next = page.nextCursor === null ? null : `/ops/accounts?${new URLSearchParams({ ...(query ? { query } : {}), cursor: page.nextCursor }).toString()}`
+      return reply.page(AccountsPage({ frame: frameOf(deps, request, reply, request.query.notice), query, accounts: page.items.map(presentAccountListItem), next }))
+    })
+
+    /** Renders the account page, with the errors and typed values of a refused form. */
+    async function accountPage(request: FastifyRequest, reply: FastifyReply, userId: string, status = 200, errors?: FieldErrors, values?: FormValues) {
+      const account = presentOperatorAccount(await readOperatorAccount(deps, userId))
+      const notice = (request.query as { notice?: string } | undefined)?.notice
+      return reply.page(AccountPage({ frame: frameOf(deps, request, reply, notice), account, errors, values }), status)
+    }
+
+    app.get<{ Params: Params }>('/ops/accounts/:user_id', { schema: { ...hide, params: UserParams, querystring: Type.Object({ notice: Notice }) } }, async (request, reply) =>
+      accountPage(request, reply, request.params.user_id),
+    )
+
+    /** A form on the account page: on success back to the page with a notice, else the page again with the errors. */
+    function accountForm<B extends TSchema>(path: string, body: B, act: (request: FastifyRequest<{ Params: Params }>, form: Static<B>) => Promise<Attempt<string>>) {
+      app.post<{ Params: Params }>(`/ops/accounts/:user_id/${path}`, { schema: { ...hide, params: UserParams, body } }, async (request, reply) => {
+        const form = request.body as Static<B>
+        const result = await act(request, form)
+        if (result.ok) return reply.redirect(`/ops/accounts/${request.params.user_id}?notice=${result.value}`, 303)
+        // A refused form keeps what was typed, never a card number.
+        const values: FormValues = Object.fromEntries(Object.entries(form as Record<string, string>).filter(([name]) => name !== '_csrf' && name !== 'card_number'))
+        return accountPage(request, reply, request.params.user_id, result.status, result.errors, values)
+      })
+    }
+
+    const ctx = (request: FastifyRequest) => asOperator(deps, request)
+
+    accountForm('write-approval', SwitchForm, async (request, form) => {
+      const body = { approved: booleanOf(form.value) }
+      return attempt(async () => (await actions.setWriteApproval(ctx(request), request.params.user_id, body.approved as boolean), 'write_approval'), { schema: WriteApprovalSchema, body })
+    })
+    accountForm('terms', SwitchForm, async (request, form) => {
+      const body = { accepted: booleanOf(form.value) }
+      return attempt(async () => (await actions.setTermsAccepted(ctx(request), request.params.user_id, body.accepted as boolean), 'terms'), { schema: TermsSchema, body })
+    })
+    accountForm('writes', SwitchForm, async (request, form) => {
+      const body = { enabled: booleanOf(form.value) }
+      return attempt(async () => (await actions.setWritesEnabled(ctx(request), request.params.user_id, body.enabled as boolean), 'writes'), { schema: WritesSchema, body })
+    })
+
+    const [weeklyBranch, net30Branch] = BillingEnrollSchema.anyOf
+    accountForm('billing/card', CardForm, async (request, form) => {
+      const body = { mode: 'weekly_autopay' as const, card_number: form.card_number.trim() }
+      return attempt(async () => (await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, body), 'billing'), { schema: weeklyBranch, body })
+    })
+    accountForm('billing/net30', Net30Form, async (request, form) => {
+      const body = { mode: 'net30_invoice' as const, credit_limit_cents: integerOf(form.credit_limit_cents) }
+      return attempt(
+        async () => (await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, { ...body, credit_limit_cents: body.credit_limit_cents as number }), 'billing'),
+        { schema: net30Branch, body },
+      )
+    })
+    accountForm('hold', HoldForm, async (request, form) => {
+      const body = { hold: form.hold === 'none' ? null : form.hold }
+      return attempt(async () => (await actions.setCollectionHold(ctx(request), request.params.user_id, body.hold as 'paused' | 'disabled' | null), 'hold'), {
+        schema: CollectionHoldSchema,
+        body,
+      })
+    })
+    accountForm('credits', CreditForm, async (request, form) => {
+      const body = { amount_cents: integerOf(form.amount_cents), memo: form.memo.trim() }
+      return attempt(async () => (await actions.postCredit(ctx(request), request.params.user_id, body.amount_cents as number, body.memo), 'credit'), {
+        schema: CreditCreateSchema,
+        body,
+      })
+    })
+    accountForm('unlock', UnlockForm, async (request, form) => {
+      const body = { address: form.address.trim() }
+      return attempt(async () => ((await actions.unlockAddress(ctx(request), body.address)).lifted.length > 0 ? 'unlocked' : 'not_locked'), {
+        schema: UnlockSchema,
+        body,
+      })
+    })
+
+    // The new key is shown once, on the answer to the form itself (never in a redirect's address).
+    app.post<{ Params: Params }>('/ops/accounts/:user_id/rotate-key', { schema: { ...hide, params: UserParams, body: EmptyForm } }, async (request, reply) => {
+      const { user_id } = request.params
+      const { api_key } = await actions.rotateKey(ctx(request), user_id)
+      const { account } = await readOperatorAccount(deps, user_id)
+      return reply.page(KeyRotatedPage({ frame: frameOf(deps, request, reply), userId: user_id, email: account.email, apiKey: api_key }))
+    })
+  }
+}

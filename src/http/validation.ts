@@ -1,0 +1,43 @@
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { TSchema } from 'typebox'
+import { ErrorBody } from './schemas/common.ts'
+import { validationDetail, type AjvError } from './plugins/errors.ts'
+import { isTimestamp } from '../domain/timestamps.ts'
+import type { FieldDetail } from '../domain/errors.ts'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+/**
+ * Bodies are validated strictly (a string is never coerced into a number);
+ * query strings and path parameters are text and may be coerced. Every
+ * `date-time` is read by the service's own rule (no leap second, years
+ * 0001-9999), so a timestamp the schema accepts is one the service can use.
+ */
+export function validators() {
+  const base = { allErrors: false, removeAdditional: false, useDefaults: false, strict: false } as const
+  const body = addFormats(new Ajv({ ...base, coerceTypes: false }))
+  const params = addFormats(new Ajv({ ...base, coerceTypes: 'array' }))
+  for (const ajv of [body, params]) {
+    ajv.addSchema(ErrorBody)
+    ajv.addFormat('date-time', { type: 'string', validate: isTimestamp })
+  }
+  return { body, params }
+}
+
+const bodies = validators().body
+const compiled = new WeakMap<TSchema, ValidateFunction>()
+
+/**
+ * Checks a console form, once turned into the operator API's body, against
+ * that operation's own body schema: the console refuses what the API
+ * refuses, with the same `{field, reason, ...}`, and no rule is restated in
+ * a page. Null when the body is valid.
+ */
+export function bodyProblem(schema: TSchema, body: unknown): FieldDetail | null {
+  let validate = compiled.get(schema)
+  if (!validate) compiled.set(schema, (validate = bodies.compile(schema)))
+  if (validate(body)) return null
+  const [first] = (validate.errors ?? []) as AjvError[]
+  return first ? validationDetail(first, 'body', 'unknown_field') : { field: 'body', reason: 'invalid' }
+}
