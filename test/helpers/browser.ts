@@ -215,10 +215,10 @@ export async function checkPage(page: Page): Promise<void> {
   await page.setViewportSize(DESKTOP)
 }
 
-/** Writes docs/portal/<name>.png (the whole page) when UPDATE_SCREENSHOTS=1; otherwise does nothing. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Writes <folder>/<name>.png (the whole page; docs/portal unless told) when UPDATE_SCREENSHOTS=1; otherwise does nothing. */
+export async function screenshot(page: Page, name: string, folder = 'docs/portal'): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return
-  const dir = `${root}docs/portal`
+  const dir = `${root}${folder}`
   mkdirSync(dir, { recursive: true })
   writeFileSync(`${dir}/${name}.png`, await page.screenshot({ fullPage: true, animations: 'disabled' }))
 }
