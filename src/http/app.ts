@@ -91,6 +91,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   app.addSchema(ErrorBody)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // No response is ever sniffed into another type (JSON as HTML, a CSV as script).
+    reply.header('x-content-type-options', 'nosniff')
   })
   registerErrorHandling(app)
   registerInputGuard(app)
@@ -116,6 +118,10 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       await v1.register(statusRoutes(deps))
       await v1.register(async (authed) => {
         authed.addHook('onRequest', authenticate(deps))
+        // An authenticated answer is one account's data: no cache keeps it (a route may say more, e.g. `private, no-store`).
+        authed.addHook('onSend', async (_request, reply) => {
+          if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+        })
         for (const routes of [accountRoutes, campaignRoutes, creativeRoutes, previewRoutes, exportRoutes, statsRoutes]) {
           await authed.register(routes(deps))
         }
