@@ -5,6 +5,7 @@
 import { loadSettings, SettingsError, type Settings } from '../platform/env.ts'
 import { startInstance } from './roles.ts'
 import { closeOnSignals } from './shutdown.ts'
+import { DataDirLockedError } from '../store/data-dir-lock.ts'
 
 let settings: Settings
 try {
@@ -18,7 +19,13 @@ try {
 }
 
 const started = performance.now()
-const instance = await startInstance(settings)
+const instance = await startInstance(settings).catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    console.error(`start-up error: ${err.message}`)
+    process.exit(75)
+  }
+  throw err
+})
 instance.log.info(
   {
     role: instance.role,

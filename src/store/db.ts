@@ -6,6 +6,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import type { Database } from './schema.ts'
 import { migrateToLatest } from './migrate.ts'
 import { storeReachable } from './health.ts'
+import { lockDataDir } from './data-dir-lock.ts'
 
 export type Db = Kysely<Database>
 
@@ -97,15 +98,30 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     store = wrap('postgres', pool, async () => {})
   } else {
     let dataDir: string | undefined
+    let unlock = () => {}
     if (!options.inMemory) {
       mkdirSync(options.dataDir, { recursive: true })
+      // Before the engine opens the files: a second process on this directory stops here.
+      unlock = lockDataDir(options.dataDir)
       dataDir = `${options.dataDir}/pglite`
     }
-    const lite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+    let lite: PGlite
+    try {
+      lite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+    } catch (err) {
+      unlock()
+      throw err
+    }
     // PGlite is one connection on the main thread: a pool of one serializes
     // transactions exactly as PostgreSQL's locks would order them.
     const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types, Client: PreparingClient })
-    store = { ...wrap('embedded', pool, () => lite.close()), dump: () => lite.dumpDataDir('gzip') }
+    store = {
+      ...wrap('embedded', pool, async () => {
+        await lite.close()
+        unlock()
+      }),
+      dump: () => lite.dumpDataDir('gzip'),
+    }
   }
   await migrateToLatest(store.db as unknown as Kysely<unknown>)
   return store
