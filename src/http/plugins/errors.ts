@@ -90,6 +90,20 @@ function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
   return null
 }
 
+/**
+ * Store trouble as the answer it gets everywhere, the API and the pages alike:
+ * 503 with `Retry-After`; a create caught in lock contention is told to retry
+ * the identical body (its idempotency key makes that safe). Null: not store trouble.
+ */
+export function storeTroubleError(error: unknown, request: FastifyRequest): ApiError | null {
+  const trouble = storeTrouble(error)
+  if (!trouble) return null
+  request.log.warn({ err: error }, 'store trouble')
+  const url = request.routeOptions.url
+  const create = url === '/v1/campaigns' || url === '/portal/campaigns/new'
+  return new ApiError(503, trouble === 'contention' && create ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE, { 'retry-after': '2' })
+}
+
 export const BODY_LIMIT_BYTES = 64 * 1024
 
 /** An answer of the HTTP edge (see error-reasons.ts), as an ApiError so it takes the one path out. */
@@ -118,12 +132,8 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   const framework = FRAMEWORK_ERRORS[error.code]
   if (framework) return framework()
   if (error instanceof SyntaxError) return edgeError('invalid_json')
-  const trouble = storeTrouble(error)
-  if (trouble) {
-    request.log.warn({ err: error }, 'store trouble')
-    const detail = trouble === 'contention' && request.routeOptions.url === '/v1/campaigns' ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE
-    return new ApiError(503, detail, { 'retry-after': '2' })
-  }
+  const trouble = storeTroubleError(error, request)
+  if (trouble) return trouble
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     // A client error raised inside Fastify or Node that has no entry above yet: still the envelope, logged to be named.
     request.log.warn({ err: error }, 'unnamed client error')

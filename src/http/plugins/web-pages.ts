@@ -11,6 +11,7 @@ import { renderDocument } from '../pages/render.ts'
 import { ErrorPage } from '../pages/error-page.tsx'
 import { OPS_HOME } from '../pages/ops/frame.tsx'
 import { ApiError } from '../../domain/errors.ts'
+import { storeTroubleError } from './errors.ts'
 
 /**
  * What every HTML page stands on (operations.md section 5): form bodies,
@@ -51,7 +52,9 @@ declare module 'fastify' {
 }
 
 /** The HTML error page for any error under the pages; the status of the API's envelope is kept. */
-function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+function pageError(raised: unknown, request: FastifyRequest, reply: FastifyReply) {
+  // Store trouble is the API's 503 (retry shortly), not a bug of ours.
+  const error = storeTroubleError(raised, request) ?? raised
   const e = error as { code?: string; statusCode?: number; validation?: unknown }
   let status = 500
   let message = 'Something went wrong on our side. Try again in a moment.'

@@ -7,7 +7,7 @@ import { count, usdBid, usdFromCents } from '../format.ts'
 import { WriteSteps } from './overview.tsx'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignCreateForm } from '../../schemas/pages/forms.ts'
-import type { Detail } from '../../../domain/errors.ts'
+import { PROVISIONING_INCOMPLETE, STORE_UNAVAILABLE, type Detail } from '../../../domain/errors.ts'
 
 type Account = Static<typeof AccountSchema>
 type Config = Account['config']
@@ -235,6 +235,10 @@ export function createProblem(status: number, detail: Detail, account: Account):
     if (d.field === 'idempotency_key') return { fields: {}, freshKey: true, form: 'This form is out of date. Check the values below and submit again.' }
   }
   if (status === 429) return { fields: {}, form: `You have created ${count(account.config.create_rate_limit_per_min)} campaigns this minute, the most allowed. Wait a minute and submit again.` }
+  if (status === 503 && detail === PROVISIONING_INCOMPLETE) {
+    return { fields: {}, form: 'Another change to your account was in progress. Your order may not be placed yet: submit the same form again (it cannot create the campaign twice).' }
+  }
+  if (status === 503 && detail === STORE_UNAVAILABLE) return { fields: {}, form: 'We could not reach our database just now. Your order was not placed; submit again in a moment.' }
   if (status === 503) return { fields: {}, form: 'Campaign creation is switched off for the moment. Your order was not placed; try again later.' }
   return { fields: {}, form: typeof detail === 'string' ? `The campaign was not created: ${detail}.` : `The campaign was not created (${reason || 'error'}).` }
 }

@@ -9,6 +9,7 @@ import { CampaignFormPage, createProblem, newCampaignValues, type CampaignFormVa
 import { portalNotice } from '../../pages/portal/notices.ts'
 import { presentAccount, presentCampaign } from '../../presenters.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
+import { storeTroubleError } from '../../plugins/errors.ts'
 import { ApiError } from '../../../domain/errors.ts'
 import { assertWriteAccess } from '../../../services/access.ts'
 import { readAccountOverview } from '../../../services/accounts.ts'
@@ -42,7 +43,8 @@ export function portalCampaignRoutes(deps: RouteDeps) {
    * rules) come here too; anything that is not the API's answer (a CSRF
    * refusal, a malformed form, a bug) goes on to the pages' error handler.
    */
-  async function showProblem(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  async function showProblem(raised: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const error = storeTroubleError(raised, request) ?? raised
     const values = request.body as CampaignFormValues | undefined
     if (!(error instanceof ApiError) || values === undefined || request.advertiser === undefined) throw error
     const account = await accountView(deps, request)
