@@ -7,9 +7,9 @@ import { ADMIN_TOKEN } from './service.ts'
 export const OPERATOR = { email: 'first.operator@example.dev', password: 'the operator password' }
 
 /**
- * A cookie-keeping client for the operator console (test/helpers/portal.ts
- * does the cookies, forms and CSRF tokens): it sets the console up, signs in,
- * and submits the forms of console pages.
+ * A browser for the operator console (test/helpers/portal.ts does the
+ * cookies, forms and CSRF tokens): it sets the console up, signs in, and
+ * submits the forms of console pages.
  */
 export class OpsClient extends PortalClient {
   /** Submits the setup form. */
@@ -22,9 +22,13 @@ export class OpsClient extends PortalClient {
     return this.submit('/ops/login', '/ops/login', { email, password, ...(next === undefined ? {} : { next }) })
   }
 
-  /** The form of `page` whose action is `action`: its CSRF token is taken from that page, as a browser would. */
+  /**
+   * Opens `page` and posts `fields` to `action` with that page's CSRF token,
+   * as a browser would; unlike `submit`, `action` need not be a form of the
+   * page (an unknown job or component).
+   */
   async act(page: string, action: string, fields: Record<string, string> = {}): Promise<PageReply> {
-    return this.submit(page, action, fields)
+    return this.post(action, fields, await this.get(page))
   }
 }
 

@@ -1,70 +1,86 @@
-import { freshIp } from './api.ts'
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { Client, freshIp, type Advertiser, type BillingSetup, type TestHarness } from './api.ts'
+import { byId, csrfToken, fieldError, submitButtons, visibleText } from './html.ts'
 
 /**
- * A cookie-keeping HTTP client for the HTML pages (no browser): it follows no
- * redirect by itself, so tests see each 303, and it reads the CSRF token from
- * the page a form is on, as a browser would submit it.
+ * A browser without JavaScript for the HTML pages (portal, operator console,
+ * public pages), over real HTTP, from an address of its own: it keeps the
+ * cookies the service sets (session, CSRF secret), follows no redirect by
+ * itself (tests see each 303 and its `location`), and posts forms with a
+ * CSRF token as a browser would: by default the one of the last page it
+ * read. test/helpers/html.ts reads the pages.
  */
 export class PortalClient {
   readonly cookies = new Map<string, string>()
+  /** The CSRF token of the last page read that had one (every form of a page carries the same one). */
+  csrf: string | null = null
+
   constructor(
     readonly baseUrl: string,
     readonly ip: string = freshIp(),
   ) {}
 
-  #headers(extra: Record<string, string> = {}): Record<string, string> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
-    return { 'x-forwarded-for': this.ip, ...(cookie ? { cookie } : {}), ...extra }
-  }
-
-  #remember(res: Response): void {
+  /** One request as it is: the cookies, no CSRF token added (`form` is posted as a urlencoded body). */
+  async request(method: string, path: string, form?: Record<string, string>): Promise<PageReply> {
+    const headers: Record<string, string> = { 'x-forwarded-for': this.ip }
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+    let body: string | undefined
+    if (form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = new URLSearchParams(form).toString()
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body, redirect: 'manual' })
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';')
-      const eq = pair!.indexOf('=')
-      const name = pair!.slice(0, eq).trim()
-      const value = pair!.slice(eq + 1).trim()
-      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a))
-      if (expired || value === '') this.cookies.delete(name)
+      const [pair = '', ...attributes] = line.split(';')
+      const eq = pair.indexOf('=')
+      const name = pair.slice(0, eq).trim()
+      const value = pair.slice(eq + 1).trim()
+      const cleared = value === '' || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a))
+      if (cleared) this.cookies.delete(name)
       else this.cookies.set(name, value)
     }
+    const reply = new PageReply(res.status, res.headers, await res.text())
+    const token = /name="_csrf" value="([^"]+)"/.exec(reply.text)?.[1]
+    if (token) this.csrf = token
+    return reply
   }
 
-  async get(path: string): Promise<PageReply> {
-    const res = await fetch(this.baseUrl + path, { headers: this.#headers(), redirect: 'manual' })
-    this.#remember(res)
-    return new PageReply(res.status, res.headers, await res.text())
+  get(path: string): Promise<PageReply> {
+    return this.request('GET', path)
   }
 
-  /** Posts fields as a form; `_csrf` is taken from `csrf` (a page or a token) unless the fields carry one. */
-  async post(path: string, fields: Record<string, string>, csrf?: PageReply | string | null): Promise<PageReply> {
-    const token = csrf === undefined || csrf === null ? null : typeof csrf === 'string' ? csrf : csrf.csrf()
-    const body = new URLSearchParams({ ...(token === null ? {} : { _csrf: token }), ...fields })
-    const res = await fetch(this.baseUrl + path, {
-      method: 'POST',
-      headers: this.#headers({ 'content-type': 'application/x-www-form-urlencoded' }),
-      body: body.toString(),
-      redirect: 'manual',
-    })
-    this.#remember(res)
-    return new PageReply(res.status, res.headers, await res.text())
+  /**
+   * Posts `fields` as a form with a CSRF token taken from `csrf`: the last
+   * page read when left out, that page or that token when given, none when
+   * null (a forged post). A `_csrf` in `fields` wins.
+   */
+  post(path: string, fields: Record<string, string> = {}, csrf?: PageReply | string | null): Promise<PageReply> {
+    const token = csrf === undefined ? this.csrf : csrf === null ? null : typeof csrf === 'string' ? csrf : csrf.csrf()
+    return this.request('POST', path, token === null ? fields : { _csrf: token, ...fields })
   }
 
-  /** Opens `page`, then submits its form to `action` with `fields` and the page's token. */
-  async submit(page: string, action: string, fields: Record<string, string>): Promise<PageReply> {
-    return this.post(action, fields, await this.get(page))
+  /** Opens `page` (200, with a form posting to `action`) and submits that form with `fields` and the page's token. */
+  async submit(page: string, action: string, fields: Record<string, string> = {}): Promise<PageReply> {
+    const opened = await this.get(page)
+    assert.equal(opened.status, 200, `${page}: ${opened.words.slice(0, 300)}`)
+    assert.ok(opened.text.includes(`action="${action}"`), `${page} has no form posting to ${action}`)
+    return this.post(action, fields, opened)
   }
 
-  /** Signs up a new advertiser through the form and returns its user id (shown on the overview). */
-  async signUp(email: string, password = 'a long enough password'): Promise<string> {
+  /** Signs up a new advertiser through the form; returns its user id (shown on the overview). */
+  async signUp(email: string, password = PASSWORD): Promise<string> {
     const res = await this.submit('/portal/signup', '/portal/signup', { email, password })
-    if (res.status !== 303) throw new Error(`sign-up answered ${res.status}: ${res.text.slice(0, 300)}`)
+    assert.equal(res.status, 303, `sign-up answered ${res.status}: ${res.words.slice(0, 300)}`)
     const overview = await this.get('/portal')
-    const userId = /usr_[0-9A-Za-z]{22}/.exec(overview.text)?.[0]
-    if (!userId) throw new Error('no user id on the overview page')
+    assert.equal(overview.status, 200, overview.words.slice(0, 300))
+    const userId = /User id <code>([^<]+)<\/code>/.exec(overview.text)?.[1]
+    assert.ok(userId, 'the overview shows the user id')
     return userId
   }
 }
 
+/** One answer to a page request. The helpers of test/helpers/html.ts, on its text. */
 export class PageReply {
   constructor(
     readonly status: number,
@@ -72,32 +88,124 @@ export class PageReply {
     readonly text: string,
   ) {}
 
+  /** The redirect target of a 30x, else null. */
   get location(): string | null {
     return this.headers.get('location')
   }
 
-  /** The first form's CSRF token on the page. */
+  /** The CSRF token of the page's forms. */
   csrf(): string {
-    const token = /name="_csrf" value="([^"]+)"/.exec(this.text)?.[1]
-    if (!token) throw new Error('no CSRF token on the page')
-    return token
+    return csrfToken(this.text)
   }
 
-  /** The text of the page without tags (for "the page says …" assertions). */
+  /** The page's text without tags, whitespace collapsed (for "the page says …" assertions). */
   get words(): string {
-    return this.text
-      .replace(/<(script|style)[\s\S]*?<\/\1>/g, '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/&amp;/g, '&')
-      .replace(/&#39;|&#x27;/g, "'")
-      .replace(/&quot;/g, '"')
-      .replace(/\s+/g, ' ')
-      .trim()
+    return visibleText(this.text)
   }
 
-  /** The error shown under the field `name` (the `Field` component's markup), or null. */
+  /** The error shown at the control named `name` (see html.ts `fieldError`), or null. */
   fieldError(name: string): string | null {
-    const m = new RegExp(`id="f-${name}-error"[^>]*>([^<]*)<`).exec(this.text)
-    return m ? m[1]!.trim() : null
+    return fieldError(this.text, name)
   }
+
+  /** The text of the element with this id (`api-key`, `user-id`), or null. */
+  byId(id: string): string | null {
+    return byId(this.text, id)
+  }
+
+  /** The labels of the page's submit buttons. */
+  get buttons(): string[] {
+    return submitButtons(this.text)
+  }
+}
+
+// ------------------------------------------------------------------------------------------ accounts
+
+/** The password of every advertiser the tests make through the portal. */
+export const PASSWORD = 'a long enough portal password'
+
+let emailCounter = 0
+/** An email address no other test (or test process) uses. */
+export const newEmail = (what = 'portal') => `${what}-${process.pid}-${emailCounter++}-${randomBytes(3).toString('hex')}@example.dev`
+
+/** The newest outbox message to `to` (through the operator API). */
+export async function latestEmail(h: TestHarness, to: string): Promise<{ to: string; subject: string; text: string; sent_at: string }> {
+  const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(to)}`)
+  assert.equal(res.status, 200, res.text)
+  assert.ok(res.body.messages.length > 0, `no email to ${to}`)
+  return res.body.messages[0]
+}
+
+/** The set-password link of an operator-made account's email, as a path. */
+export async function setPasswordPath(h: TestHarness, email: string): Promise<string> {
+  const message = await latestEmail(h, email)
+  const link = /https?:\/\/\S+\/portal\/reset-password\?token=[A-Za-z0-9_%-]+/.exec(message.text)?.[0]
+  assert.ok(link, `no set-password link in: ${message.text}`)
+  const url = new URL(link)
+  return url.pathname + url.search
+}
+
+/** A /v1 client for a user id and key (to try a revealed, rotated or old key). */
+export function apiClient(h: TestHarness, userId: string, apiKey: string): Client {
+  return new Client(h, { 'x-service-user-id': userId, 'x-service-api-key': apiKey })
+}
+
+export interface PortalAdvertiser {
+  email: string
+  userId: string
+  /** The account's API key (issued by the operator after sign-up). */
+  apiKey: string
+  /** The same account through /v1 (responses checked against the OpenAPI document), to check what the portal did. */
+  api: Advertiser
+  /** A browser signed in to the portal. */
+  browser: PortalClient
+}
+
+export interface PortalAdvertiserOptions {
+  /** Write approval (default true). */
+  approved?: boolean
+  /** The API terms accepted (default true). */
+  terms?: boolean
+  /** Billing enrollment (default 'card'). */
+  billing?: BillingSetup
+}
+
+/** What a new self-serve account has: no write approval, no terms, no billing. */
+export const NEW_ACCOUNT = { approved: false, terms: false, billing: 'none' } as const satisfies PortalAdvertiserOptions
+
+/**
+ * An advertiser who signed up through /portal/signup (and so is signed in),
+ * with approval, terms and billing set through the operator API as asked (by
+ * default the account may write; NEW_ACCOUNT sets none), and an API key the
+ * operator issued for reading the account through /v1.
+ */
+export async function portalAdvertiser(h: TestHarness, options: PortalAdvertiserOptions = {}): Promise<PortalAdvertiser> {
+  const { approved = true, terms = true, billing = 'card' } = options
+  const browser = new PortalClient(h.baseUrl)
+  const email = newEmail()
+  const userId = await browser.signUp(email)
+
+  if (approved) assert.equal((await h.admin.post(`/admin/v1/accounts/${userId}/write-approval`, { approved: true })).status, 200)
+  if (terms) assert.equal((await h.admin.post(`/admin/v1/accounts/${userId}/terms`, { accepted: true })).status, 200)
+  const enrollment = {
+    card: { mode: 'weekly_autopay', card_number: '4242424242424242' },
+    failing_card: { mode: 'weekly_autopay', card_number: '4000000000000341' },
+    net30: { mode: 'net30_invoice', credit_limit_cents: 500_000 },
+    none: null,
+  }[billing]
+  if (enrollment) assert.equal((await h.admin.post(`/admin/v1/accounts/${userId}/billing`, enrollment)).status, 200)
+
+  const rotated = await h.admin.post(`/admin/v1/accounts/${userId}/rotate-key`)
+  assert.equal(rotated.status, 200, rotated.text)
+  const apiKey: string = rotated.body.api_key
+  const api = apiClient(h, userId, apiKey) as Advertiser
+  api.userId = userId
+  api.apiKey = apiKey
+  return { email, userId, apiKey, api, browser }
+}
+
+/** Signs the advertiser's browser in again through the form (its session ends after 12 idle hours of service time). */
+export async function signInAgain(adv: PortalAdvertiser): Promise<void> {
+  const res = await adv.browser.submit('/portal/login', '/portal/login', { email: adv.email, password: PASSWORD })
+  assert.equal(res.status, 303, res.words.slice(0, 500))
 }

@@ -144,7 +144,7 @@ test('console pages need an operator session: GETs go to sign-in and come back, 
     assert.equal(res.location, `/ops/login?next=${encodeURIComponent(path)}`)
   }
   const ops = await signedInOperator(h)
-  const noToken = await ops.post('/ops/components/api', { state: 'disabled' })
+  const noToken = await ops.post('/ops/components/api', { state: 'disabled' }, null)
   assert.equal(noToken.status, 403)
   assert.match(noToken.words, /This form has expired or did not come from this site/)
   assert.equal((await h.anonymous.get('/v1/status')).body.components.api, 'operational')

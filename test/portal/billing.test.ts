@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
 import { deliver, privateCountry } from '../helpers/serving.ts'
-import { portalAdvertiser, signBackIn, type PortalAdvertiser } from '../helpers/portal-acct.ts'
+import { NEW_ACCOUNT, portalAdvertiser, signInAgain, type PortalAdvertiser } from '../helpers/portal.ts'
 
 /**
  * `/portal/billing` (operations.md section 5, docs/billing.md): enrollment
@@ -37,7 +37,7 @@ function invoiceRows(text: string): string[] {
 }
 
 test('not enrolled: the status and its next step, both ways to enroll, a zero balance, no invoices', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const page = await billing(adv)
   assert.equal(page.status, 200)
   assert.match(page.text, /<title>Billing · Advertiser portal<\/title>/)
@@ -52,7 +52,7 @@ test('not enrolled: the status and its next step, both ways to enroll, a zero ba
 })
 
 test('4242424242424242: the card is enrolled and collection is ready', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const res = await enroll(adv, '4242 4242 4242 4242')
   assert.equal(res.status, 303)
   assert.equal(res.location, '/portal/billing?notice=card_enrolled')
@@ -67,7 +67,7 @@ test('4242424242424242: the card is enrolled and collection is ready', async () 
 })
 
 test('an unknown card number is refused by the processor: the error is next to Card number', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   for (const number of ['1234567812345678', '']) {
     const res = await enroll(adv, number)
     assert.equal(res.status, 400)
@@ -79,7 +79,7 @@ test('an unknown card number is refused by the processor: the error is next to C
 })
 
 test('4000002500003155: the card waits for the holder, who authenticates it on the page', async () => {
-  const adv = await portalAdvertiser(h, { approved: true, terms: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true })
   const res = await enroll(adv, '4000002500003155')
   assert.equal(res.location, '/portal/billing?notice=card_needs_authentication')
   const page = await billing(adv)
@@ -101,7 +101,7 @@ test('4000002500003155: the card waits for the holder, who authenticates it on t
 
 test('4000000000000341 attaches, then its charge is declined: payment failed, the next step, and recovery with a working card', async () => {
   await moveTo('2026-11-02T10:00:00Z')
-  const adv = await portalAdvertiser(h, { approved: true, terms: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true })
   assert.equal((await enroll(adv, '4000000000000341')).location, '/portal/billing?notice=card_enrolled')
   assert.match((await billing(adv)).words, /Collection status Ready \(ready\)/)
   await deliverValue(adv, 5) // 5 × $0.010 = $0.05
@@ -110,7 +110,7 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
   assert.match(before.words, /Not yet invoiced \$0\.05 \(exactly \$0\.050000 delivered\)/)
 
   await moveTo('2026-11-09T06:00:00Z')
-  await signBackIn(adv) // days passed: the session idled out
+  await signInAgain(adv) // days passed: the session idled out
   const failed = await billing(adv)
   assert.match(failed.words, /Collection status Payment failed \(payment_failed\) A charge on your card was declined and your campaigns stopped serving\. Enroll a working card/)
   assert.deepEqual(invoiceRows(failed.text), ['2026-11-02 – 2026-11-09 $0.05 $0.00 $0.05 Payment failed 2026-11-09 06:00 UTC'])
@@ -127,14 +127,14 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
 
 test('invoices after a weekly run: period, amount, credits applied, total, status and due date; the Balance in dollars', async () => {
   await moveTo('2026-11-09T07:00:00Z')
-  const adv = await portalAdvertiser(h, { approved: true, terms: true, billing: 'card' })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true, billing: 'card' })
   await deliverValue(adv, 12, 25) // 12 × $0.025 = $0.30
   const credit = await h.admin.post(`/admin/v1/accounts/${adv.userId}/credits`, { amount_cents: 10, memo: 'goodwill' })
   assert.equal(credit.status, 201, credit.text)
   assert.match((await billing(adv)).words, /Unapplied credits \$0\.10/)
 
   await moveTo('2026-11-16T06:00:00Z')
-  await signBackIn(adv) // days passed: the session idled out
+  await signInAgain(adv) // days passed: the session idled out
   const page = await billing(adv)
   assert.deepEqual(invoiceRows(page.text), ['2026-11-09 – 2026-11-16 $0.30 $0.10 $0.20 Paid 2026-11-16 06:00 UTC'])
   const api = (await adv.api.get('/v1/account')).body.balance
@@ -149,12 +149,12 @@ test('invoices after a weekly run: period, amount, credits applied, total, statu
 
 test('a charge held for authentication (4000002500003155): action required, then paid once the holder authenticates', async () => {
   await moveTo('2026-11-16T07:00:00Z')
-  const adv = await portalAdvertiser(h, { approved: true, terms: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true })
   await enroll(adv, '4000002500003155')
   await adv.browser.post('/portal/billing/authenticate', {}, await billing(adv))
   await deliverValue(adv, 3)
   await moveTo('2026-11-23T06:00:00Z')
-  await signBackIn(adv) // days passed: the session idled out
+  await signInAgain(adv) // days passed: the session idled out
   const held = await billing(adv)
   assert.match(held.words, /Collection status Payment waiting for your authentication \(action_required\) Your bank holds a charge until you confirm it/)
   assert.deepEqual(invoiceRows(held.text), ['2026-11-16 – 2026-11-23 $0.03 $0.00 $0.03 Waiting for your authentication 2026-11-23 06:00 UTC'])
@@ -167,7 +167,7 @@ test('a charge held for authentication (4000002500003155): action required, then
 
 test('Request Net 30: under review until an operator approves it; then the credit limit, monthly invoices, and an overdue invoice', async () => {
   await moveTo('2026-11-23T07:00:00Z')
-  const adv = await portalAdvertiser(h, { approved: true, terms: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true })
   const page = await billing(adv)
   const requested = await adv.browser.post('/portal/billing/net30', {}, page)
   assert.equal(requested.location, '/portal/billing?notice=net30_requested')
@@ -190,10 +190,10 @@ test('Request Net 30: under review until an operator approves it; then the credi
 
   await deliverValue(adv, 4) // $0.04
   await moveTo('2026-12-01T06:00:00Z')
-  await signBackIn(adv) // days passed: the session idled out
+  await signInAgain(adv) // days passed: the session idled out
   assert.deepEqual(invoiceRows((await billing(adv)).text), ['2026-11-23 – 2026-12-01 $0.04 $0.00 $0.04 Open 2026-12-31 06:00 UTC'])
   await moveTo('2026-12-31T07:00:00Z')
-  await signBackIn(adv) // days passed: the session idled out
+  await signInAgain(adv) // days passed: the session idled out
   const overdue = await billing(adv)
   assert.match(overdue.words, /Collection status Invoice overdue \(ready\) A Net 30 invoice is past its due date/)
   assert.deepEqual(invoiceRows(overdue.text), ['2026-11-23 – 2026-12-01 $0.04 $0.00 $0.04 Overdue 2026-12-31 06:00 UTC'])
@@ -201,7 +201,7 @@ test('Request Net 30: under review until an operator approves it; then the credi
 })
 
 test('operator holds are shown with their next step', async () => {
-  const adv = await portalAdvertiser(h, { billing: 'card' })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, billing: 'card' })
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing/hold`, { hold: 'paused' })).status, 200)
   assert.match((await billing(adv)).words, /Collection status Paused by an operator \(paused\) An operator is holding collection; your campaigns keep serving/)
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing/hold`, { hold: 'disabled' })).status, 200)
@@ -209,7 +209,7 @@ test('operator holds are shown with their next step', async () => {
 })
 
 test('billing forms refuse a post without the CSRF token', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   assert.equal((await adv.browser.post('/portal/billing/card', { card_number: '4242424242424242' }, null)).status, 403)
   assert.equal((await adv.browser.post('/portal/billing/net30', {}, null)).status, 403)
   assert.equal((await adv.browser.post('/portal/billing/authenticate', {}, null)).status, 403)

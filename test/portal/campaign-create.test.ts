@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
-import {
-  control,
-  csrfToken,
-  fieldError,
-  fieldErrors,
-  inputValue,
-  labels,
-  pageText,
-  portalAdvertiser,
-  PortalSession,
-  selectedOption,
-  type PageReply,
-  type PortalAdvertiser,
-} from '../helpers/portal-list.ts'
+import { control, csrfToken, fieldError, fieldErrors, inputValue, labels, selectedOption, visibleText } from '../helpers/html.ts'
+import { portalAdvertiser, PortalClient, type PageReply, type PortalAdvertiser } from '../helpers/portal.ts'
 
 // A lower block limit than the default, so "too many blocks" is the config's rule, not the schema's ceiling.
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null, max_blocks: 50 })
@@ -43,13 +31,13 @@ function filled(form: PageReply, fields: Record<string, string> = {}): Record<st
 }
 
 async function openForm(adv: PortalAdvertiser): Promise<PageReply> {
-  const form = await adv.session.get(FORM)
+  const form = await adv.browser.get(FORM)
   assert.equal(form.status, 200, form.text)
   return form
 }
 
 async function submit(adv: PortalAdvertiser, fields: Record<string, string> = {}): Promise<PageReply> {
-  return adv.session.post(FORM, filled(await openForm(adv), fields))
+  return adv.browser.post(FORM, filled(await openForm(adv), fields))
 }
 
 const campaignIdOf = (res: PageReply) => {
@@ -88,7 +76,7 @@ test('the form: every field labelled in the API words, a fresh idempotency key p
     assert.ok(labels(form.text).includes(label), `a visible label "${label}"`)
   }
   assert.match(form.text, /<button type="submit">Create campaign<\/button>/)
-  assert.match(pageText(form.text), /1 to 50\. Bid × blocks is at most \$5,000\.00 per order/, 'the hint states the live config')
+  assert.match(visibleText(form.text), /1 to 50\. Bid × blocks is at most \$5,000\.00 per order/, 'the hint states the live config')
   assert.match(control(form.text, 'optin_leaderboard'), /\bchecked\b/, 'opted in by default, as the API')
   assert.doesNotMatch(control(form.text, 'start_paused'), /\bchecked\b/)
   assert.equal(selectedOption(form.text, 'target_surface'), 'extension', 'the split is on: extension is the default, as the API')
@@ -140,7 +128,7 @@ test('create: an unchecked leaderboard box is false; an empty name gets the port
   const form = await openForm(adv)
   const fields = filled(form, { name: '' })
   delete fields.optin_leaderboard // an unchecked box is not in the posted form
-  const id = campaignIdOf(await adv.session.post(FORM, fields))
+  const id = campaignIdOf(await adv.browser.post(FORM, fields))
   const c = (await adv.api.get(`/v1/campaigns/${id}`)).body
   assert.equal(c.name, 'Portal campaign - 2026-11-02')
   assert.equal(c.status, 'active')
@@ -148,9 +136,9 @@ test('create: an unchecked leaderboard box is false; an empty name gets the port
   const creative = (await adv.api.get(`/v1/creatives/${c.creatives[0].creative_id}`)).body
   assert.equal(creative.campaign_id, id)
   // optin_leaderboard is not in the API's read-outs; the fingerprint says it was sent false: replaying with true is another payload.
-  const other = await adv.session.post(FORM, { ...fields, optin_leaderboard: 'on' })
+  const other = await adv.browser.post(FORM, { ...fields, optin_leaderboard: 'on' })
   assert.equal(other.status, 409)
-  assert.match(pageText(other.text), /This form was already used to create a campaign/)
+  assert.match(visibleText(other.text), /This form was already used to create a campaign/)
 })
 
 test('a bid that is not a number is an error at "Bid (CPM, USD)", not a 500; the typed values stay', async () => {
@@ -215,12 +203,12 @@ test('each rule error is shown at its field: too-long ad line, bad URL, too many
 test('a double submit of one form (same idempotency key) creates one campaign; both land on it', async () => {
   const adv = await portalAdvertiser(h)
   const fields = filled(await openForm(adv))
-  const first = campaignIdOf(await adv.session.post(FORM, fields))
-  const again = campaignIdOf(await adv.session.post(FORM, fields))
+  const first = campaignIdOf(await adv.browser.post(FORM, fields))
+  const again = campaignIdOf(await adv.browser.post(FORM, fields))
   assert.equal(again, first)
   // Two at once, from a second form.
   const twice = filled(await openForm(adv), { name: 'Twice' })
-  const [a, b] = await Promise.all([adv.session.post(FORM, twice), adv.session.post(FORM, twice)])
+  const [a, b] = await Promise.all([adv.browser.post(FORM, twice), adv.browser.post(FORM, twice)])
   assert.equal(campaignIdOf(a), campaignIdOf(b))
   assert.notEqual(campaignIdOf(a), first)
   assert.equal(await campaignCount(adv), 2)
@@ -229,24 +217,24 @@ test('a double submit of one form (same idempotency key) creates one campaign; b
 test('a form already used, submitted with other values: a form error with a link to the campaign and a fresh key', async () => {
   const adv = await portalAdvertiser(h)
   const fields = filled(await openForm(adv))
-  const id = campaignIdOf(await adv.session.post(FORM, fields))
-  const changed = await adv.session.post(FORM, { ...fields, name: 'Changed my mind' })
+  const id = campaignIdOf(await adv.browser.post(FORM, fields))
+  const changed = await adv.browser.post(FORM, { ...fields, name: 'Changed my mind' })
   assert.equal(changed.status, 409)
   assert.match(changed.text, new RegExp(`<a href="/portal/campaigns/${id}">see it</a>`))
   assert.equal(inputValue(changed.text, 'name'), 'Changed my mind')
   const key = inputValue(changed.text, 'idempotency_key')!
   assert.notEqual(key, fields.idempotency_key)
-  const second = campaignIdOf(await adv.session.post(FORM, { ...fields, name: 'Changed my mind', idempotency_key: key, _csrf: csrfToken(changed.text) }))
+  const second = campaignIdOf(await adv.browser.post(FORM, { ...fields, name: 'Changed my mind', idempotency_key: key, _csrf: csrfToken(changed.text) }))
   assert.notEqual(second, id)
 })
 
 test('write prerequisites missing: the form shows the steps, and a submit is a form error naming the next step (403 before 402)', async () => {
   const pending = await portalAdvertiser(h, { approved: false, billing: 'none' })
   const form = await openForm(pending)
-  assert.match(pageText(form.text), /Before you can create campaigns/)
-  const refused = await pending.session.post(FORM, filled(form))
+  assert.match(visibleText(form.text), /Before you can create campaigns/)
+  const refused = await pending.browser.post(FORM, filled(form))
   assert.equal(refused.status, 403)
-  assert.match(pageText(refused.text), /Your account is waiting for approval: we review new accounts within one business day/)
+  assert.match(visibleText(refused.text), /Your account is waiting for approval: we review new accounts within one business day/)
   assert.deepEqual(fieldErrors(refused.text), {})
   assert.equal(inputValue(refused.text, 'name'), 'Spring launch', 'the values stay')
 
@@ -261,7 +249,7 @@ test('write prerequisites missing: the form shows the steps, and a submit is a f
   assert.match(noBilling.text, /Billing blocks new campaigns \(billing not enrolled\):\s*<a href="\/portal\/billing">set up billing<\/a>/)
 
   // Write access comes before the body, as on the API: a bad bid from a pending account is still the 403.
-  const both = await pending.session.post(FORM, filled(await openForm(pending), { cpm_usd: 'abc' }))
+  const both = await pending.browser.post(FORM, filled(await openForm(pending), { cpm_usd: 'abc' }))
   assert.equal(both.status, 403)
   for (const adv of [pending, terms, unbilled]) assert.equal(await campaignCount(adv), 0)
 })
@@ -272,7 +260,7 @@ test('campaign_creation disabled by the operator: a 503 form error, nothing crea
   try {
     const res = await submit(adv)
     assert.equal(res.status, 503)
-    assert.match(pageText(res.text), /Campaign creation is switched off for the moment/)
+    assert.match(visibleText(res.text), /Campaign creation is switched off for the moment/)
   } finally {
     assert.equal((await h.admin.put('/admin/v1/components/campaign_creation', { state: 'operational' })).status, 200)
   }
@@ -292,12 +280,12 @@ test('the create budget is the account\'s, shared with the API: over it the form
     })
     assert.equal(viaApi.status, 201)
     const fields = filled(await openForm(adv))
-    const id = campaignIdOf(await adv.session.post(FORM, fields))
+    const id = campaignIdOf(await adv.browser.post(FORM, fields))
     const over = await submit(adv, { name: 'One too many' })
     assert.equal(over.status, 429)
     assert.ok(Number(over.headers.get('retry-after')) >= 1)
-    assert.match(pageText(over.text), /You have created 2 campaigns this minute, the most allowed/)
-    assert.equal(campaignIdOf(await adv.session.post(FORM, fields)), id, 'a replay never spends the budget')
+    assert.match(visibleText(over.text), /You have created 2 campaigns this minute, the most allowed/)
+    assert.equal(campaignIdOf(await adv.browser.post(FORM, fields)), id, 'a replay never spends the budget')
   } finally {
     await h.config({ create_rate_limit_per_min: 1000 })
   }
@@ -317,10 +305,10 @@ test('POST without a CSRF token, or with a wrong one, is refused with 403 and cr
   const adv = await portalAdvertiser(h)
   const fields = filled(await openForm(adv))
   const withoutToken = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== '_csrf'))
-  const missing = await adv.session.request('POST', FORM, withoutToken)
+  const missing = await adv.browser.request('POST', FORM, withoutToken)
   assert.equal(missing.status, 403)
   assert.match(missing.text, /This form has expired or did not come from this site/)
-  const wrong = await adv.session.request('POST', FORM, { ...fields, _csrf: 'forged-token' })
+  const wrong = await adv.browser.request('POST', FORM, { ...fields, _csrf: 'forged-token' })
   assert.equal(wrong.status, 403)
   assert.equal(await campaignCount(adv), 0)
 })
@@ -328,7 +316,7 @@ test('POST without a CSRF token, or with a wrong one, is refused with 403 and cr
 test('signed out: the form sends the person to sign in, and a post goes nowhere', async () => {
   const adv = await portalAdvertiser(h)
   const fields = filled(await openForm(adv))
-  const other = new PortalSession(h.baseUrl)
+  const other = new PortalClient(h.baseUrl)
   const page = await other.get(FORM)
   assert.equal(page.status, 303)
   assert.equal(page.location, `/portal/login?next=${encodeURIComponent(FORM)}`)

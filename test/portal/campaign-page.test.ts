@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
-import { chartData, chartLabel, portalAdvertiser, signInAgain, visibleText, type PortalAdvertiser } from '../helpers/portal-camp.ts'
+import { chartData, chartLabel, fieldError, inputValue, visibleText } from '../helpers/html.ts'
+import { portalAdvertiser, signInAgain, type PortalAdvertiser } from '../helpers/portal.ts'
 
 // The clock starts Monday 2026-11-02 09:00 UTC (test/helpers/service.ts).
 const PUBLIC_URL = 'http://portal.example.test'
@@ -21,15 +22,6 @@ const apiCampaign = async (adv: PortalAdvertiser, id: string) => {
   assert.equal(res.status, 200, res.text)
   return res.body
 }
-
-/** The message shown beside a field (Field in pages/forms.tsx), or null. */
-function fieldError(html: string, name: string): string | null {
-  const input = new RegExp(`<input id="f-${name}"[^>]*aria-invalid="true"[^>]*aria-describedby="[^"]*f-${name}-error"`).exec(html)
-  if (!input) return null
-  return visibleText(new RegExp(`<p class="field-error" id="f-${name}-error">([\\s\\S]*?)</p>`).exec(html)?.[1] ?? '')
-}
-
-const inputValue = (html: string, name: string) => /value="([^"]*)"/.exec(new RegExp(`<input id="f-${name}"[^>]*>`).exec(html)?.[0] ?? '')?.[1]
 
 const buttons = (html: string) => [...html.matchAll(/<button[^>]*>([\s\S]*?)<\/button>/g)].map((m) => visibleText(m[1]!))
 
@@ -324,9 +316,9 @@ test('a form posted without its CSRF token (or with a wrong one) is refused with
   const id = await newCampaign(adv)
   const path = `/portal/campaigns/${id}`
   await adv.browser.get(path)
-  for (const csrf of [false, 'not-the-token'] as const) {
+  for (const csrf of [null, 'not-the-token'] as const) {
     for (const [action, form] of [['pause', {}], ['rename', { name: 'Forged' }], ['share', {}], ['cancel', {}]] as const) {
-      const res = await adv.browser.post(`${path}/${action}`, form, { csrf })
+      const res = await adv.browser.post(`${path}/${action}`, form, csrf)
       assert.equal(res.status, 403, `${action} with csrf ${csrf}`)
       assert.match(res.headers.get('content-type') ?? '', /text\/html/)
       assert.match(visibleText(res.text), /This form has expired or did not come from this site/)

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
 import { deliver, privateCountry } from '../helpers/serving.ts'
-import { decode, pageText, portalAdvertiser, PortalSession, type PageReply } from '../helpers/portal-list.ts'
+import { decode, visibleText } from '../helpers/html.ts'
+import { portalAdvertiser, PortalClient, type PageReply } from '../helpers/portal.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
 
@@ -19,7 +20,7 @@ function rows(page: PageReply): Row[] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page.text)?.[1] ?? ''
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((tr) => {
     const link = /<a href="([^"]+)">([^<]*)<\/a>/.exec(tr[1]!)!
-    const cells = [...tr[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((td) => pageText(td[1]!).trim())
+    const cells = [...tr[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((td) => visibleText(td[1]!).trim())
     return { href: decode(link[1]!), name: decode(link[2]!), cells }
   })
 }
@@ -31,12 +32,12 @@ const nextLink = (page: PageReply) => {
 
 test('no campaigns yet: an empty state that links to the form, and the "New campaign" link', async () => {
   const adv = await portalAdvertiser(h)
-  const page = await adv.session.get('/portal/campaigns')
+  const page = await adv.browser.get('/portal/campaigns')
   assert.equal(page.status, 200)
   assert.match(page.text, /<title>Campaigns · Advertiser portal<\/title>/)
   assert.equal(page.text.match(/<h1>/g)?.length, 1)
   assert.match(page.text, /<a aria-current="page" href="\/portal\/campaigns">Campaigns<\/a>|<a href="\/portal\/campaigns" aria-current="page">Campaigns<\/a>/)
-  assert.match(pageText(page.text), /You have no campaigns yet/)
+  assert.match(visibleText(page.text), /You have no campaigns yet/)
   assert.match(page.text, /<a href="\/portal\/campaigns\/new">Create your first campaign<\/a>/)
   assert.match(page.text, /<a class="button" href="\/portal\/campaigns\/new">\s*New campaign\s*<\/a>/)
   assert.equal(rows(page).length, 0)
@@ -56,7 +57,7 @@ test('two pages, newest first, with the API\'s own cursor; each row: name link, 
   assert.equal(await deliver(h, country, 4), 4)
   assert.equal((await adv.api.post(`/v1/campaigns/${ids[PAGE_SIZE + 2]}/pause`)).status, 200)
 
-  const first = await adv.session.get('/portal/campaigns')
+  const first = await adv.browser.get('/portal/campaigns')
   assert.equal(first.status, 200)
   const firstRows = rows(first)
   assert.equal(firstRows.length, PAGE_SIZE)
@@ -73,7 +74,7 @@ test('two pages, newest first, with the API\'s own cursor; each row: name link, 
   const next = nextLink(first)
   assert.equal(next, `/portal/campaigns?cursor=${encodeURIComponent(api.body.next_cursor)}`)
 
-  const second = await adv.session.get(next!)
+  const second = await adv.browser.get(next!)
   assert.equal(second.status, 200)
   const secondRows = rows(second)
   assert.deepEqual(
@@ -91,26 +92,26 @@ test('only the signed-in account\'s campaigns are listed', async () => {
   const theirs = await portalAdvertiser(h)
   const created = await theirs.api.post('/v1/campaigns', campaignBody({ name: 'Not yours' }))
   assert.equal(created.status, 201)
-  const page = await mine.session.get('/portal/campaigns')
+  const page = await mine.browser.get('/portal/campaigns')
   assert.equal(rows(page).length, 0)
   assert.doesNotMatch(page.text, /Not yours/)
-  assert.equal(rows(await theirs.session.get('/portal/campaigns')).length, 1)
+  assert.equal(rows(await theirs.browser.get('/portal/campaigns')).length, 1)
 })
 
 test('names are text: markup in a name is shown, never run', async () => {
   const adv = await portalAdvertiser(h)
   assert.equal((await adv.api.post('/v1/campaigns', campaignBody({ name: '<script>alert(1)</script> & co' }))).status, 201)
-  const page = await adv.session.get('/portal/campaigns')
+  const page = await adv.browser.get('/portal/campaigns')
   assert.doesNotMatch(page.text, /<script>alert/)
   assert.equal(rows(page)[0]!.name, '<script>alert(1)</script> & co')
 })
 
 test('a cursor that is not one of this list\'s is a 400 page; signed out is a redirect to sign in', async () => {
   const adv = await portalAdvertiser(h)
-  const bad = await adv.session.get('/portal/campaigns?cursor=not-a-cursor')
+  const bad = await adv.browser.get('/portal/campaigns?cursor=not-a-cursor')
   assert.equal(bad.status, 400)
   assert.match(bad.headers.get('content-type') ?? '', /text\/html/)
-  const anonymous = new PortalSession(h.baseUrl)
+  const anonymous = new PortalClient(h.baseUrl)
   const away = await anonymous.get('/portal/campaigns')
   assert.equal(away.status, 303)
   assert.equal(away.location, `/portal/login?next=${encodeURIComponent('/portal/campaigns')}`)

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
-import { csrfToken, decode, fieldError, fieldErrors, inputValue, labels, pageText, portalAdvertiser, selectedOption, type PageReply, type PortalAdvertiser } from '../helpers/portal-list.ts'
+import { csrfToken, decode, fieldError, fieldErrors, inputValue, labels, selectedOption, visibleText } from '../helpers/html.ts'
+import { portalAdvertiser, signInAgain, type PageReply, type PortalAdvertiser } from '../helpers/portal.ts'
 import { renderDocument } from '../../src/http/pages/render.ts'
 import { ExportsPage } from '../../src/http/pages/portal/exports.tsx'
 import { utcTimestamp } from '../../src/http/routes/portal/exports.ts'
@@ -14,8 +15,8 @@ const V2_HEADER = 'timestamp,event_type,campaign_id,creative_id,surface,country,
 
 /** A campaign made through the portal's own form, targeted at `country`. */
 async function portalCampaign(adv: PortalAdvertiser, country: string, name: string): Promise<string> {
-  const form = await adv.session.get('/portal/campaigns/new')
-  const res = await adv.session.post('/portal/campaigns/new', {
+  const form = await adv.browser.get('/portal/campaigns/new')
+  const res = await adv.browser.post('/portal/campaigns/new', {
     _csrf: csrfToken(form.text),
     idempotency_key: inputValue(form.text, 'idempotency_key')!,
     name,
@@ -36,12 +37,12 @@ function jobRows(page: PageReply): { cells: string[]; download: string | null }[
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page.text)?.[1] ?? ''
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((tr) => {
     const link = /<a href="([^"]+)"[^>]*>\s*Download\s*<\/a>/.exec(tr[1]!)
-    return { cells: [...tr[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((td) => pageText(td[1]!).trim()), download: link ? decode(link[1]!) : null }
+    return { cells: [...tr[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((td) => visibleText(td[1]!).trim()), download: link ? decode(link[1]!) : null }
   })
 }
 
 async function request(adv: PortalAdvertiser, fields: Record<string, string>): Promise<PageReply> {
-  return adv.session.post(PAGE, fields, PAGE)
+  return adv.browser.submit(PAGE, PAGE, fields)
 }
 
 async function runExports(): Promise<void> {
@@ -52,7 +53,7 @@ async function runExports(): Promise<void> {
 test('the page: Start, End and Campaign fields, the last week by default, no exports yet', async () => {
   const adv = await portalAdvertiser(h)
   const id = await portalCampaign(adv, privateCountry(), 'Filter me')
-  const page = await adv.session.get(PAGE)
+  const page = await adv.browser.get(PAGE)
   assert.equal(page.status, 200)
   assert.match(page.text, /<title>Exports · Advertiser portal<\/title>/)
   assert.equal(page.text.match(/<h1>/g)?.length, 1)
@@ -62,7 +63,7 @@ test('the page: Start, End and Campaign fields, the last week by default, no exp
   assert.equal(inputValue(page.text, 'end'), '2026-11-03T00:00')
   assert.equal(selectedOption(page.text, 'campaign'), '')
   assert.match(page.text, new RegExp(`<option value="${id}">Filter me</option>`))
-  assert.match(pageText(page.text), /No exports yet/)
+  assert.match(visibleText(page.text), /No exports yet/)
   assert.doesNotMatch(page.text, /data-refresh/)
 })
 
@@ -76,8 +77,8 @@ test('request → listed → the exports job runs → Download streams the API\'
   assert.equal(requested.status, 303, requested.text.slice(0, 2000))
   assert.equal(requested.location, '/portal/exports?notice=export_queued')
 
-  const listed = await adv.session.get(requested.location!)
-  assert.match(pageText(listed.text), /Export requested\./)
+  const listed = await adv.browser.get(requested.location!)
+  assert.match(visibleText(listed.text), /Export requested\./)
   const [job] = jobRows(listed)
   assert.ok(job, 'the job is listed')
   assert.equal(job.cells[1], '2026-11-02 00:00 UTC to 2026-11-03 00:00 UTC Exported campaign')
@@ -85,14 +86,14 @@ test('request → listed → the exports job runs → Download streams the API\'
   assert.equal(job.cells[4], '2026-11-03 09:00 UTC', 'expires 24 hours after the request')
 
   await runExports()
-  const ready = await adv.session.get(PAGE)
+  const ready = await adv.browser.get(PAGE)
   const [done] = jobRows(ready)
   assert.equal(done!.cells[2], 'Ready')
   assert.match(done!.cells[3]!, /^\d+ rows, /)
   assert.doesNotMatch(ready.text, /data-refresh/, 'nothing in progress: no reloading')
   assert.match(done!.download ?? '', /^\/portal\/exports\/exp_[^/]+\/download$/)
 
-  const file = await adv.session.get(done!.download!)
+  const file = await adv.browser.get(done!.download!)
   assert.equal(file.status, 200)
   assert.equal(file.headers.get('content-type'), 'text/csv; charset=utf-8')
   assert.equal(file.headers.get('cache-control'), 'private, no-store')
@@ -120,23 +121,23 @@ test('another account\'s export and an unknown id are the same 404; an expired e
   const stranger = await portalAdvertiser(h)
   assert.equal((await request(owner, { start: '2026-11-01', end: '2026-11-02', campaign: '' })).status, 303)
   await runExports()
-  const [job] = jobRows(await owner.session.get(PAGE))
+  const [job] = jobRows(await owner.browser.get(PAGE))
   const download = job!.download!
-  assert.equal((await owner.session.get(download)).status, 200)
+  assert.equal((await owner.browser.get(download)).status, 200)
 
-  const foreign = await stranger.session.get(download)
+  const foreign = await stranger.browser.get(download)
   assert.equal(foreign.status, 404)
   assert.match(foreign.headers.get('content-type') ?? '', /text\/html/)
-  const unknown = await stranger.session.get('/portal/exports/exp_doesnotexist/download')
+  const unknown = await stranger.browser.get('/portal/exports/exp_doesnotexist/download')
   assert.equal(unknown.status, 404)
-  assert.equal(pageText(unknown.text), pageText(foreign.text), 'indistinguishable')
+  assert.equal(visibleText(unknown.text), visibleText(foreign.text), 'indistinguishable')
 
   await advance(h, 24 * 3600)
-  await owner.signIn() // the session's idle limit (12 h) passed too
-  const gone = await owner.session.get(download)
+  await signInAgain(owner) // the session's idle limit (12 h) passed too
+  const gone = await owner.browser.get(download)
   assert.equal(gone.status, 410)
-  assert.match(pageText(gone.text), /This export expired \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; its file is gone/)
-  const [expired] = jobRows(await owner.session.get(PAGE))
+  assert.match(visibleText(gone.text), /This export expired \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; its file is gone/)
+  const [expired] = jobRows(await owner.browser.get(PAGE))
   assert.match(expired!.cells[4]!, /^Expired /)
   assert.equal(expired!.download, null)
 })
@@ -177,11 +178,11 @@ test('exports disabled by the operator: a form error (503); POST without a CSRF 
   try {
     const res = await request(adv, { start: '2026-11-01', end: '2026-11-02', campaign: '' })
     assert.equal(res.status, 503)
-    assert.match(pageText(res.text), /Exports are switched off for the moment/)
+    assert.match(visibleText(res.text), /Exports are switched off for the moment/)
   } finally {
     assert.equal((await h.admin.put('/admin/v1/components/exports', { state: 'operational' })).status, 200)
   }
-  const forged = await adv.session.request('POST', PAGE, { start: '2026-11-01', end: '2026-11-02' })
+  const forged = await adv.browser.request('POST', PAGE, { start: '2026-11-01', end: '2026-11-02' })
   assert.equal(forged.status, 403)
   assert.equal((await adv.api.get('/v1/exports')).body.exports.length, 0)
 })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { LOCKOUT_THRESHOLD } from '../../src/domain/rate-limits.ts'
 import { useService } from '../helpers/api.ts'
-import { apiClient, PASSWORD, portalAdvertiser, PortalBrowser, type PortalAdvertiser } from '../helpers/portal-acct.ts'
+import { apiClient, NEW_ACCOUNT, PASSWORD, portalAdvertiser, PortalClient, type PortalAdvertiser } from '../helpers/portal.ts'
 
 /**
  * `/portal/key` (operations.md section 5): the user id and the masked key;
@@ -17,7 +17,7 @@ const keyPage = (adv: PortalAdvertiser) => adv.browser.get('/portal/key')
 const reveal = async (adv: PortalAdvertiser, password: string) => adv.browser.post('/portal/key/reveal', { password }, await keyPage(adv))
 
 test('the key page shows the user id, the masked key and its last use, never the key', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const page = await keyPage(adv)
   assert.equal(page.status, 200)
   assert.equal(page.headers.get('cache-control'), 'no-store')
@@ -38,7 +38,7 @@ test('the key page shows the user id, the masked key and its last use, never the
 })
 
 test('Reveal with the right password shows the whole key, which works on the API', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const shown = await reveal(adv, PASSWORD)
   assert.equal(shown.status, 200, shown.words.slice(0, 300))
   assert.equal(shown.headers.get('cache-control'), 'no-store')
@@ -50,7 +50,7 @@ test('Reveal with the right password shows the whole key, which works on the API
 })
 
 test('Reveal with a wrong password: the error is next to the Password field and no key is shown', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const wrong = await reveal(adv, 'not my password at all')
   assert.equal(wrong.status, 400)
   assert.equal(wrong.fieldError('password'), 'That is not your password.')
@@ -60,7 +60,7 @@ test('Reveal with a wrong password: the error is next to the Password field and 
 })
 
 test('wrong Reveal passwords count toward the sign-in lockout of the address', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const page = await keyPage(adv)
   // Failed sign-ins and failed reveals from one address share one count.
   const login = await adv.browser.get('/portal/login')
@@ -78,13 +78,13 @@ test('wrong Reveal passwords count toward the sign-in lockout of the address', a
   assert.equal(right.byId('api-key'), null)
   assert.equal((await adv.browser.post('/portal/login', { email: adv.email, password: PASSWORD }, login)).status, 429)
   // Another address is not affected.
-  const elsewhere = new PortalBrowser(h.baseUrl)
+  const elsewhere = new PortalClient(h.baseUrl)
   assert.equal((await elsewhere.submit('/portal/login', '/portal/login', { email: adv.email, password: PASSWORD })).status, 303)
   assert.equal((await elsewhere.submit('/portal/key', '/portal/key/reveal', { password: PASSWORD })).byId('api-key'), adv.apiKey)
 })
 
 test('Rotate shows the new key once; the old key fails at once and the new one works', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const page = await keyPage(adv)
   assert.match(page.text, /<form method="post" action="\/portal\/key\/rotate" data-confirm="Rotate the API key\?[^"]*">/)
   const rotated = await adv.browser.post('/portal/key/rotate', {}, page)
@@ -108,7 +108,7 @@ test('Rotate shows the new key once; the old key fails at once and the new one w
 })
 
 test('a key issued before keys were sealed cannot be revealed; Rotate gives one that can', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   // The state migration 0019 leaves a key issued before it in.
   await h.svc.service.store.db.updateTable('accounts').set({ api_key_sealed: null }).where('user_id', '=', adv.userId).execute()
   const page = await keyPage(adv)
@@ -128,19 +128,19 @@ test('a key issued before keys were sealed cannot be revealed; Rotate gives one 
 })
 
 test('key forms refuse a post without the CSRF token, and a signed-out browser is sent to sign in', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   assert.equal((await adv.browser.post('/portal/key/reveal', { password: PASSWORD }, null)).status, 403)
   assert.equal((await adv.browser.post('/portal/key/rotate', {}, null)).status, 403)
   assert.equal((await adv.api.get('/v1/account')).status, 200, 'the refused rotation changed nothing')
-  const stranger = new PortalBrowser(h.baseUrl)
+  const stranger = new PortalClient(h.baseUrl)
   const res = await stranger.get('/portal/key')
   assert.equal(res.status, 303)
   assert.equal(res.location, '/portal/login?next=%2Fportal%2Fkey')
 })
 
 test('the sealed copy is bound to its account and sealed under the key kept in the store', async () => {
-  const a = await portalAdvertiser(h)
-  const b = await portalAdvertiser(h)
+  const a = await portalAdvertiser(h, NEW_ACCOUNT)
+  const b = await portalAdvertiser(h, NEW_ACCOUNT)
   const db = h.svc.service.store.db
   const row = async (userId: string) => db.selectFrom('accounts').select(['api_key_sealed']).where('user_id', '=', userId).executeTakeFirstOrThrow()
   const sealed = (await row(a.userId)).api_key_sealed!
@@ -155,7 +155,7 @@ test('the sealed copy is bound to its account and sealed under the key kept in t
 })
 
 test('with KEY_SEALING_KEY set, keys are sealed under it and no key is kept in the store', async () => {
-  const adv = await portalAdvertiser(withEnvKey)
+  const adv = await portalAdvertiser(withEnvKey, NEW_ACCOUNT)
   const shown = await adv.browser.post('/portal/key/reveal', { password: PASSWORD }, await adv.browser.get('/portal/key'))
   assert.equal(shown.byId('api-key'), adv.apiKey)
   const db = withEnvKey.svc.service.store.db

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
-import { latestEmail, newEmail, PortalBrowser, setPasswordPath } from '../helpers/portal-acct.ts'
+import { latestEmail, newEmail, PortalClient, setPasswordPath } from '../helpers/portal.ts'
 
 /**
  * operations.md section 5: "Accounts made by an operator get an email with a
@@ -25,7 +25,7 @@ test('an operator-made account is emailed a set-password link that signs the adv
   assert.match(path, /^\/portal\/reset-password\?token=/)
   const token = new URL(path, h.baseUrl).searchParams.get('token')!
 
-  const browser = new PortalBrowser(h.baseUrl)
+  const browser = new PortalClient(h.baseUrl)
   const form = await browser.get(path)
   assert.equal(form.status, 200)
   assert.deepEqual(form.buttons, ['Set password'])
@@ -44,14 +44,14 @@ test('an operator-made account is emailed a set-password link that signs the adv
   assert.ok(overview.text.includes(userId), 'the overview is the new account’s')
 
   // The password now signs in on its own; the link works once.
-  const again = new PortalBrowser(h.baseUrl)
+  const again = new PortalClient(h.baseUrl)
   assert.equal((await again.submit('/portal/login', '/portal/login', { email, password: 'a long enough password' })).status, 303)
   assert.equal((await again.get(path)).status, 410)
 })
 
 test('self-serve sign-up sends no set-password email (the advertiser chose a password)', async () => {
   const email = newEmail('self-serve')
-  const browser = new PortalBrowser(h.baseUrl)
+  const browser = new PortalClient(h.baseUrl)
   assert.equal((await browser.submit('/portal/signup', '/portal/signup', { email, password: 'a long enough password' })).status, 303)
   const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(email)}`)
   assert.deepEqual(res.body.messages, [])

@@ -61,7 +61,7 @@ test('sign-up errors are shown next to their field and keep the typed email', as
 test('a state-changing form without a valid CSRF token is refused with 403', async () => {
   const browser = new PortalClient(h.baseUrl)
   await browser.get('/portal/login')
-  const missing = await browser.post('/portal/login', { email: 'x@example.dev', password: 'whatever password' })
+  const missing = await browser.post('/portal/login', { email: 'x@example.dev', password: 'whatever password' }, null)
   assert.equal(missing.status, 403)
   assert.match(missing.words, /This form has expired or did not come from this site/)
   const forged = await browser.post('/portal/login', { email: 'x@example.dev', password: 'whatever password' }, 'forged-token')

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
-import { chartData, chartLabel, portalAdvertiser, signInAgain, visibleText, type PortalAdvertiser } from '../helpers/portal-camp.ts'
+import { chartData, chartLabel, fieldError, inputValue, selectedOption, visibleText } from '../helpers/html.ts'
+import { portalAdvertiser, signInAgain, type PortalAdvertiser } from '../helpers/portal.ts'
 
 // The clock starts Monday 2026-11-02 09:00 UTC (test/helpers/service.ts).
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
@@ -13,17 +14,6 @@ async function newCampaign(adv: PortalAdvertiser, overrides: Record<string, unkn
   return res.body.campaign_id
 }
 
-function fieldError(html: string, name: string): string | null {
-  if (!new RegExp(`id="f-${name}"[^>]*aria-invalid="true"`).test(html)) return null
-  return visibleText(new RegExp(`<p class="field-error" id="f-${name}-error">([\\s\\S]*?)</p>`).exec(html)?.[1] ?? '')
-}
-
-const inputValue = (html: string, name: string) => /value="([^"]*)"/.exec(new RegExp(`<input id="f-${name}"[^>]*>`).exec(html)?.[0] ?? '')?.[1]
-const selected = (html: string, name: string) => {
-  const select = new RegExp(`<select id="f-${name}"[\\s\\S]*?</select>`).exec(html)?.[0] ?? ''
-  const m = /<option value(?:="([^"]*)")? selected/.exec(select)
-  return m ? (m[1] ?? '') : undefined
-}
 const options = (html: string, name: string) =>
   [...(new RegExp(`<select id="f-${name}"[\\s\\S]*?</select>`).exec(html)?.[0] ?? '').matchAll(/<option value(?:="([^"]*)")?[^>]*>([^<]*)</g)].map((m) => [m[1] ?? '', m[2]])
 
@@ -39,8 +29,8 @@ test('the stats page defaults to daily over the last 30 days, with labelled fiel
     assert.match(page.text, new RegExp(`<label for="f-${id}">${label}</label>`))
   }
   assert.match(page.text, /<button type="submit">Show<\/button>/)
-  assert.equal(selected(page.text, 'granularity'), 'day')
-  assert.equal(selected(page.text, 'campaign_id'), '')
+  assert.equal(selectedOption(page.text, 'granularity'), 'day')
+  assert.equal(selectedOption(page.text, 'campaign_id'), '')
 
   // The same window as GET /v1/stats?last_days=30, shown in the form.
   const api = await adv.api.get('/v1/stats?last_days=30')
@@ -84,7 +74,7 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   assert.deepEqual(hours.find(([t]) => t === `${now} 10:00 UTC`), [`${now} 10:00 UTC`, '2'])
   assert.deepEqual(chartData(page.text, 'stats-spend').find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '$0.02'])
   assert.match(chartLabel(page.text, 'stats-impressions'), /6 in total; highest 4 at .* 09:00 UTC/)
-  assert.equal(selected(page.text, 'granularity'), 'hour')
+  assert.equal(selectedOption(page.text, 'granularity'), 'hour')
   assert.equal(inputValue(page.text, 'start'), now)
   assert.equal(inputValue(page.text, 'end'), now)
   assert.deepEqual(options(page.text, 'campaign_id'), [['', 'All campaigns'], [second, 'Second'], [first, 'First']])
@@ -92,7 +82,7 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   // One campaign.
   const one = await adv.browser.get(`/portal/stats?${query}&campaign_id=${second}`)
   assert.equal(one.status, 200)
-  assert.equal(selected(one.text, 'campaign_id'), second)
+  assert.equal(selectedOption(one.text, 'campaign_id'), second)
   assert.match(visibleText(one.text), /Billable impressions 2 Spend \$0\.008/)
   assert.deepEqual(chartData(one.text, 'stats-impressions').find(([t]) => t === `${now} 10:00 UTC`), [`${now} 10:00 UTC`, '2'])
   assert.deepEqual(chartData(one.text, 'stats-impressions').find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '0'])
@@ -115,7 +105,7 @@ test('a window over the limit shows the API\'s refusal next to the field, never 
   assert.equal(fieldError(page.text, 'end'), 'Hourly points cover at most 31 days: choose a later Start, an earlier End or a coarser Granularity.')
   assert.match(page.text, /<a href="#f-end">Hourly points cover at most 31 days/)
   assert.equal(inputValue(page.text, 'start'), '2026-09-01', 'the form keeps what was asked')
-  assert.equal(selected(page.text, 'granularity'), 'hour')
+  assert.equal(selectedOption(page.text, 'granularity'), 'hour')
   assert.doesNotMatch(page.text, /<figure class="chart"/)
 
   const backwards = await adv.browser.get('/portal/stats?start=2026-10-10&end=2026-10-01')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { TERMS_TEXT, TERMS_VERSION } from '../../src/domain/terms.ts'
 import { useService } from '../helpers/api.ts'
-import { portalAdvertiser } from '../helpers/portal-acct.ts'
+import { NEW_ACCOUNT, portalAdvertiser } from '../helpers/portal.ts'
 
 /**
  * `/portal/terms` (operations.md section 5): the versioned terms and "Accept";
@@ -16,7 +16,7 @@ const acceptedAt = async (userId: string) =>
   (await h.svc.service.store.db.selectFrom('accounts').select('terms_accepted_at').where('user_id', '=', userId).executeTakeFirstOrThrow()).terms_accepted_at
 
 test('the terms page shows the versioned text and Accept; accepting records version and time', async () => {
-  const adv = await portalAdvertiser(h, { approved: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true })
   const before = (await adv.api.get('/v1/account')).body
   assert.equal(before.access.terms_accepted, false)
   assert.equal(before.access.terms_version, null)
@@ -53,7 +53,7 @@ test('the terms page shows the versioned text and Accept; accepting records vers
 })
 
 test('the operator terms call records the current version; withdrawing clears it', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/terms`, { accepted: true })).status, 200)
   assert.equal((await adv.api.get('/v1/account')).body.access.terms_version, TERMS_VERSION)
   assert.match((await adv.browser.get('/portal/terms')).words, new RegExp(`You accepted version ${TERMS_VERSION} on `))
@@ -67,7 +67,7 @@ test('the operator terms call records the current version; withdrawing clears it
 })
 
 test('an acceptance recorded before versions were kept asks to accept the current version', async () => {
-  const adv = await portalAdvertiser(h, { terms: true })
+  const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, terms: true })
   // What migration 0018 left for accounts that had accepted before it: accepted, no version.
   await h.svc.service.store.db.updateTable('accounts').set({ terms_version: null }).where('user_id', '=', adv.userId).execute()
   assert.equal((await adv.api.get('/v1/account')).body.access.terms_version, null)
@@ -79,7 +79,7 @@ test('an acceptance recorded before versions were kept asks to accept the curren
 })
 
 test('the overview links each blocking step to its page', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const overview = await adv.browser.get('/portal')
   assert.match(overview.words, /Account approval: We review new accounts within one business day/)
   assert.match(overview.text, /<strong>API terms:<\/strong> <a href="\/portal\/terms">Read and accept the API terms<\/a>/)
@@ -91,7 +91,7 @@ test('the overview links each blocking step to its page', async () => {
 })
 
 test('the accept form refuses a post without the CSRF token', async () => {
-  const adv = await portalAdvertiser(h)
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   assert.equal((await adv.browser.post('/portal/terms/accept', {}, null)).status, 403)
   assert.equal((await adv.api.get('/v1/account')).body.access.terms_accepted, false)
 })
