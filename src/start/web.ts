@@ -1,4 +1,5 @@
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
+import { ResilientCounterStore } from '../platform/resilient-counters.ts'
 import type { Settings } from '../platform/env.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import { signalJob } from '../store/job-signals.ts'
@@ -19,7 +20,10 @@ export interface Web {
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
   const { store, clock, settings, processor, log, mailer } = base
-  const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
+  // With REDIS_URL, the Redis policy (platform/resilient-counters.ts): local counters while Redis is down.
+  const counters: CounterStore = settings.redisUrl
+    ? new ResilientCounterStore(new RedisCounterStore(settings.redisUrl), log.child({ component: 'redis' }))
+    : new MemoryCounterStore()
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
   const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer }, { logger: log })
   return {
