@@ -166,6 +166,24 @@ export class RedisCounterStore implements CounterStore {
     this.#redis.on('error', () => {})
   }
 
+  /**
+   * Resolves once connected, or after `ms` whatever the state (start-up: the
+   * first requests find Redis connected instead of failing over at once).
+   */
+  async waitReady(ms: number): Promise<boolean> {
+    if (this.#redis.status === 'ready') return true
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer)
+        this.#redis.off('ready', onReady)
+        resolve(ok)
+      }
+      const onReady = () => done(true)
+      const timer = setTimeout(() => done(false), ms)
+      this.#redis.on('ready', onReady)
+    })
+  }
+
   /** One PING within the command timeout (the readiness probe of the resilient wrapper). */
   async ping(): Promise<void> {
     await this.#redis.ping()
