@@ -53,7 +53,8 @@ export async function startChild(env: Record<string, string>): Promise<ChildServ
       await exited
     },
   }
-  for (let i = 0; i < 300; i++) {
+  // A first start migrates a new store: up to a minute on a loaded machine.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`service exited at start-up:\n${out}`)
     try {
       if ((await fetch(`${base}/healthz`)).ok) return svc
