@@ -52,7 +52,8 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
 function healthServer(base: Base): Server {
   const send = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body))
-  const server = createServer({ requestTimeout: TIMEOUTS.http.requestMs, headersTimeout: TIMEOUTS.http.headersMs }, (req, res) => {
+  const bounds = { requestTimeout: TIMEOUTS.http.requestMs, headersTimeout: TIMEOUTS.http.headersMs, connectionsCheckingInterval: TIMEOUTS.http.checkIntervalMs }
+  const server = createServer(bounds, (req, res) => {
     const path = (req.url ?? '').split('?')[0]
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok', role: 'worker' })
     if (req.method === 'GET' && path === '/readyz') {
