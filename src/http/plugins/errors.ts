@@ -9,6 +9,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reason for a body field the schema does not allow (default `unknown_field`). */
     unknownFieldReason?: string
+    /**
+     * false: the per-request deadline does not apply (operator actions that answer once jobs
+     * ran, as long as they take). The dependencies' own timeouts still bound every query.
+     */
+    deadline?: false
   }
 }
 
@@ -211,6 +216,7 @@ export const DEADLINE_DETAIL = 'the service could not answer in time (a dependen
 export function registerDeadline(app: FastifyInstance, deadlineMs: number): void {
   const timers = new WeakMap<FastifyRequest, NodeJS.Timeout>()
   app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.deadline === false) return
     const timer = setTimeout(() => {
       if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return
       request.log.warn({ deadline_ms: deadlineMs }, 'request deadline passed; answering 503')
