@@ -4,10 +4,11 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { App, RouteDeps } from './types.ts'
 import { ErrorBody } from './schemas/common.ts'
-import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.ts'
+import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerDeadline, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
 import { validators } from './validation.ts'
-import { storeReady } from '../services/status.ts'
+import { notReadyDetail, readiness } from '../services/status.ts'
+import { TIMEOUTS } from '../platform/timeouts.ts'
 import { authenticate } from './plugins/auth.ts'
 import { accountRoutes } from './routes/v1/account.ts'
 import { statusRoutes } from './routes/v1/status.ts'
@@ -84,7 +85,17 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     return503OnClosing: false,
     frameworkErrors,
     clientErrorHandler,
+    // Slow or idle clients (docs/operations.md, "Timeouts and limits").
+    requestTimeout: TIMEOUTS.http.requestMs,
+    keepAliveTimeout: TIMEOUTS.http.keepAliveMs,
+    connectionTimeout: TIMEOUTS.http.socketIdleMs,
+    http: {
+      requestTimeout: TIMEOUTS.http.requestMs,
+      headersTimeout: TIMEOUTS.http.headersMs,
+      connectionsCheckingInterval: TIMEOUTS.http.checkIntervalMs,
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.server.maxConnections = TIMEOUTS.http.maxConnections
 
   const ajv = validators()
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.params).compile(schema))
@@ -95,6 +106,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     reply.header('x-content-type-options', 'nosniff')
   })
   registerErrorHandling(app)
+  registerDeadline(app, TIMEOUTS.http.deadlineMs)
   registerInputGuard(app)
   const routeCatalogue: RouteEntry[] = []
   app.decorate('routeCatalogue', routeCatalogue)
@@ -105,9 +117,14 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   await app.register(swagger, openApiOptions(deps.settings.publicUrl))
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) =>
-    (await storeReady(deps)) ? { status: 'ready' } : reply.code(503).send({ detail: 'store unreachable' }),
-  )
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const { ready, checks } = await readiness(deps)
+    if (ready) return { status: 'ready', checks }
+    return reply
+      .code(503)
+      .header('retry-after', String(TIMEOUTS.http.retryAfterS))
+      .send({ detail: notReadyDetail(checks), checks })
+  })
 
   let openapi: unknown
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => (openapi ??= app.swagger()))

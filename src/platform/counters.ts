@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis'
+import { TIMEOUTS } from './timeouts.ts'
 
 /**
  * Window counters and timed locks for rate limits and the auth lockout.
@@ -145,10 +146,47 @@ return 0`
 export class RedisCounterStore implements CounterStore {
   #redis: Redis
 
+  /**
+   * Bounded by src/platform/timeouts.ts: a connect attempt gives up after
+   * `connectMs`, a command after `commandMs`; with the offline queue off a
+   * call while disconnected fails at once instead of waiting for the
+   * reconnect, which goes on in the background with a capped backoff.
+   */
   constructor(url: string) {
-    this.#redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    const t = TIMEOUTS.redis
+    this.#redis = new Redis(url, {
+      lazyConnect: false,
+      connectTimeout: t.connectMs,
+      commandTimeout: t.commandMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt) => Math.min(attempt * t.reconnectStepMs, t.reconnectMaxMs),
+    })
     // Connection errors surface on each call (and are handled there); keep them out of the process's error path.
     this.#redis.on('error', () => {})
+  }
+
+  /**
+   * Resolves once connected, or after `ms` whatever the state (start-up: the
+   * first requests find Redis connected instead of failing over at once).
+   */
+  async waitReady(ms: number): Promise<boolean> {
+    if (this.#redis.status === 'ready') return true
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer)
+        this.#redis.off('ready', onReady)
+        resolve(ok)
+      }
+      const onReady = () => done(true)
+      const timer = setTimeout(() => done(false), ms)
+      this.#redis.on('ready', onReady)
+    })
+  }
+
+  /** One PING within the command timeout (the readiness probe of the resilient wrapper). */
+  async ping(): Promise<void> {
+    await this.#redis.ping()
   }
 
   async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {

@@ -6,6 +6,7 @@ import { smtpMailer, type Mailer } from '../platform/mailer.ts'
 import { openStore, type Store } from '../store/db.ts'
 import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
+import { TIMEOUTS } from '../platform/timeouts.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -38,6 +39,7 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     dataDir: settings.dataDir,
     loadDataDir: options.loadDataDir,
     inMemory: options.inMemory,
+    timeouts: { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs },
   })
   let clock: Clock
   if (options.clock) {

@@ -9,13 +9,15 @@ import type { Base } from './base.ts'
 /** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
 export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
   const { store, clock, settings, processor, mailer, log } = base
+  // The jobs' pool: its statements may run far longer than a request's (src/platform/timeouts.ts, pgJobs).
+  const db = store.jobsDb
   return new Scheduler(
     clock,
     [
-      rollupsJob(store.db),
-      invoicingJob({ db: store.db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
-      expiryJob(store.db),
-      exportsJob({ db: store.db, clock, settings }, log.child({ component: 'exports' })),
+      rollupsJob(db),
+      invoicingJob({ db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
+      expiryJob(db),
+      exportsJob({ db, clock, settings }, log.child({ component: 'exports' })),
     ],
     storeScheduleState(store),
     log.child({ component: 'scheduler' }),
@@ -30,7 +32,7 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
  * previous run start at once.
  */
 export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number): Promise<void> {
-  await runRollups(base.store.db, base.clock.now())
+  await runRollups(base.store.jobsDb, base.clock.now())
   await scheduler.start(tickMs)
   kickExports(scheduler, base.log)
 }

@@ -1,4 +1,6 @@
 import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
+import { ResilientCounterStore } from '../platform/resilient-counters.ts'
+import { TIMEOUTS } from '../platform/timeouts.ts'
 import type { Settings } from '../platform/env.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import { signalJob } from '../store/job-signals.ts'
@@ -19,7 +21,14 @@ export interface Web {
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
   const { store, clock, settings, processor, log, mailer } = base
-  const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
+  // With REDIS_URL, the Redis policy (platform/resilient-counters.ts): local counters while Redis is down.
+  let counters: CounterStore = new MemoryCounterStore()
+  if (settings.redisUrl) {
+    const redis = new RedisCounterStore(settings.redisUrl)
+    // Bounded: an instance starts without Redis too, on local counters, and takes Redis up when it answers.
+    await redis.waitReady(TIMEOUTS.redis.connectMs)
+    counters = new ResilientCounterStore(redis, log.child({ component: 'redis' }))
+  }
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
   const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer }, { logger: log })
   return {

@@ -1,6 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { Settings } from '../platform/env.ts'
 import { listenForJobSignals } from '../store/job-signals.ts'
+import { notReadyDetail, readiness } from '../services/status.ts'
+import { TIMEOUTS } from '../platform/timeouts.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
 import { followStoredClock, listening, type Instance } from './instance.ts'
@@ -50,17 +52,22 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
 function healthServer(base: Base): Server {
   const send = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body))
-  const server = createServer((req, res) => {
+  const bounds = { requestTimeout: TIMEOUTS.http.requestMs, headersTimeout: TIMEOUTS.http.headersMs, connectionsCheckingInterval: TIMEOUTS.http.checkIntervalMs }
+  const server = createServer(bounds, (req, res) => {
     const path = (req.url ?? '').split('?')[0]
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok', role: 'worker' })
     if (req.method === 'GET' && path === '/readyz') {
-      base.store.ping().then(
-        (up) => (up ? send(res, 200, { status: 'ready' }) : send(res, 503, { detail: 'store unreachable' })),
-        () => send(res, 503, { detail: 'store unreachable' }),
-      )
+      // The web's readiness, bounded the same way; a worker counts nothing in Redis ('off').
+      void readiness({ db: base.store.db }).then(({ ready, checks }) => {
+        if (ready) return send(res, 200, { status: 'ready', checks })
+        res.setHeader('retry-after', String(TIMEOUTS.http.retryAfterS))
+        send(res, 503, { detail: notReadyDetail(checks), checks })
+      })
       return
     }
     send(res, 404, { detail: 'not found: a worker (ROLE=worker) answers only GET /healthz and GET /readyz' })
   })
+  server.keepAliveTimeout = TIMEOUTS.http.keepAliveMs
+  server.maxConnections = TIMEOUTS.http.maxConnections
   return server
 }

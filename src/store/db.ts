@@ -12,7 +12,14 @@ export type Db = Kysely<Database>
 
 export interface Store {
   readonly kind: 'postgres' | 'embedded'
+  /** The request pool: HTTP requests and the serving ledger (short timeouts). */
   readonly db: Db
+  /**
+   * The jobs' pool (rollups, invoicing, exports, expiry, migrations): the same
+   * database with the longer job timeouts. The embedded store has one
+   * connection, so there it is `db` itself.
+   */
+  readonly jobsDb: Db
   /** True while the store answers a trivial query. */
   ping(): Promise<boolean>
   /** Embedded only: a compressed dump of the data directory (tests clone a migrated template from it). */
@@ -69,12 +76,62 @@ export async function executePrepared<R>(db: Db, compiled: CompiledQuery<R>): Pr
  * and executes); everything else as before. Kysely calls query(text, values).
  */
 class PreparingClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super(config)
+    // A checked-out connection that dies (a server restart, a stall cut by the query timeout) fails
+    // its queries; without a listener its 'error' event would also crash the process. The pool
+    // discards such a connection when it is released (it is no longer queryable).
+    this.on('error', () => {})
+  }
+
   // pg's overloads, passed through unchanged.
   override query(...args: unknown[]): never {
     const [text, values] = args
     const name = typeof text === 'string' && Array.isArray(values) ? preparedNames.get(text) : undefined
     const query = super.query.bind(this) as (...a: unknown[]) => never
-    return name ? query({ name, text, values }) : query(...args)
+    const result: unknown = name ? query({ name, text, values }) : query(...args)
+    if (result instanceof Promise) result.catch((err: unknown) => this.#discardIfStalled(err))
+    return result as never
+  }
+
+  /**
+   * pg's query_timeout fails the query but keeps the connection, its reply
+   * still owed: every later query on it would queue behind a server that is
+   * not answering. Ending it (pg destroys the socket of a connection with a
+   * query outstanding) marks it ending, so the pool drops it on release.
+   */
+  #discardIfStalled(err: unknown): void {
+    if (err instanceof Error && err.message === QUERY_READ_TIMEOUT) void this.end().catch(() => {})
+  }
+}
+
+/** The message of pg's client-side query_timeout error. */
+export const QUERY_READ_TIMEOUT = 'Query read timeout'
+
+/** A pool's bounds (src/platform/timeouts.ts holds the numbers; the store takes them as options). */
+export interface PoolTimeouts {
+  /** Opening a connection and waiting for a free pooled one. */
+  connectMs: number
+  /** Server-side statement_timeout. */
+  statementMs: number
+  /** Server-side idle_in_transaction_session_timeout. */
+  idleInTransactionMs: number
+  /** Client-side query_timeout: no reply at all within it fails the query and discards the connection. */
+  queryMs: number
+  poolSize: number
+}
+
+/** pg.Pool options for PostgreSQL with these bounds (none given: pg's defaults, no timeouts). */
+function postgresPoolConfig(connectionString: string, bounds: PoolTimeouts | undefined, poolSize: number | undefined, keepAliveDelayMs: number): pg.PoolConfig {
+  const base: pg.PoolConfig = { connectionString, types, Client: PreparingClient, keepAlive: true, keepAliveInitialDelayMillis: keepAliveDelayMs }
+  if (!bounds) return { ...base, max: poolSize ?? 10 }
+  return {
+    ...base,
+    max: poolSize ?? bounds.poolSize,
+    connectionTimeoutMillis: bounds.connectMs,
+    statement_timeout: bounds.statementMs,
+    idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+    query_timeout: bounds.queryMs,
   }
 }
 
@@ -85,17 +142,25 @@ export interface OpenStoreOptions {
   loadDataDir?: Blob
   /** Embedded only: keep the database in memory instead of DATA_DIR. */
   inMemory?: boolean
+  /** The request pool's size (default: timeouts.request.poolSize, else 10). */
   poolSize?: number
+  /** PostgreSQL only: the bounds of the request pool and of the jobs' pool (unset: no timeouts). */
+  timeouts?: { request: PoolTimeouts; jobs: PoolTimeouts; keepAliveInitialDelayMs: number }
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let store: Store
   if (options.databaseUrl !== null) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types, Client: PreparingClient })
+    const t = options.timeouts
+    const keepAliveMs = t?.keepAliveInitialDelayMs ?? 10_000
+    const pool = new pg.Pool(postgresPoolConfig(options.databaseUrl, t?.request, options.poolSize, keepAliveMs))
+    const jobsPool = new pg.Pool(postgresPoolConfig(options.databaseUrl, t?.jobs, t?.jobs.poolSize, keepAliveMs))
     // An idle connection dropped by the server (restart, failover, a forced drop) is discarded by
     // the pool; without a listener the 'error' event would crash the process.
     pool.on('error', () => {})
-    store = wrap('postgres', pool, async () => {})
+    jobsPool.on('error', () => {})
+    const jobsDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: jobsPool }) })
+    store = wrap('postgres', pool, jobsDb, async () => {})
   } else {
     let dataDir: string | undefined
     let unlock = () => {}
@@ -114,27 +179,32 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     }
     // PGlite is one connection on the main thread: a pool of one serializes
     // transactions exactly as PostgreSQL's locks would order them.
+    // No timeouts: PGlite runs in this process and cannot stall apart from it.
     const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types, Client: PreparingClient })
     store = {
-      ...wrap('embedded', pool, async () => {
+      ...wrap('embedded', pool, null, async () => {
         await lite.close()
         unlock()
       }),
       dump: () => lite.dumpDataDir('gzip'),
     }
   }
-  await migrateToLatest(store.db as unknown as Kysely<unknown>)
+  // Migrations may rewrite large tables: they run under the jobs' bounds.
+  await migrateToLatest(store.jobsDb as unknown as Kysely<unknown>)
   return store
 }
 
-function wrap(kind: Store['kind'], pool: pg.Pool, closeEngine: () => Promise<void>): Store {
+/** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
+function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine: () => Promise<void>): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return {
     kind,
     db,
+    jobsDb: jobsDb ?? db,
     ping: () => storeReachable(db),
     async close() {
       await db.destroy()
+      if (jobsDb) await jobsDb.destroy()
       await closeEngine()
     },
   }

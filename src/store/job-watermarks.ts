@@ -47,7 +47,7 @@ const JOB_LOCK_CLASS = 19
  */
 export async function withJobLock<T>(store: Store, job: string, wait: boolean, work: () => Promise<T>): Promise<{ value: T } | null> {
   if (store.kind === 'embedded') return { value: await work() }
-  return store.db.connection().execute(async (conn) => {
+  return store.jobsDb.connection().execute(async (conn) => {
     if (wait) {
       await sql`select pg_advisory_lock(${JOB_LOCK_CLASS}, hashtext(${job}))`.execute(conn)
     } else {

@@ -3,11 +3,17 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, STORE_UNAVAILABLE, PROVISIONING_INCOMPLETE } from '../../domain/errors.ts'
 import { EDGE_REASONS, edgeDetail, type EdgeReason } from '../error-reasons.ts'
+import { TIMEOUTS } from '../../platform/timeouts.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reason for a body field the schema does not allow (default `unknown_field`). */
     unknownFieldReason?: string
+    /**
+     * false: the per-request deadline does not apply (operator actions that answer once jobs
+     * ran, as long as they take). The dependencies' own timeouts still bound every query.
+     */
+    deadline?: false
   }
 }
 
@@ -79,11 +85,29 @@ export function bodySchemaError(errors: readonly unknown[]): ApiError {
   return new ApiError(400, validationDetail(errors[0] as AjvError, 'body', 'unknown_field'))
 }
 
-/** PostgreSQL / connection failures that mean "try again later", not a bug. */
-function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
-  const code = (err as { code?: unknown }).code
-  if (typeof code !== 'string') return null
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08000', '08003', '08006', '53300'].includes(code)) {
+/**
+ * pg's own errors carry no code, only a message: its client-side query timeout
+ * ("Query read timeout"), the pool's wait for a connection ("timeout exceeded
+ * when trying to connect"), a connection cut under a query ("Connection
+ * terminated", "... unexpectedly", "... due to connection timeout") or one
+ * already dead ("... not queryable").
+ */
+const STORE_TROUBLE_MESSAGES = [/^Query read timeout$/, /^timeout exceeded when trying to connect$/, /^Connection terminated\b/, /is not queryable$/]
+
+/**
+ * PostgreSQL / connection failures that mean "try again later", not a bug:
+ * unreachable or stalled (the timeouts of src/platform/timeouts.ts),
+ * statement_timeout (57014), idle-in-transaction timeout (25P03), shutdown
+ * (57P01, 57P03), connection failures (08xxx), too many connections (53300).
+ */
+export function storeTrouble(err: unknown): 'unavailable' | 'contention' | null {
+  if (typeof err !== 'object' || err === null) return null
+  const code = 'code' in err ? err.code : undefined
+  if (typeof code !== 'string') {
+    const message = err instanceof Error ? err.message : ''
+    return STORE_TROUBLE_MESSAGES.some((m) => m.test(message)) ? 'unavailable' : null
+  }
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '25P03', '57P01', '57P03', '08000', '08003', '08006', '53300'].includes(code)) {
     return 'unavailable'
   }
   if (code === '40001' || code === '40P01' || code === '55P03') return 'contention'
@@ -101,7 +125,7 @@ export function storeTroubleError(error: unknown, request: FastifyRequest): ApiE
   request.log.warn({ err: error }, 'store trouble')
   const url = request.routeOptions.url
   const create = url === '/v1/campaigns' || url === '/portal/campaigns/new'
-  return new ApiError(503, trouble === 'contention' && create ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE, { 'retry-after': '2' })
+  return new ApiError(503, trouble === 'contention' && create ? PROVISIONING_INCOMPLETE : STORE_UNAVAILABLE, { 'retry-after': String(TIMEOUTS.http.retryAfterS) })
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024
@@ -186,6 +210,37 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.header('connection', 'close')
     throw new ApiError(503, 'the service is shutting down; retry shortly', { 'retry-after': '1' })
   })
+}
+
+/** The deadline's answer (docs/operations.md, "Timeouts and limits"). */
+export const DEADLINE_DETAIL = 'the service could not answer in time (a dependency is slow or unavailable); retry after a pause'
+
+/**
+ * The per-request deadline, a safety net under the store's and Redis's own
+ * timeouts: a request that has not started its answer `deadlineMs` after it
+ * arrived gets 503 + Retry-After. An answer already started (a CSV download
+ * streaming) is never cut. The work behind it goes on and its late answer
+ * is dropped; a view it was recording is either durable or not, never both
+ * (a 503 is no acknowledgement, and a retried view never bills twice).
+ */
+export function registerDeadline(app: FastifyInstance, deadlineMs: number): void {
+  const timers = new WeakMap<FastifyRequest, NodeJS.Timeout>()
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.deadline === false) return
+    const timer = setTimeout(() => {
+      if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return
+      request.log.warn({ deadline_ms: deadlineMs }, 'request deadline passed; answering 503')
+      void send(reply.header('connection', 'close'), new ApiError(503, DEADLINE_DETAIL, { 'retry-after': String(TIMEOUTS.http.retryAfterS) }))
+    }, deadlineMs)
+    timer.unref()
+    timers.set(request, timer)
+  })
+  const clear = async (request: FastifyRequest) => {
+    clearTimeout(timers.get(request))
+    timers.delete(request)
+  }
+  app.addHook('onResponse', clear)
+  app.addHook('onRequestAbort', clear)
 }
 
 /**

@@ -27,6 +27,8 @@ export function adminJobRoutes(deps: RouteDeps) {
     app.post(
       '/jobs/:job/run',
       {
+        // Answers once the job ran: as long as the job takes.
+        config: { deadline: false },
         schema: {
           summary: 'Run one job now',
           description: 'Runs `rollups`, `invoicing`, `exports` or `expiry` once, outside its schedule; no watermark moves.',

@@ -28,7 +28,7 @@ export function opsTimeRoutes(deps: RouteDeps) {
     })
 
     const jobParams = Type.Object({ job: Type.String({ minLength: 1, maxLength: 40 }) })
-    app.post('/ops/jobs/:job/run', { schema: { ...hide, params: jobParams, body: EmptyForm } }, async (request, reply) => {
+    app.post('/ops/jobs/:job/run', { config: { deadline: false }, schema: { ...hide, params: jobParams, body: EmptyForm } }, async (request, reply) => {
       await runJobNow(asOperator(deps, request), request.params.job)
       return reply.redirect('/ops/jobs?notice=job_ran', 303)
     })
@@ -56,12 +56,12 @@ export function opsTimeRoutes(deps: RouteDeps) {
       return clockPage(request, reply, undefined, errors, values, result.status)
     }
 
-    app.post('/ops/clock/advance', { schema: { ...hide, body: AdvanceForm } }, async (request, reply) => {
+    app.post('/ops/clock/advance', { config: { deadline: false }, schema: { ...hide, body: AdvanceForm } }, async (request, reply) => {
       const raw = request.body.advance_seconds
       return move(request, reply, { advance_seconds: numberOf(raw) as number }, advanceBranch, { advance_seconds: raw })
     })
 
-    app.post('/ops/clock/set', { schema: { ...hide, body: SetClockForm } }, async (request, reply) => {
+    app.post('/ops/clock/set', { config: { deadline: false }, schema: { ...hide, body: SetClockForm } }, async (request, reply) => {
       const raw = request.body.now
       return move(request, reply, { now: raw.trim() }, setBranch, { now: raw })
     })

@@ -1,0 +1,70 @@
+/**
+ * Every timeout and limit that bounds how long the service waits on a
+ * dependency or a client, in one place (docs/operations.md, "Timeouts and
+ * limits", lists each with the answer a client gets). These are real-time
+ * bounds, not service time: a manual clock does not move them.
+ */
+export const TIMEOUTS = Object.freeze({
+  /** The request pool: what HTTP requests and the serving ledger run on. */
+  pg: Object.freeze({
+    /** Opening a connection, and waiting for a free pooled one (pg-pool `connectionTimeoutMillis`). */
+    connectMs: 3_000,
+    /** Server side: a statement running longer is cancelled (SQLSTATE 57014). */
+    statementMs: 5_000,
+    /** Server side: a transaction left idle this long is ended with its session (SQLSTATE 25P03). */
+    idleInTransactionMs: 10_000,
+    /**
+     * Client side: no answer at all for this long (a stalled server or network; statement_timeout
+     * never fires then) fails the query, and the connection is discarded, not pooled again.
+     */
+    queryMs: 6_000,
+    /** Connections in the request pool (the `poolSize` option overrides it). */
+    poolSize: 10,
+    /** TCP keepalive probes start after this much idle time on a connection. */
+    keepAliveInitialDelayMs: 10_000,
+  }),
+  /** The jobs' pool (rollups, invoicing, exports, expiry, migrations): long statements are their normal. */
+  pgJobs: Object.freeze({
+    connectMs: 10_000,
+    statementMs: 10 * 60_000,
+    idleInTransactionMs: 60_000,
+    queryMs: 10 * 60_000 + 10_000,
+    /** One connection holds a job's advisory lock while the others do its work. */
+    poolSize: 4,
+  }),
+  redis: Object.freeze({
+    /** Opening the connection. */
+    connectMs: 1_000,
+    /** One command (or MULTI) without a reply this long fails; the caller falls back to local counters. */
+    commandMs: 250,
+    /** Reconnect backoff: attempt n waits min(n × step, max). */
+    reconnectStepMs: 100,
+    reconnectMaxMs: 2_000,
+    /** After a failure, calls go to the local counters this long before one call probes Redis again. */
+    circuitOpenMs: 1_000,
+  }),
+  http: Object.freeze({
+    /** The whole request, headers and body, must arrive within this (Node `requestTimeout`; 408 or the socket closed). */
+    requestMs: 10_000,
+    /** The request head must arrive within this (Node `headersTimeout`). */
+    headersMs: 5_000,
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveMs: 5_000,
+    /** A socket with no activity at all for this long is destroyed (Fastify `connectionTimeout`). */
+    socketIdleMs: 10_000,
+    /** How often Node checks requestTimeout and headersTimeout (its default of 30 s would let a slow body linger 40 s). */
+    checkIntervalMs: 1_000,
+    /**
+     * Open connections at once; further ones are refused at accept. Well below the process's file
+     * descriptor limit (commonly 20 000 or more in containers; raise `ulimit -n` first if this is raised),
+     * leaving room for the store, Redis and log files.
+     */
+    maxConnections: 2_000,
+    /** A request that has not started its answer after this gets 503 + Retry-After (the deadline safety net). */
+    deadlineMs: 9_000,
+    /** Retry-After (seconds) on a 503 for a stalled dependency or the deadline. */
+    retryAfterS: 2,
+  }),
+  /** GET /readyz: the store must answer a trivial query within this. */
+  readinessMs: 2_000,
+})

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { createDatabase, STORE } from '../helpers/service.ts'
+import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
+import { startTcpProxy } from '../helpers/tcp-proxy.ts'
+import { accountWithCampaign, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+const checksOf = (r: Timed) => (r.body as { checks?: { store: string; redis: string } }).checks
+
+test(
+  'Redis stalled: /v1 and /serve answer fast on local limits, /readyz stays 200 with redis degraded, then reads up again',
+  { skip: (await redisReachable()) ? false : `no Redis at ${TEST_REDIS_URL}`, timeout: 120_000 },
+  async () => {
+    const redisUrl = new URL(TEST_REDIS_URL)
+    const proxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379))
+    const viaProxy = new URL(TEST_REDIS_URL)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    let env: Record<string, string>
+    let cleanup: () => Promise<void>
+    if (STORE === 'postgres') {
+      const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_redisstall')
+      env = { DATABASE_URL: db.url }
+      cleanup = db.drop
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'adapi-redisstall-'))
+      env = { DATA_DIR: dir }
+      cleanup = async () => rmSync(dir, { recursive: true, force: true })
+    }
+    const svc = await startChild({ ...env, REDIS_URL: viaProxy.toString() })
+    try {
+      const { base } = svc
+      const { auth } = await accountWithCampaign(base, 'redisstall@example.dev')
+      const before = await timedCall(base, 'GET', '/readyz')
+      assert.equal(before.status, 200)
+      assert.deepEqual(checksOf(before), { store: 'up', redis: 'up' })
+
+      proxy.stall()
+      const times: number[] = []
+      for (let i = 0; i < 15; i++) {
+        const account = await timedCall(base, 'GET', '/v1/account', undefined, auth)
+        assert.equal(account.status, 200, `GET /v1/account with Redis stalled: ${account.status} ${JSON.stringify(account.body)}`)
+        assert.match(account.headers.get('ratelimit') ?? '', /r=\d+/, 'the local limiter still reports the account budget')
+        const decision = await timedCall(base, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: `redisstall-${i}` })
+        assert.ok([200, 204].includes(decision.status), `decision with Redis stalled: ${decision.status}`)
+        times.push(account.ms, decision.ms)
+      }
+      const slowest = Math.max(...times)
+      assert.ok(slowest < 1_500, `slowest answer ${Math.round(slowest)} ms (< 1.5 s)`)
+      assert.ok(median(times) < 500, `median ${Math.round(median(times))} ms: the circuit spares most requests the command timeout`)
+      const degraded = await timedCall(base, 'GET', '/readyz')
+      assert.equal(degraded.status, 200, 'Redis down does not make the instance unready')
+      assert.deepEqual(checksOf(degraded), { store: 'up', redis: 'degraded' })
+      assert.match(svc.output(), /Redis unavailable/, 'the fallback is logged')
+      assert.equal(svc.output().match(/Redis unavailable/g)?.length, 1, 'once per outage')
+
+      proxy.resume()
+      let after: Timed | undefined
+      for (let i = 0; i < 40; i++) {
+        after = await timedCall(base, 'GET', '/readyz')
+        if (checksOf(after)?.redis === 'up') break
+        await new Promise((r) => setTimeout(r, 250))
+      }
+      assert.equal(after?.status, 200)
+      assert.deepEqual(checksOf(after!), { store: 'up', redis: 'up' }, 'Redis reads up again without a restart')
+      assert.equal((await timedCall(base, 'GET', '/v1/account', undefined, auth)).status, 200)
+    } finally {
+      await svc.kill()
+      await proxy.close()
+      await cleanup()
+    }
+  },
+)

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+
+/** What the fault tests need of a service started as a child process (`node --import tsx src/start/server.ts`). */
+export const CHILD_ADMIN_TOKEN = 'fault-suite-admin-token-000'
+const root = new URL('../..', import.meta.url).pathname
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface ChildService {
+  child: ChildProcess
+  base: string
+  /** Everything the child wrote to stderr and stdout (its log lines, LOG_LEVEL=warn). */
+  output(): string
+  kill(): Promise<void>
+}
+
+/** Starts the service on a free port with `env` (ADMIN_TOKEN, a manual clock) and waits for /healthz. */
+export async function startChild(env: Record<string, string>): Promise<ChildService> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
+      CLOCK: 'manual',
+      CLOCK_START: '2026-11-02T09:00:00Z',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const base = `http://127.0.0.1:${port}`
+  const svc: ChildService = {
+    child,
+    base,
+    output: () => out,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise<void>((r) => child.once('exit', () => r()))
+      child.kill('SIGKILL')
+      await exited
+    },
+  }
+  // A first start migrates a new store: up to a minute on a loaded machine.
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited at start-up:\n${out}`)
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return svc
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  await svc.kill()
+  throw new Error(`service did not start:\n${out}`)
+}
+
+export interface Timed {
+  status: number
+  body: unknown
+  headers: Headers
+  ms: number
+}
+
+/** One JSON call, timed (real time), never longer than `limitMs` (then status 0). */
+export async function timedCall(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, limitMs = 30_000): Promise<Timed> {
+  const started = performance.now()
+  try {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(limitMs),
+    })
+    const text = await res.text()
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, headers: res.headers, ms: performance.now() - started }
+  } catch {
+    return { status: 0, body: null, headers: new Headers(), ms: performance.now() - started }
+  }
+}
+
+export const adminHeaders = { authorization: `Bearer ${CHILD_ADMIN_TOKEN}` }
+
+/** An account allowed to write and bill, with an active campaign: what serving needs. */
+export async function accountWithCampaign(base: string, email: string): Promise<{ auth: Record<string, string>; campaignId: string }> {
+  const account = (await timedCall(base, 'POST', '/admin/v1/accounts', { email }, adminHeaders)).body as { user_id: string; api_key: string }
+  for (const [p, b] of [
+    ['write-approval', { approved: true }],
+    ['terms', { accepted: true }],
+    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
+  ] as const) {
+    await timedCall(base, 'POST', `/admin/v1/accounts/${account.user_id}/${p}`, b, adminHeaders)
+  }
+  const auth = { 'x-service-user-id': account.user_id, 'x-service-api-key': account.api_key }
+  const created = await timedCall(
+    base,
+    'POST',
+    '/v1/campaigns',
+    { ad_line: 'Fault suite delivery line', destination_url: 'https://acme.dev/', cpm_usd: 1.25, impressions: 20_000, idempotency_key: `fault-${email.replace(/[^a-z0-9]/gi, "-")}` },
+    auth,
+  )
+  if (created.status !== 201) throw new Error(`campaign not created: ${created.status} ${JSON.stringify(created.body)}`)
+  return { auth, campaignId: (created.body as { campaign_id: string }).campaign_id }
+}
