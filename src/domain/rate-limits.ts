@@ -46,12 +46,13 @@ export const LOCKOUT_MS = 15 * 60_000
 /**
  * The lockouts that follow this rule, each with counters of its own so that
  * failures in one never lock another: the API keys (`/v1`), portal sign-in,
- * console sign-in, and the console's first-operator setup (a wrong ADMIN_TOKEN).
+ * console sign-in, the console's first-operator setup (a wrong ADMIN_TOKEN),
+ * and the operator token of the operator API (`Authorization: Bearer`).
  */
-export const LOCKOUT_SCOPES = ['api', 'portal', 'console', 'setup'] as const
+export const LOCKOUT_SCOPES = ['api', 'portal', 'console', 'setup', 'admin'] as const
 export type LockoutScope = (typeof LOCKOUT_SCOPES)[number]
 
-const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup' }
+const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup', admin: 'ops-token' }
 
 /** The counter keys of one address's lockout: its sliding log of failures and its lock. */
 export function lockoutKeys(scope: LockoutScope, address: string): { failures: string; lock: string } {
