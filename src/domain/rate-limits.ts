@@ -61,12 +61,26 @@ export function lockoutKeys(scope: LockoutScope, address: string): { failures: s
 }
 
 /**
- * Serving abuse limits (operations.md section 2), per minute of service time.
- * A real install asks for a decision at most every ten seconds per surface,
- * so 30 a minute per viewer is generous; one address may front a whole office.
+ * Serving abuse limits (operations.md section 2), per minute of service time:
+ * operator config (`serve_*_per_min`, domain/order-config.ts has the
+ * defaults). A real install asks for a decision at most every ten seconds
+ * per surface, so 30 a minute per viewer is generous; one address may front
+ * a whole office.
  */
-export const SERVING_LIMITS = {
-  decisionsPerViewer: 30,
-  decisionsPerAddress: 3_000,
-  eventsPerAddress: 6_000,
-} as const
+export interface ServingLimits {
+  decisionsPerViewer: number
+  decisionsPerAddress: number
+  eventsPerAddress: number
+}
+
+export function servingLimitsOf(config: {
+  serve_decisions_per_viewer_per_min: number
+  serve_decisions_per_address_per_min: number
+  serve_events_per_address_per_min: number
+}): ServingLimits {
+  return {
+    decisionsPerViewer: config.serve_decisions_per_viewer_per_min,
+    decisionsPerAddress: config.serve_decisions_per_address_per_min,
+    eventsPerAddress: config.serve_events_per_address_per_min,
+  }
+}

@@ -4,6 +4,7 @@ import { RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../.
 import type { CounterStore } from '../../platform/counters.ts'
 import { assertWriteAccess, authenticateKey, readRateLimits, recordKeyUse } from '../../services/access.ts'
 import { checkUnderLockout } from '../../services/lockout.ts'
+import { noteSpentUnit } from './refunds.ts'
 import type { ServiceContext } from '../../services/context.ts'
 import type { AccountRow } from '../../services/read-models.ts'
 
@@ -63,9 +64,9 @@ export function authenticate(deps: AuthDeps) {
       return
     }
     const limit = limits.readsPerMin
-    const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
-      deps.counters.increment(`requests:${account.user_id}`, start, RATE_WINDOW_MS),
-    )
+    const key = `requests:${account.user_id}`
+    const { current: count } = await safely(request, { current: 0, previous: 0 }, () => deps.counters.increment(key, start, RATE_WINDOW_MS))
+    if (count > 0) noteSpentUnit(request, key, start, RATE_WINDOW_MS)
     const state = windowState(limit, count, nowMs)
     reply.headers(rateLimitHeaders('requests', state))
     if (count > limit) throw tooManyRequests(state.resetMs / 1000, `rate limit exceeded: ${limit} requests per minute`)
