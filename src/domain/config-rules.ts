@@ -41,6 +41,9 @@ export const CONFIG_RULES: { readonly [K in keyof ServiceConfig]: ConfigRule } =
   export_max_rows: integer(1, EXPORT_CEILING.rows),
   export_schema_version: { kind: 'choice', values: EXPORT_SCHEMA_VERSIONS },
   stats_max_live_events: integer(1, 1_000_000_000_000),
+  serve_decisions_per_viewer_per_min: integer(1, MAX_PER_MIN),
+  serve_decisions_per_address_per_min: integer(1, MAX_PER_MIN),
+  serve_events_per_address_per_min: integer(1, MAX_PER_MIN),
 }
 
 export const CONFIG_FIELDS = Object.keys(CONFIG_RULES) as (keyof ServiceConfig)[]

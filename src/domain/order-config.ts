@@ -20,6 +20,10 @@ export interface ServiceConfig extends OrderConfig {
   export_schema_version: 'ledger-export-v1' | 'ledger-export-v2'
   /** /stats refuses a live ledger scan estimated above this many events (window_too_costly). */
   stats_max_live_events: number
+  /** Serving abuse limits (domain/rate-limits.ts#servingLimitsOf), per minute of service time. */
+  serve_decisions_per_viewer_per_min: number
+  serve_decisions_per_address_per_min: number
+  serve_events_per_address_per_min: number
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -36,6 +40,9 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   export_max_rows: 250_000,
   export_schema_version: 'ledger-export-v2',
   stats_max_live_events: 5_000_000,
+  serve_decisions_per_viewer_per_min: 30,
+  serve_decisions_per_address_per_min: 3_000,
+  serve_events_per_address_per_min: 6_000,
 }
 
 /** Export limits may only be lowered by operators (advertiser spec section 8). */

@@ -46,12 +46,13 @@ export const LOCKOUT_MS = 15 * 60_000
 /**
  * The lockouts that follow this rule, each with counters of its own so that
  * failures in one never lock another: the API keys (`/v1`), portal sign-in,
- * console sign-in, and the console's first-operator setup (a wrong ADMIN_TOKEN).
+ * console sign-in, the console's first-operator setup (a wrong ADMIN_TOKEN),
+ * and the operator token of the operator API (`Authorization: Bearer`).
  */
-export const LOCKOUT_SCOPES = ['api', 'portal', 'console', 'setup'] as const
+export const LOCKOUT_SCOPES = ['api', 'portal', 'console', 'setup', 'admin'] as const
 export type LockoutScope = (typeof LOCKOUT_SCOPES)[number]
 
-const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup' }
+const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup', admin: 'ops-token' }
 
 /** The counter keys of one address's lockout: its sliding log of failures and its lock. */
 export function lockoutKeys(scope: LockoutScope, address: string): { failures: string; lock: string } {
@@ -60,12 +61,26 @@ export function lockoutKeys(scope: LockoutScope, address: string): { failures: s
 }
 
 /**
- * Serving abuse limits (operations.md section 2), per minute of service time.
- * A real install asks for a decision at most every ten seconds per surface,
- * so 30 a minute per viewer is generous; one address may front a whole office.
+ * Serving abuse limits (operations.md section 2), per minute of service time:
+ * operator config (`serve_*_per_min`, domain/order-config.ts has the
+ * defaults). A real install asks for a decision at most every ten seconds
+ * per surface, so 30 a minute per viewer is generous; one address may front
+ * a whole office.
  */
-export const SERVING_LIMITS = {
-  decisionsPerViewer: 30,
-  decisionsPerAddress: 3_000,
-  eventsPerAddress: 6_000,
-} as const
+export interface ServingLimits {
+  decisionsPerViewer: number
+  decisionsPerAddress: number
+  eventsPerAddress: number
+}
+
+export function servingLimitsOf(config: {
+  serve_decisions_per_viewer_per_min: number
+  serve_decisions_per_address_per_min: number
+  serve_events_per_address_per_min: number
+}): ServingLimits {
+  return {
+    decisionsPerViewer: config.serve_decisions_per_viewer_per_min,
+    decisionsPerAddress: config.serve_decisions_per_address_per_min,
+    eventsPerAddress: config.serve_events_per_address_per_min,
+  }
+}

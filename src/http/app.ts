@@ -10,6 +10,7 @@ import { validators } from './validation.ts'
 import { notReadyDetail, readiness } from '../services/status.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import { authenticate } from './plugins/auth.ts'
+import { refundOn503 } from './plugins/refunds.ts'
 import { accountRoutes } from './routes/v1/account.ts'
 import { statusRoutes } from './routes/v1/status.ts'
 import { campaignRoutes } from './routes/v1/campaigns.ts'
@@ -135,6 +136,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       await v1.register(statusRoutes(deps))
       await v1.register(async (authed) => {
         authed.addHook('onRequest', authenticate(deps))
+        authed.addHook('onSend', refundOn503(deps))
         // An authenticated answer is one account's data: no cache keeps it (a route may say more, e.g. `private, no-store`).
         authed.addHook('onSend', async (_request, reply) => {
           if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
@@ -166,6 +168,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       serve.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true }
       })
+      serve.addHook('onSend', refundOn503(deps))
       await serve.register(servingRoutes(deps))
     },
     { prefix: '/serve/v1' },

@@ -91,7 +91,8 @@ const ADMIN_DESCRIPTION = `
 The operator API (operations.md section 3), served only when \`ADMIN_TOKEN\` is set (otherwise every \`/admin\` path is 404).
 
 **Authentication.** Every call, this document included, carries \`Authorization: Bearer <ADMIN_TOKEN>\`; anything else is
-401 \`{"detail":"invalid operator token"}\`.
+401 \`{"detail":"invalid operator token"}\`. Ten wrong tokens from one client address within 15 minutes lock that address
+out for 15 minutes: 429 with \`Retry-After\`, the token not compared (\`POST /unlock\` from another address lifts it).
 
 **Errors.** As in the advertiser API: every non-2xx body is \`{"detail": string | {"field", "reason", ...}}\`, with the same
 validation reasons and the same edge answers (unknown query parameter, bad text, malformed JSON, 413, 414, 415).

@@ -6,6 +6,7 @@ import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import type { Mailer } from '../platform/mailer.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import type { ServingEngine } from '../serving/engine.ts'
+import type { ServingLimitsCache } from '../services/serving-limits.ts'
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -15,6 +16,8 @@ export interface RouteDeps extends ServiceContext {
   processor: PaymentProcessor
   scheduler: Scheduler
   serving: ServingEngine
+  /** The serving abuse limits of the operator config, held for the serving routes (services/serving-limits.ts). */
+  servingLimits: ServingLimitsCache
   /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
   mailer: Mailer | null
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { TIMEOUTS } from './timeouts.ts'
 
@@ -26,10 +27,40 @@ export interface CounterStore {
   lock(key: string, untilMs: number, ttlMs: number): Promise<void>
   /** The service time a lock on `key` holds until, or null. */
   lockedUntil(key: string): Promise<number | null>
+  /**
+   * One authentication attempt asks to be checked, atomically across every
+   * instance on the store: refused while the lock on `lockKey` holds; refused
+   * and locked for `lockMs` when the failures logged under `logKey` within
+   * `windowMs` reach `threshold`; refused without a lock (`lockedUntilMs`
+   * null: retry shortly) when the log is full only because attempts still
+   * being checked fill it; else the attempt is logged as pending and
+   * admitted. So at most `threshold` credentials are checked per window
+   * however many attempts arrive at once.
+   */
+  reserveAttempt(logKey: string, lockKey: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<AttemptReservation>
+  /** The admitted attempt succeeded: its entry leaves the log (a success is no failure). */
+  releaseAttempt(logKey: string, member: string): Promise<void>
+  /**
+   * The admitted attempt failed: its entry stays in the log as the failure's.
+   * When the failures in the window now reach `threshold`, the lock is set
+   * and its end (service time) returned; else null.
+   */
+  confirmFailure(logKey: string, lockKey: string, member: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<number | null>
   /** Forgets the lock and the event log kept under `key` (an operator lifting a lockout). */
   unlock(key: string): Promise<void>
   close(): Promise<void>
 }
+
+/** `reserveAttempt`'s answer: admitted (its log entry is `member`), or refused with the lock's end (null: busy, no lock). */
+export type AttemptReservation = { admitted: true; member: string } | { admitted: false; lockedUntilMs: number | null }
+
+/**
+ * An attempt still pending after this long (its instance died while checking
+ * it) stops being pending: it stays in the log and counts as a failure.
+ */
+export const PENDING_ATTEMPT_MS = 60_000
+
+const attemptMember = (nowMs: number) => `${nowMs}:${randomBytes(6).toString('hex')}`
 
 /**
  * Logs and locks only expire as service time moves, so their sweep (a pass
@@ -56,6 +87,8 @@ export class MemoryCounterStore implements CounterStore {
   #windows = new Map<number, CountWindows>()
   #locks = new Map<string, number>()
   #logs = new Map<string, number[]>()
+  /** Authentication attempts per log key: each member's time and whether it is still being checked. */
+  #attempts = new Map<string, Map<string, { atMs: number; pending: boolean }>>()
   #latestMs = 0
   #sweptAtMs = 0
 
@@ -120,10 +153,51 @@ export class MemoryCounterStore implements CounterStore {
   #sweep(): void {
     for (const [key, log] of this.#logs) if (log.every((t) => t + 3_600_000 < this.#latestMs)) this.#logs.delete(key)
     for (const [key, until] of this.#locks) if (until < this.#latestMs) this.#locks.delete(key)
+    for (const [key, log] of this.#attempts) if ([...log.values()].every((e) => e.atMs + 3_600_000 < this.#latestMs)) this.#attempts.delete(key)
   }
 
   async lock(key: string, untilMs: number): Promise<void> {
     this.#locks.set(key, untilMs)
+  }
+
+  // The attempt methods do all their work before their first await: atomic within the process, like the Redis scripts.
+  async reserveAttempt(logKey: string, lockKey: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<AttemptReservation> {
+    this.#advance(nowMs)
+    const until = this.#locks.get(lockKey)
+    if (until !== undefined && until > nowMs) return { admitted: false, lockedUntilMs: until }
+    const log = this.#trimmedAttempts(logKey, nowMs, windowMs)
+    if (log.size >= threshold) {
+      if (failuresIn(log) < threshold) return { admitted: false, lockedUntilMs: null }
+      this.#locks.set(lockKey, nowMs + lockMs)
+      return { admitted: false, lockedUntilMs: nowMs + lockMs }
+    }
+    const member = attemptMember(nowMs)
+    log.set(member, { atMs: nowMs, pending: true })
+    return { admitted: true, member }
+  }
+
+  async releaseAttempt(logKey: string, member: string): Promise<void> {
+    this.#attempts.get(logKey)?.delete(member)
+  }
+
+  async confirmFailure(logKey: string, lockKey: string, member: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<number | null> {
+    const log = this.#trimmedAttempts(logKey, nowMs, windowMs)
+    const entry = log.get(member)
+    if (entry) entry.pending = false
+    if (failuresIn(log) < threshold) return null
+    this.#locks.set(lockKey, nowMs + lockMs)
+    return nowMs + lockMs
+  }
+
+  /** The attempts of `logKey` within the window (older ones forgotten, long-pending ones counted as failures). */
+  #trimmedAttempts(logKey: string, nowMs: number, windowMs: number): Map<string, { atMs: number; pending: boolean }> {
+    let log = this.#attempts.get(logKey)
+    if (!log) this.#attempts.set(logKey, (log = new Map<string, { atMs: number; pending: boolean }>()))
+    for (const [member, entry] of log) {
+      if (entry.atMs <= nowMs - windowMs) log.delete(member)
+      else if (entry.pending && entry.atMs <= nowMs - PENDING_ATTEMPT_MS) entry.pending = false
+    }
+    return log
   }
 
   async lockedUntil(key: string): Promise<number | null> {
@@ -133,10 +207,54 @@ export class MemoryCounterStore implements CounterStore {
   async unlock(key: string): Promise<void> {
     this.#locks.delete(key)
     this.#logs.delete(key)
+    this.#attempts.delete(key)
   }
 
   async close(): Promise<void> {}
 }
+
+function failuresIn(log: Map<string, { pending: boolean }>): number {
+  let n = 0
+  for (const entry of log.values()) if (!entry.pending) n++
+  return n
+}
+
+/**
+ * KEYS: the attempt log (pending and failed attempts, scored by time), the
+ * pending set, the lock. ARGV: now, window, threshold, lock length, pending
+ * limit, the new member. Answers {1, 0} admitted, {0, until} locked, {0, -1} busy.
+ */
+const RESERVE_ATTEMPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local threshold = tonumber(ARGV[3])
+local lockMs = tonumber(ARGV[4])
+local untilMs = tonumber(redis.call('GET', KEYS[3]) or '0')
+if untilMs > now then return {0, untilMs} end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
+local logged = redis.call('ZCARD', KEYS[1])
+if logged >= threshold then
+  if logged - redis.call('ZCARD', KEYS[2]) < threshold then return {0, -1} end
+  redis.call('SET', KEYS[3], tostring(now + lockMs), 'PX', lockMs)
+  return {0, now + lockMs}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[6])
+redis.call('ZADD', KEYS[2], now, ARGV[6])
+redis.call('PEXPIRE', KEYS[1], window * 2)
+redis.call('PEXPIRE', KEYS[2], window * 2)
+return {1, 0}`
+
+/** KEYS: the attempt log, the pending set, the lock. ARGV: now, window, threshold, lock length, the member. Answers the lock's end or 0. */
+const CONFIRM_FAILURE = `
+local now = tonumber(ARGV[1])
+local threshold = tonumber(ARGV[3])
+local lockMs = tonumber(ARGV[4])
+redis.call('ZREM', KEYS[2], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) - redis.call('ZCARD', KEYS[2]) < threshold then return 0 end
+redis.call('SET', KEYS[3], tostring(now + lockMs), 'PX', lockMs)
+return now + lockMs`
 
 const DECREMENT_IF_POSITIVE = `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -227,8 +345,39 @@ export class RedisCounterStore implements CounterStore {
     return v === null ? null : Number(v)
   }
 
+  async reserveAttempt(logKey: string, lockKey: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<AttemptReservation> {
+    const member = attemptMember(nowMs)
+    const reply = await this.#redis.eval(
+      RESERVE_ATTEMPT,
+      3,
+      `adapi:log:${logKey}`,
+      `adapi:pending:${logKey}`,
+      `adapi:lock:${lockKey}`,
+      nowMs,
+      windowMs,
+      threshold,
+      Math.max(1, lockMs),
+      PENDING_ATTEMPT_MS,
+      member,
+    )
+    const [admitted, untilMs] = Array.isArray(reply) ? reply.map(Number) : []
+    if (admitted === 1) return { admitted: true, member }
+    if (untilMs === undefined || Number.isNaN(untilMs)) throw new Error(`unexpected reply from the attempt script: ${String(reply)}`)
+    return { admitted: false, lockedUntilMs: untilMs < 0 ? null : untilMs }
+  }
+
+  async releaseAttempt(logKey: string, member: string): Promise<void> {
+    await this.#redis.multi().zrem(`adapi:log:${logKey}`, member).zrem(`adapi:pending:${logKey}`, member).exec()
+  }
+
+  async confirmFailure(logKey: string, lockKey: string, member: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<number | null> {
+    const keys = [`adapi:log:${logKey}`, `adapi:pending:${logKey}`, `adapi:lock:${lockKey}`]
+    const untilMs = Number(await this.#redis.eval(CONFIRM_FAILURE, 3, ...keys, nowMs, windowMs, threshold, Math.max(1, lockMs), member))
+    return untilMs > 0 ? untilMs : null
+  }
+
   async unlock(key: string): Promise<void> {
-    await this.#redis.del(`adapi:lock:${key}`, `adapi:log:${key}`)
+    await this.#redis.del(`adapi:lock:${key}`, `adapi:log:${key}`, `adapi:pending:${key}`)
   }
 
   async close(): Promise<void> {

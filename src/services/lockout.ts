@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { invalid } from '../domain/errors.ts'
 import { LOCKOUT_MS, LOCKOUT_SCOPES, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockoutKeys, type LockoutScope } from '../domain/rate-limits.ts'
 import type { CounterStore } from '../platform/counters.ts'
@@ -7,8 +8,9 @@ import type { ServiceContext } from './context.ts'
 /**
  * The authentication lockout (domain/rate-limits.ts): LOCKOUT_THRESHOLD
  * failures from one source address within LOCKOUT_WINDOW_MS lock that
- * address out of one scope for LOCKOUT_MS. The API keys, portal sign-in,
- * console sign-in and console setup all count here, each in its own scope.
+ * address out of one scope for LOCKOUT_MS. The API keys, portal sign-in
+ * (and the key Reveal), console sign-in, console setup and the operator
+ * token all count here, each in its own scope (`checkUnderLockout`).
  * Counter-store failures never stop a sign-in: the lockout fails open, and
  * `onStoreError` (a logger) hears about it.
  */
@@ -18,32 +20,92 @@ export interface LockoutContext extends Pick<ServiceContext, 'clock'> {
 
 export type StoreErrorHandler = (err: unknown) => void
 
-async function failOpen<T>(fallback: T, op: () => Promise<T>, onStoreError?: StoreErrorHandler): Promise<T> {
-  try {
-    return await op()
-  } catch (err) {
-    onStoreError?.(err)
-    return fallback
-  }
-}
-
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
-/** Seconds until the address's lock on `scope` lifts, or null when it is not locked. */
-export async function lockedFor(ctx: LockoutContext, scope: LockoutScope, address: string, onStoreError?: StoreErrorHandler): Promise<number | null> {
+/**
+ * How long an attempt waits, in all, for a free place when the window is
+ * full of attempts still being checked (none of them failed yet), before it
+ * is refused for a second: parallel requests from one busy address with the
+ * right credentials wait a little rather than being refused.
+ */
+export const BUSY_WAIT_MS = 1_000
+const BUSY_STEP_MS = 25
+
+/** A credential check under the lockout: what it found, or why not. `lockedForS`: this failure locked the address for that long. */
+export type LockoutCheck<T> =
+  | { ok: true; value: T }
+  | { ok: false; reason: 'invalid'; lockedForS: number | null }
+  | { ok: false; reason: 'locked'; retryAfterS: number }
+
+/**
+ * Runs `check` (a credential comparison; null or undefined: wrong) for an
+ * attempt from `address` in `scope`, under the lockout rule. The attempt
+ * first takes a place in the address's log atomically (CounterStore
+ * `reserveAttempt`, one Redis script shared by every instance), so however
+ * many attempts arrive at once at most LOCKOUT_THRESHOLD credentials are
+ * checked per window; a success gives its place back, a failure keeps it,
+ * and the failure that reaches the threshold still gets its own answer with
+ * the lock's length. While locked, `check` is never called. A counter-store
+ * failure does not stop the check (fails open; `onStoreError` hears of it).
+ */
+export async function checkUnderLockout<T>(
+  ctx: LockoutContext,
+  scope: LockoutScope,
+  address: string,
+  check: () => Promise<T | null | undefined>,
+  onStoreError?: StoreErrorHandler,
+): Promise<LockoutCheck<T>> {
+  const keys = lockoutKeys(scope, address)
+  const reserved = await reserve(ctx, keys, onStoreError)
+  if (!reserved.admitted) return { ok: false, reason: 'locked', retryAfterS: reserved.retryAfterS }
+  const reservation = reserved.member
+  let value: T | null | undefined
+  try {
+    value = await check()
+  } catch (err) {
+    // The check itself failed (the store, not the credential): no failure to count.
+    if (reservation !== null) await ctx.counters.releaseAttempt(keys.failures, reservation).catch((e: unknown) => onStoreError?.(e))
+    throw err
+  }
+  if (value !== null && value !== undefined) {
+    if (reservation !== null) await ctx.counters.releaseAttempt(keys.failures, reservation).catch((e: unknown) => onStoreError?.(e))
+    return { ok: true, value }
+  }
+  if (reservation === null) return { ok: false, reason: 'invalid', lockedForS: null }
   const nowMs = ctx.clock.nowMs()
-  const until = await failOpen(null, () => ctx.counters.lockedUntil(lockoutKeys(scope, address).lock), onStoreError)
-  return until !== null && until > nowMs ? seconds(until - nowMs) : null
+  let lockedUntil: number | null = null
+  try {
+    lockedUntil = await ctx.counters.confirmFailure(keys.failures, keys.lock, reservation, nowMs, LOCKOUT_WINDOW_MS, LOCKOUT_THRESHOLD, LOCKOUT_MS)
+  } catch (err) {
+    onStoreError?.(err)
+  }
+  return { ok: false, reason: 'invalid', lockedForS: lockedUntil === null ? null : seconds(lockedUntil - nowMs) }
 }
 
-/** Counts one failed attempt; when it reaches the threshold the address is locked, and the lock's length in seconds is returned. */
-export async function countFailure(ctx: LockoutContext, scope: LockoutScope, address: string, onStoreError?: StoreErrorHandler): Promise<number | null> {
-  const nowMs = ctx.clock.nowMs()
-  const keys = lockoutKeys(scope, address)
-  const failures = await failOpen(0, () => ctx.counters.logEvent(keys.failures, nowMs, LOCKOUT_WINDOW_MS), onStoreError)
-  if (failures < LOCKOUT_THRESHOLD) return null
-  await failOpen(undefined, () => ctx.counters.lock(keys.lock, nowMs + LOCKOUT_MS, LOCKOUT_MS), onStoreError)
-  return seconds(LOCKOUT_MS)
+/**
+ * The attempt's place in the log (its member; null when the store failed and the lockout fails open), or
+ * refused: locked (the lock's seconds), or still busy after BUSY_WAIT_MS (one second).
+ */
+async function reserve(
+  ctx: LockoutContext,
+  keys: { failures: string; lock: string },
+  onStoreError?: StoreErrorHandler,
+): Promise<{ admitted: true; member: string | null } | { admitted: false; retryAfterS: number }> {
+  const started = performance.now()
+  for (;;) {
+    const nowMs = ctx.clock.nowMs()
+    let reservation
+    try {
+      reservation = await ctx.counters.reserveAttempt(keys.failures, keys.lock, nowMs, LOCKOUT_WINDOW_MS, LOCKOUT_THRESHOLD, LOCKOUT_MS)
+    } catch (err) {
+      onStoreError?.(err)
+      return { admitted: true, member: null }
+    }
+    if (reservation.admitted) return reservation
+    if (reservation.lockedUntilMs !== null) return { admitted: false, retryAfterS: seconds(reservation.lockedUntilMs - nowMs) }
+    if (performance.now() - started >= BUSY_WAIT_MS) return { admitted: false, retryAfterS: 1 }
+    await sleep(BUSY_STEP_MS)
+  }
 }
 
 /** What one address's lockouts look like: each scope's lock, in service time, or null. */
@@ -72,7 +134,7 @@ export async function liftAddressLocks(ctx: LockoutContext, address: string): Pr
 
 /**
  * An operator lifts every lockout of a source address at once (API keys,
- * portal, console, setup) and its failures are forgotten. Answers which
+ * portal, console, setup, operator token) and its failures are forgotten. Answers which
  * scopes were locked. The address is an IPv4 or IPv6 address as the
  * service saw it (the client address, after TRUST_PROXY).
  */

@@ -5,7 +5,7 @@ import { hashPassword } from '../platform/passwords.ts'
 import { findOperator, findOperatorByEmail, insertFirstOperator, operatorCount } from '../store/operators.ts'
 import { recordAudit } from './audit.ts'
 import { operatorTarget } from './audit-targets.ts'
-import { countFailure, lockedFor, type LockoutContext } from './lockout.ts'
+import { checkUnderLockout, type LockoutContext, type StoreErrorHandler } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { checkPassword, readSession, startSession, type FieldErrors, type PasswordCheck } from './sign-in.ts'
 
@@ -37,6 +37,28 @@ function tokenMatches(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected))
 }
 
+/** Why the operator token of a request was refused: it is wrong, or its source address is locked out of the `admin` scope. */
+export type OperatorTokenCheck = { ok: true } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'locked'; retryAfterS: number }
+
+/**
+ * The operator token (`Authorization: Bearer <ADMIN_TOKEN>`) of one request
+ * from `address`, under the lockout rule in its own scope (`admin`): wrong
+ * tokens count per address, and once the address is locked the token is not
+ * compared at all. The comparison is constant-time. The operator API's hook
+ * (http/plugins/admin-auth.ts) and any other route behind the token call this.
+ */
+export async function checkOperatorToken(
+  ctx: LockoutContext,
+  adminToken: string,
+  presented: string,
+  address: string,
+  onStoreError?: StoreErrorHandler,
+): Promise<OperatorTokenCheck> {
+  const checked = await checkUnderLockout(ctx, 'admin', address, async () => tokenMatches(presented, adminToken) || null, onStoreError)
+  if (checked.ok) return { ok: true }
+  return checked.reason === 'locked' ? checked : { ok: false, reason: 'invalid' }
+}
+
 export type SetupResult =
   | { ok: true; operator: Operator; sessionToken: string }
   | { ok: false; closed: true }
@@ -56,11 +78,10 @@ export async function setUpFirstOperator(
 ): Promise<SetupResult> {
   const adminToken = ctx.settings.adminToken
   if (adminToken === null || !(await setupOpen(ctx))) return { ok: false, closed: true }
-  const locked = await lockedFor(ctx, 'setup', address)
-  if (locked !== null) return { ok: false, closed: false, errors: { form: tooMany(locked) }, retryAfterS: locked }
-  if (!tokenMatches(input.token, adminToken)) {
-    const lockedNow = await countFailure(ctx, 'setup', address)
-    if (lockedNow !== null) return { ok: false, closed: false, errors: { form: tooMany(lockedNow) }, retryAfterS: lockedNow }
+  const checked = await checkUnderLockout(ctx, 'setup', address, async () => tokenMatches(input.token, adminToken) || null)
+  if (!checked.ok) {
+    const retryAfterS = checked.reason === 'locked' ? checked.retryAfterS : checked.lockedForS
+    if (retryAfterS !== null) return { ok: false, closed: false, errors: { form: tooMany(retryAfterS) }, retryAfterS }
     return { ok: false, closed: false, errors: { token: 'That is not the ADMIN_TOKEN this service was started with.' } }
   }
   const errors: FieldErrors = {}

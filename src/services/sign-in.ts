@@ -30,7 +30,7 @@ import {
   type SessionSubjectKind,
 } from '../store/logins.ts'
 import { createAccount } from './accounts.ts'
-import { countFailure, lockedFor, type LockoutContext } from './lockout.ts'
+import { checkUnderLockout, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { sendEmail, type EmailContext } from './email.ts'
 
@@ -142,14 +142,13 @@ export async function checkPassword<L extends { password_hash: string }>(
   password: string,
   address: string,
 ): Promise<PasswordCheck<L>> {
-  const locked = await lockedFor(ctx, scope, address)
-  if (locked !== null) return { ok: false, reason: 'locked', retryAfterS: locked }
-  const login = await find()
-  if (!(await passwordMatches(password, login?.password_hash ?? null)) || !login) {
-    const lockedNow = await countFailure(ctx, scope, address)
-    return lockedNow === null ? { ok: false, reason: 'invalid' } : { ok: false, reason: 'locked', retryAfterS: lockedNow }
-  }
-  return { ok: true, login }
+  const checked = await checkUnderLockout(ctx, scope, address, async () => {
+    const login = await find()
+    return (await passwordMatches(password, login?.password_hash ?? null)) && login ? login : null
+  })
+  if (checked.ok) return { ok: true, login: checked.value }
+  if (checked.reason === 'locked') return checked
+  return checked.lockedForS === null ? { ok: false, reason: 'invalid' } : { ok: false, reason: 'locked', retryAfterS: checked.lockedForS }
 }
 
 /** Portal sign-in: email and password, with the portal's own lockout counters (`checkPassword`). */

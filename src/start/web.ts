@@ -7,6 +7,7 @@ import { signalJob } from '../store/job-signals.ts'
 import { buildApp } from '../http/app.ts'
 import type { App } from '../http/types.ts'
 import { ServingEngine } from '../serving/engine.ts'
+import { ServingLimitsCache } from '../services/serving-limits.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler } from './jobs.ts'
 import { followStoredClock, listening, type Instance } from './instance.ts'
@@ -30,7 +31,8 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
     counters = new ResilientCounterStore(redis, log.child({ component: 'redis' }))
   }
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer }, { logger: log })
+  const servingLimits = new ServingLimitsCache({ db: store.db })
+  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer }, { logger: log })
   return {
     app,
     serving,

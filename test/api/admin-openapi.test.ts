@@ -206,9 +206,26 @@ test('every operator operation answers 401 without the token, as documented', as
   const doc = (await h.admin.get(DOC)).body
   for (const { method, template } of operations(doc)) {
     const path = PREFIX + template.replace(/\{\w+\}/g, 'x')
-    const res = await h.anonymous.call(method, path, method === 'GET' ? {} : { body: {} })
+    // A client of its own each time: ten failures from one address lock it out of the operator API (429).
+    const res = await new Client(h).call(method, path, method === 'GET' ? {} : { body: {} })
     assert.equal(res.status, 401, `${method} ${path}: ${res.text}`)
   }
+})
+
+test('wrong operator tokens lock the address out of the operator API (429, token not compared); unlock lifts it', async () => {
+  const attacker = new Client(h, { authorization: 'Bearer not-the-token' })
+  for (let i = 0; i < 10; i++) assert.equal((await attacker.get('/admin/v1/config')).status, 401, `failure ${i + 1}`)
+  const locked = await attacker.get('/admin/v1/config')
+  assert.equal(locked.status, 429, locked.text)
+  assert.equal(locked.headers.get('retry-after'), '900')
+  assert.match(locked.body.detail, /operator-token/)
+  const right = new Client(h, { authorization: `Bearer ${ADMIN_TOKEN}` })
+  const fromAttacker = (path: string) => right.call('GET', path, { headers: { 'x-forwarded-for': attacker.ip } })
+  assert.equal((await fromAttacker('/admin/v1/config')).status, 429, 'while locked even the right token is refused')
+  assert.equal((await h.admin.get('/admin/v1/config')).status, 200, 'another address is not locked')
+  const unlocked = await h.admin.post('/admin/v1/unlock', { address: attacker.ip })
+  assert.deepEqual(unlocked.body, { address: attacker.ip, lifted: ['admin'] })
+  assert.equal((await fromAttacker('/admin/v1/config')).status, 200)
 })
 
 test('with ADMIN_TOKEN unset the operator document is 404 like every /admin path', async () => {

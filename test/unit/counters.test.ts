@@ -98,3 +98,42 @@ test('Redis counters: unlock forgets a lock and its failure log', { skip: redisS
     await c.close()
   }
 })
+
+/** The atomic attempt log: pending attempts hold places, successes give them back, failures keep them and lock at the threshold. */
+async function attempts(c: CounterStore, id: string): Promise<void> {
+  const [log, lock] = [`fail:${id}`, `lock:${id}`]
+  const reserve = (nowMs: number) => c.reserveAttempt(log, lock, nowMs, 15 * MINUTE, 3, 15 * MINUTE)
+  const taken = await Promise.all([reserve(1_000), reserve(1_000), reserve(1_000), reserve(1_000), reserve(1_000)])
+  const members = taken.flatMap((r) => (r.admitted ? [r.member] : []))
+  assert.equal(members.length, 3, 'at most the threshold are admitted at once')
+  assert.deepEqual(taken.filter((r) => !r.admitted), [{ admitted: false, lockedUntilMs: null }, { admitted: false, lockedUntilMs: null }], 'busy, not locked')
+  // A success gives its place back: another attempt is admitted.
+  await c.releaseAttempt(log, members[0]!)
+  const next = await reserve(2_000)
+  assert.ok(next.admitted)
+  // Three failures: the third reaches the threshold and locks.
+  assert.equal(await c.confirmFailure(log, lock, members[1]!, 3_000, 15 * MINUTE, 3, 15 * MINUTE), null)
+  assert.equal(await c.confirmFailure(log, lock, members[2]!, 3_000, 15 * MINUTE, 3, 15 * MINUTE), null)
+  assert.equal(await c.confirmFailure(log, lock, next.member, 4_000, 15 * MINUTE, 3, 15 * MINUTE), 4_000 + 15 * MINUTE)
+  assert.deepEqual(await reserve(5_000), { admitted: false, lockedUntilMs: 4_000 + 15 * MINUTE })
+  assert.equal(await c.lockedUntil(lock), 4_000 + 15 * MINUTE)
+  // Once the lock has passed and the failures left the window, attempts are admitted again.
+  assert.ok((await reserve(4_000 + 15 * MINUTE)).admitted)
+  await c.unlock(lock)
+  await c.unlock(log)
+  assert.ok((await reserve(6_000)).admitted, 'unlock forgets the attempts')
+}
+
+test('memory counters: attempts are reserved atomically and lock at the threshold', async () => {
+  await attempts(new MemoryCounterStore(), 'a')
+})
+
+test('Redis counters: attempts are reserved atomically and lock at the threshold', { skip: redisSkip }, async () => {
+  const c: CounterStore = new RedisCounterStore(TEST_REDIS_URL)
+  for (let i = 0; i < 100 && !(await c.peek('probe', 0, MINUTE).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 20))
+  try {
+    await attempts(c, `unit-${process.pid}-${randomBytes(4).toString('hex')}`)
+  } finally {
+    await c.close()
+  }
+})

@@ -1,16 +1,24 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../../domain/errors.ts'
+import { ApiError, tooManyRequests } from '../../domain/errors.ts'
+import { checkOperatorToken } from '../../services/operators.ts'
+import type { LockoutContext } from '../../services/lockout.ts'
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
-
-/** Bearer ADMIN_TOKEN, compared in constant time; anything else is 401. */
-export function adminAuth(token: string) {
-  const expected = digest(token)
+/**
+ * onRequest hook of everything behind the operator token: `Authorization:
+ * Bearer <ADMIN_TOKEN>`, compared in constant time; anything else is 401.
+ * Wrong tokens count per source address in the `admin` lockout scope; a
+ * locked address gets 429 with Retry-After and its token is not compared
+ * (services/operators.ts#checkOperatorToken).
+ */
+export function adminAuth(deps: LockoutContext, token: string) {
   return async function adminAuthHook(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization
     const match = typeof header === 'string' ? /^bearer +(.+)$/i.exec(header) : null
     const presented = match?.[1] ?? ''
-    if (!timingSafeEqual(digest(presented), expected)) throw new ApiError(401, 'invalid operator token')
+    const failOpen = (err: unknown) => request.log.warn({ err }, 'lockout store unavailable; failing open')
+    const checked = await checkOperatorToken(deps, token, presented, request.ip, failOpen)
+    if (checked.ok) return
+    if (checked.reason === 'locked') throw tooManyRequests(checked.retryAfterS, 'too many failed operator-token attempts from this address; retry later')
+    throw new ApiError(401, 'invalid operator token')
   }
 }

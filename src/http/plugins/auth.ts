@@ -3,7 +3,8 @@ import { tooManyRequests, unauthorized } from '../../domain/errors.ts'
 import { RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../../domain/rate-limits.ts'
 import type { CounterStore } from '../../platform/counters.ts'
 import { assertWriteAccess, authenticateKey, readRateLimits, recordKeyUse } from '../../services/access.ts'
-import { countFailure, lockedFor } from '../../services/lockout.ts'
+import { checkUnderLockout } from '../../services/lockout.ts'
+import { noteSpentUnit } from './refunds.ts'
 import type { ServiceContext } from '../../services/context.ts'
 import type { AccountRow } from '../../services/read-models.ts'
 
@@ -40,14 +41,16 @@ export function authenticate(deps: AuthDeps) {
   return async function authHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const nowMs = deps.clock.nowMs()
     const failOpen = (err: unknown) => request.log.warn({ err }, 'rate-limit store unavailable; failing open')
-    const locked = await lockedFor(deps, 'api', request.ip, failOpen)
-    if (locked !== null) throw tooManyRequests(locked, 'too many failed authentication attempts from this address; retry later')
-
-    const account = await authenticateKey(deps, request.headers['x-service-user-id'], request.headers['x-service-api-key'])
-    if (!account) {
-      await countFailure(deps, 'api', request.ip, failOpen)
-      throw unauthorized()
-    }
+    const checked = await checkUnderLockout(
+      deps,
+      'api',
+      request.ip,
+      () => authenticateKey(deps, request.headers['x-service-user-id'], request.headers['x-service-api-key']),
+      failOpen,
+    )
+    if (!checked.ok && checked.reason === 'locked') throw tooManyRequests(checked.retryAfterS, 'too many failed authentication attempts from this address; retry later')
+    if (!checked.ok) throw unauthorized()
+    const account = checked.value
     request.account = account
 
     await recordKeyUse(deps, account)
@@ -61,9 +64,9 @@ export function authenticate(deps: AuthDeps) {
       return
     }
     const limit = limits.readsPerMin
-    const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
-      deps.counters.increment(`requests:${account.user_id}`, start, RATE_WINDOW_MS),
-    )
+    const key = `requests:${account.user_id}`
+    const { current: count } = await safely(request, { current: 0, previous: 0 }, () => deps.counters.increment(key, start, RATE_WINDOW_MS))
+    if (count > 0) noteSpentUnit(request, key, start, RATE_WINDOW_MS)
     const state = windowState(limit, count, nowMs)
     reply.headers(rateLimitHeaders('requests', state))
     if (count > limit) throw tooManyRequests(state.resetMs / 1000, `rate limit exceeded: ${limit} requests per minute`)

@@ -224,7 +224,7 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
       </PostForm>
 
       <h2>Unlock an address</h2>
-      <p>Lifts every authentication lockout of a source address (API keys, portal and console sign-in) and forgets its failed attempts.</p>
+      <p>Lifts every authentication lockout of a source address (API keys, portal and console sign-in, console setup, the operator token) and forgets its failed attempts.</p>
       <PostForm action={action('unlock')} csrf={csrf} class="inline-form" label="Unlock an address">
         <Field type="text" name="address" label="Address" required value={values.address ?? ''} hint="IPv4 or IPv6, as the advertiser’s requests come from." error={errors.address} />
         <button type="submit">Unlock</button>

@@ -19,6 +19,9 @@ const ABOUT: Record<keyof ServiceConfig, string> = {
   export_max_rows: 'Most rows in one export (at most 250,000).',
   export_schema_version: 'Row format of new exports.',
   stats_max_live_events: '/v1/stats refuses a live ledger scan estimated above this many events.',
+  serve_decisions_per_viewer_per_min: 'Serving: decisions per viewer per minute.',
+  serve_decisions_per_address_per_min: 'Serving: decisions per client address per minute.',
+  serve_events_per_address_per_min: 'Serving: views and clicks per client address per minute.',
 }
 
 type ConfigValue = ServiceConfig[keyof ServiceConfig]

@@ -12,7 +12,7 @@ export function adminAccessRoutes(deps: RouteDeps) {
         schema: {
           summary: "Lift an address's authentication lockout",
           description:
-            'Lifts every lockout of the source address (API keys, portal sign-in, console sign-in and setup) and forgets its failed ' +
+            'Lifts every lockout of the source address (API keys, portal sign-in, console sign-in and setup, operator token) and forgets its failed ' +
             'attempts. 400 `invalid_format` when `address` is not an IPv4 or IPv6 address.',
           tags: ['access'],
           body: UnlockSchema,

@@ -24,7 +24,11 @@ export function adminConfigRoutes(deps: RouteDeps) {
           response: { 200: ConfigSchema },
         },
       },
-      async (request) => updateServiceConfig(asOperator(deps, request), request.body),
+      async (request) => {
+        const config = await updateServiceConfig(asOperator(deps, request), request.body)
+        deps.servingLimits.apply(config)
+        return config
+      },
     )
   }
 }

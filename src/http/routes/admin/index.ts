@@ -22,13 +22,13 @@ import { TOKEN_ACTOR } from '../../operator-context.ts'
  */
 export function adminRoutes(deps: RouteDeps, token: string) {
   return async (app: App) => {
-    app.addHook('onRequest', adminAuth(token))
+    app.addHook('onRequest', adminAuth(deps, token))
     // Every action through this API is audited as the token's (services/operator-actions.ts).
     app.addHook('onRequest', async (request) => {
       request.auditActor = TOKEN_ACTOR
     })
-    // The token's 401 on top of the answers every route can give.
-    documentCommonErrors(app, 401)
+    // The token's 401 (and the lockout's 429) on top of the answers every route can give.
+    documentCommonErrors(app, 401, 429)
 
     // A swagger instance of its own, in this context, sees only the operator routes.
     await app.register(swagger, adminOpenApiOptions(deps.settings.publicUrl))

@@ -71,7 +71,10 @@ export function opsSettingsRoutes(deps: RouteDeps) {
       }
       if (Object.keys(patch).length === 0) return reply.redirect('/ops/config?notice=config_unchanged', 303)
       const result = await attempt(() => updateServiceConfig(asOperator(deps, request), patch))
-      if (result.ok) return reply.redirect('/ops/config?notice=config', 303)
+      if (result.ok) {
+        deps.servingLimits.apply(result.value)
+        return reply.redirect('/ops/config?notice=config', 303)
+      }
       return configPage(request, reply, undefined, result.errors, values, result.status)
     })
   }

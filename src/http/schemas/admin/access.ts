@@ -10,6 +10,6 @@ export const UnlockSchema = Type.Object(
 export const UnlockResultSchema = Type.Object({
   address: Type.String(),
   lifted: Type.Array(StringEnum(LOCKOUT_SCOPES), {
-    description: 'The lockouts that held: `api` (API keys), `portal` (portal sign-in), `console` (console sign-in), `setup` (console setup). Empty: none did.',
+    description: 'The lockouts that held: `api` (API keys), `portal` (portal sign-in), `console` (console sign-in), `setup` (console setup), `admin` (the operator token). Empty: none did.',
   }),
 })
