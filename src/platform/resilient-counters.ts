@@ -1,4 +1,4 @@
-import { MemoryCounterStore, type CounterStore, type WindowCounts } from './counters.ts'
+import { MemoryCounterStore, type AttemptReservation, type CounterStore, type WindowCounts } from './counters.ts'
 import { TIMEOUTS } from './timeouts.ts'
 
 /** A counter store that can be probed (Redis: one PING within the command timeout). */
@@ -76,6 +76,21 @@ export class ResilientCounterStore implements CounterStore {
 
   lock(key: string, untilMs: number, ttlMs: number): Promise<void> {
     return this.#use((store) => store.lock(key, untilMs, ttlMs))
+  }
+
+  /** Reserves in Redis (one script, atomic across instances); a lock this instance set while Redis was down still refuses first. */
+  async reserveAttempt(logKey: string, lockKey: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<AttemptReservation> {
+    const local = await this.#local.lockedUntil(lockKey)
+    if (local !== null && local > nowMs) return { admitted: false, lockedUntilMs: local }
+    return this.#use((store) => store.reserveAttempt(logKey, lockKey, nowMs, windowMs, threshold, lockMs))
+  }
+
+  releaseAttempt(logKey: string, member: string): Promise<void> {
+    return this.#use((store) => store.releaseAttempt(logKey, member))
+  }
+
+  confirmFailure(logKey: string, lockKey: string, member: string, nowMs: number, windowMs: number, threshold: number, lockMs: number): Promise<number | null> {
+    return this.#use((store) => store.confirmFailure(logKey, lockKey, member, nowMs, windowMs, threshold, lockMs))
   }
 
   /** The later of the shared lock and a lock this instance set while Redis was down. */
