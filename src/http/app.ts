@@ -93,6 +93,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     reply.header('x-request-id', request.id)
     // No response is ever sniffed into another type (JSON as HTML, a CSV as script).
     reply.header('x-content-type-options', 'nosniff')
+    // Draining (SIGTERM): still served, but clients reconnect, to another instance (docs/operations.md, "Shutdown").
+    if (deps.lifecycle.draining) reply.header('connection', 'close')
   })
   registerErrorHandling(app)
   registerInputGuard(app)
@@ -105,9 +107,11 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   await app.register(swagger, openApiOptions(deps.settings.publicUrl))
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) =>
-    (await storeReady(deps)) ? { status: 'ready' } : reply.code(503).send({ detail: 'store unreachable' }),
-  )
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    // Shutting down comes first: the load balancer stops sending here while requests are still served.
+    if (deps.lifecycle.draining) return reply.code(503).send({ detail: 'shutting down', status: 'draining' })
+    return (await storeReady(deps)) ? { status: 'ready' } : reply.code(503).send({ detail: 'store unreachable' })
+  })
 
   let openapi: unknown
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => (openapi ??= app.swagger()))

@@ -7,27 +7,32 @@ import type { App } from '../http/types.ts'
 import { ServingEngine } from '../serving/engine.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler } from './jobs.ts'
-import { followStoredClock, listening, type Instance } from './instance.ts'
+import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
 
 /** The HTTP side of an instance: advertiser, operator and serving APIs and the pages. */
 export interface Web {
   app: App
   serving: ServingEngine
   /** Stops taking requests and lets in-flight ones finish, then stops serving. */
-  close(): Promise<void>
+  close(progress?: Progress): Promise<void>
 }
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
-  const { store, clock, settings, processor, log, mailer } = base
+  const { store, clock, settings, processor, log, mailer, lifecycle } = base
   const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer }, { logger: log })
+  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer, lifecycle }, { logger: log })
   return {
     app,
     serving,
-    async close() {
+    async close(progress = () => {}) {
+      // Fastify closes idle keep-alive sockets at once (forceCloseConnections 'idle', its default) and
+      // answers requests still arriving on busy ones with `Connection: close`; server.close waits for them.
+      progress(STEPS.http)
       await app.close()
+      progress(STEPS.ledger)
       await serving.close()
+      progress(STEPS.counters)
       await counters.close()
     },
   }
@@ -46,10 +51,12 @@ export async function startWeb(settings: Settings, options: InstanceOptions = {}
   const web = await createWeb(base, scheduler)
   // Under CLOCK=manual it keeps up with a clock moved on another instance; nothing runs on the way.
   const stopFollowing = followStoredClock(base, async (clock, to) => clock.set(to))
-  const close = async () => {
+  const close = async (progress: Progress = () => {}) => {
     stopFollowing()
-    await web.close()
+    await web.close(progress)
+    progress(STEPS.jobs)
     await scheduler.stop()
+    progress(STEPS.store)
     await base.store.close()
   }
   await listenOrClose(web.app, settings, close)
