@@ -26,15 +26,38 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
     app,
     serving,
     async close(progress = () => {}) {
-      // Fastify closes idle keep-alive sockets at once (forceCloseConnections 'idle', its default) and
-      // answers requests still arriving on busy ones with `Connection: close`; server.close waits for them.
       progress(STEPS.http)
-      await app.close()
+      await closeListener(app)
       progress(STEPS.ledger)
       await serving.close()
       progress(STEPS.counters)
       await counters.close()
     },
+  }
+}
+
+/** How long a connection with no request in progress may stay open once the listener is closed. */
+const IDLE_GRACE_MS = 250
+
+/**
+ * Closes the listener and waits for in-flight requests. Node's `server.close()`
+ * also destroys, at that instant, every connection with no request in
+ * progress, including one just accepted whose first request is not read yet:
+ * its client would see ECONNRESET. Here such connections are closed only after
+ * IDLE_GRACE_MS (and every IDLE_GRACE_MS after that): a request that arrives
+ * meanwhile is answered (503 `shutting down` with `Connection: close`,
+ * plugins/errors.ts), and a connection still idle then is closed.
+ */
+async function closeListener(app: App): Promise<void> {
+  const server = app.server
+  const closeIdle = server.closeIdleConnections.bind(server)
+  server.closeIdleConnections = () => {}
+  const reaper = setInterval(closeIdle, IDLE_GRACE_MS)
+  try {
+    await app.close()
+  } finally {
+    clearInterval(reaper)
+    server.closeIdleConnections = closeIdle
   }
 }
 
