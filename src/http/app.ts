@@ -105,6 +105,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     reply.header('x-request-id', request.id)
     // No response is ever sniffed into another type (JSON as HTML, a CSV as script).
     reply.header('x-content-type-options', 'nosniff')
+    // Draining (SIGTERM): still served, but clients reconnect, to another instance (docs/operations.md, "Shutdown").
+    if (deps.lifecycle.draining) reply.header('connection', 'close')
   })
   registerErrorHandling(app)
   registerDeadline(app, TIMEOUTS.http.deadlineMs)
@@ -119,6 +121,10 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    // Shutting down comes first: the load balancer stops sending here while requests are still served.
+    if (deps.lifecycle.draining) {
+      return reply.code(503).header('retry-after', String(TIMEOUTS.http.retryAfterS)).send({ detail: 'shutting down', status: 'draining' })
+    }
     const { ready, checks } = await readiness(deps)
     if (ready) return { status: 'ready', checks }
     return reply

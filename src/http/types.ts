@@ -7,6 +7,7 @@ import type { Mailer } from '../platform/mailer.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import type { ServingEngine } from '../serving/engine.ts'
 import type { ServingLimitsCache } from '../services/serving-limits.ts'
+import type { Lifecycle } from '../platform/lifecycle.ts'
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -20,4 +21,6 @@ export interface RouteDeps extends ServiceContext {
   servingLimits: ServingLimitsCache
   /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
   mailer: Mailer | null
+  /** Draining after SIGTERM: /readyz answers 503 and every answer closes its connection. */
+  lifecycle: Lifecycle
 }

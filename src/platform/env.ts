@@ -25,6 +25,10 @@ export interface Settings {
   offerKeys: KeyRing | null
   /** Keys sealing the recoverable copy of API keys (the portal's "Reveal"), the first one current; null: the key kept in the store. */
   keySealingKeys: KeyRing | null
+  /** How long start-up keeps retrying an unreachable PostgreSQL before it gives up (0: one attempt). */
+  startupTimeoutSeconds: number
+  /** After SIGTERM/SIGINT, how long a web instance keeps serving (with /readyz at 503) before it closes its listener. */
+  shutdownDrainSeconds: number
 }
 
 /** AES-256 keys with a one-byte id; the first seals, all open (rotation). */
@@ -112,6 +116,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('TRUST_PROXY', `must be the number of reverse proxies in front of the service (1-10), not "${trustProxyRaw}"; unset it when clients connect directly`)
   }
 
+  const startupTimeoutSeconds = seconds('STARTUP_TIMEOUT_SECONDS', value('STARTUP_TIMEOUT_SECONDS'), 30, 3600)
+  const shutdownDrainSeconds = seconds('SHUTDOWN_DRAIN_SECONDS', value('SHUTDOWN_DRAIN_SECONDS'), 5, 300)
+
   const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
   const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
 
@@ -131,7 +138,16 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxy: trustProxyRaw === null ? 0 : Number(trustProxyRaw),
     offerKeys,
     keySealingKeys,
+    startupTimeoutSeconds,
+    shutdownDrainSeconds,
   }
+}
+
+/** A whole number of seconds, 0 to `max`; unset: `fallback`. */
+function seconds(name: string, raw: string | null, fallback: number, max: number): number {
+  if (raw === null) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) > max) fail(name, `must be a whole number of seconds, 0-${max}, got "${raw}"`)
+  return Number(raw)
 }
 
 /**

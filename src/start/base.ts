@@ -3,10 +3,12 @@ import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
 import type { Settings } from '../platform/env.ts'
 import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
 import { smtpMailer, type Mailer } from '../platform/mailer.ts'
-import { openStore, type Store } from '../store/db.ts'
+import type { Store } from '../store/db.ts'
+import { createLifecycle, type Lifecycle } from '../platform/lifecycle.ts'
 import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
+import { openStoreWithRetry } from './startup.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -31,16 +33,24 @@ export interface Base {
   processor: PaymentProcessor
   /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
   mailer: Mailer | null
+  /** Set to draining on SIGTERM: /readyz answers 503 from then on (src/start/shutdown.ts). */
+  lifecycle: Lifecycle
 }
 
 export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
-  const store = await openStore({
-    databaseUrl: settings.databaseUrl,
-    dataDir: settings.dataDir,
-    loadDataDir: options.loadDataDir,
-    inMemory: options.inMemory,
-    timeouts: { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs },
-  })
+  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
+  // PostgreSQL is retried for up to STARTUP_TIMEOUT_SECONDS (docs/operations.md, "Start-up").
+  const store = await openStoreWithRetry(
+    settings,
+    {
+      databaseUrl: settings.databaseUrl,
+      dataDir: settings.dataDir,
+      loadDataDir: options.loadDataDir,
+      inMemory: options.inMemory,
+      timeouts: { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs },
+    },
+    log,
+  )
   let clock: Clock
   if (options.clock) {
     clock = options.clock
@@ -52,7 +62,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
   } else {
     clock = new SystemClock()
   }
-  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
-  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer }
+  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle() }
 }

@@ -15,9 +15,22 @@ export interface Instance extends Base {
   app: App | null
   /** Where it listens: the API, or a worker's /healthz and /readyz. */
   url: string
-  /** Stops taking work, lets what is in flight finish, then closes the store. */
-  close(): Promise<void>
+  /** Stops taking work, lets what is in flight finish, then closes the store; `progress` hears each step as it starts. */
+  close(progress?: Progress): Promise<void>
 }
+
+/** Told what a closing instance is waiting for now (the shutdown names it if the hard cap ends the wait). */
+export type Progress = (step: string) => void
+
+export const STEPS = {
+  http: 'closing the listener and finishing in-flight requests',
+  ledger: 'flushing the serving ledger',
+  counters: 'closing the counters connection (Redis)',
+  jobs: 'stopping jobs at a safe point (the running job finishes)',
+  signals: 'closing the job-signal connection',
+  health: 'closing the health listener',
+  store: 'closing the store',
+} as const
 
 /** The origin a listening server answers on. */
 export function listening(server: Server): string {

@@ -1,11 +1,14 @@
 /**
  * `npm start`: reads the settings, starts the instance ROLE asks for (web,
  * worker, or both: docs/decisions.md "Roles"), closes it on SIGTERM/SIGINT.
+ * An expected start-up failure (store unreachable, DATA_DIR, migration, port)
+ * is one line on stderr and an exit code of its own (docs/operations.md,
+ * "Start-up"); anything else exits with its stack.
  */
 import { loadSettings, SettingsError, type Settings } from '../platform/env.ts'
 import { startInstance } from './roles.ts'
 import { closeOnSignals } from './shutdown.ts'
-import { DataDirLockedError } from '../store/data-dir-lock.ts'
+import { EXIT, startupFailure } from './startup.ts'
 
 let settings: Settings
 try {
@@ -13,18 +16,17 @@ try {
 } catch (err) {
   if (err instanceof SettingsError) {
     console.error(`configuration error: ${err.message}`)
-    process.exit(78)
+    process.exit(EXIT.settings)
   }
   throw err
 }
 
 const started = performance.now()
 const instance = await startInstance(settings).catch((err: unknown) => {
-  if (err instanceof DataDirLockedError) {
-    console.error(`start-up error: ${err.message}`)
-    process.exit(75)
-  }
-  throw err
+  const failure = startupFailure(err, settings)
+  if (failure === null) throw err
+  console.error(failure.line)
+  process.exit(failure.exitCode)
 })
 instance.log.info(
   {

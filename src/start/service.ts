@@ -6,7 +6,7 @@ import type { App } from '../http/types.ts'
 import type { ServingEngine } from '../serving/engine.ts'
 import { openBase, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
-import { listening, type Instance } from './instance.ts'
+import { listening, STEPS, type Instance, type Progress } from './instance.ts'
 import { createWeb, listenOrClose } from './web.ts'
 
 export interface Service {
@@ -16,7 +16,7 @@ export interface Service {
   scheduler: Scheduler
   serving: ServingEngine
   /** Stops taking requests, lets in-flight ones finish, then closes the store. */
-  close(): Promise<void>
+  close(progress?: Progress): Promise<void>
 }
 
 /** Options of an instance; kept under this name for the tests that wire one. */
@@ -34,9 +34,11 @@ async function wireAll(settings: Settings, options: InstanceOptions) {
     base,
     scheduler,
     web,
-    close: async () => {
-      await web.close()
+    close: async (progress: Progress = () => {}) => {
+      await web.close(progress)
+      progress(STEPS.jobs)
       await scheduler.stop()
+      progress(STEPS.store)
       await base.store.close()
     },
   }

@@ -10,18 +10,18 @@ import { ServingEngine } from '../serving/engine.ts'
 import { ServingLimitsCache } from '../services/serving-limits.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler } from './jobs.ts'
-import { followStoredClock, listening, type Instance } from './instance.ts'
+import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
 
 /** The HTTP side of an instance: advertiser, operator and serving APIs and the pages. */
 export interface Web {
   app: App
   serving: ServingEngine
   /** Stops taking requests and lets in-flight ones finish, then stops serving. */
-  close(): Promise<void>
+  close(progress?: Progress): Promise<void>
 }
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
-  const { store, clock, settings, processor, log, mailer } = base
+  const { store, clock, settings, processor, log, mailer, lifecycle } = base
   // With REDIS_URL, the Redis policy (platform/resilient-counters.ts): local counters while Redis is down.
   let counters: CounterStore = new MemoryCounterStore()
   if (settings.redisUrl) {
@@ -32,15 +32,43 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
   }
   const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
   const servingLimits = new ServingLimitsCache({ db: store.db })
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer }, { logger: log })
+  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle }, { logger: log })
   return {
     app,
     serving,
-    async close() {
-      await app.close()
+    async close(progress = () => {}) {
+      progress(STEPS.http)
+      await closeListener(app)
+      progress(STEPS.ledger)
       await serving.close()
+      progress(STEPS.counters)
       await counters.close()
     },
+  }
+}
+
+/** How long a connection with no request in progress may stay open once the listener is closed. */
+const IDLE_GRACE_MS = 250
+
+/**
+ * Closes the listener and waits for in-flight requests. Node's `server.close()`
+ * also destroys, at that instant, every connection with no request in
+ * progress, including one just accepted whose first request is not read yet:
+ * its client would see ECONNRESET. Here such connections are closed only after
+ * IDLE_GRACE_MS (and every IDLE_GRACE_MS after that): a request that arrives
+ * meanwhile is answered (503 `shutting down` with `Connection: close`,
+ * plugins/errors.ts), and a connection still idle then is closed.
+ */
+async function closeListener(app: App): Promise<void> {
+  const server = app.server
+  const closeIdle = server.closeIdleConnections.bind(server)
+  server.closeIdleConnections = () => {}
+  const reaper = setInterval(closeIdle, IDLE_GRACE_MS)
+  try {
+    await app.close()
+  } finally {
+    clearInterval(reaper)
+    server.closeIdleConnections = closeIdle
   }
 }
 
@@ -57,10 +85,12 @@ export async function startWeb(settings: Settings, options: InstanceOptions = {}
   const web = await createWeb(base, scheduler)
   // Under CLOCK=manual it keeps up with a clock moved on another instance; nothing runs on the way.
   const stopFollowing = followStoredClock(base, async (clock, to) => clock.set(to))
-  const close = async () => {
+  const close = async (progress: Progress = () => {}) => {
     stopFollowing()
-    await web.close()
+    await web.close(progress)
+    progress(STEPS.jobs)
     await scheduler.stop()
+    progress(STEPS.store)
     await base.store.close()
   }
   await listenOrClose(web.app, settings, close)

@@ -5,7 +5,7 @@ import { notReadyDetail, readiness } from '../services/status.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
-import { followStoredClock, listening, type Instance } from './instance.ts'
+import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
 
 /**
  * ROLE=worker: runs the scheduler (every job occurrence, under the store's
@@ -22,11 +22,16 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
   const health = healthServer(base)
   let stopListening = async () => {}
   let stopFollowing = () => {}
-  const close = async () => {
-    if (health.listening) await new Promise<void>((resolve) => health.close(() => resolve()))
+  // /readyz answers 503 (draining) while the running job finishes; the health listener closes after it.
+  const close = async (progress: Progress = () => {}) => {
     stopFollowing()
+    progress(STEPS.signals)
     await stopListening()
+    progress(STEPS.jobs)
     await scheduler.stop()
+    progress(STEPS.health)
+    if (health.listening) await new Promise<void>((resolve) => health.close(() => resolve()))
+    progress(STEPS.store)
     await base.store.close()
   }
   try {
@@ -48,7 +53,7 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
   return { role: 'worker', ...base, scheduler, app: null, url: listening(health), close }
 }
 
-/** A worker's HTTP: `GET /healthz` (200 once it runs jobs) and `GET /readyz` (200 while the store answers, else 503). */
+/** A worker's HTTP: `GET /healthz` (200 once it runs jobs) and `GET /readyz` (200 while the store answers, else 503; 503 once shutting down). */
 function healthServer(base: Base): Server {
   const send = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body))
@@ -57,6 +62,10 @@ function healthServer(base: Base): Server {
     const path = (req.url ?? '').split('?')[0]
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok', role: 'worker' })
     if (req.method === 'GET' && path === '/readyz') {
+      if (base.lifecycle.draining) {
+        res.setHeader('retry-after', String(TIMEOUTS.http.retryAfterS))
+        return send(res, 503, { detail: 'shutting down', status: 'draining' })
+      }
       // The web's readiness, bounded the same way; a worker counts nothing in Redis ('off').
       void readiness({ db: base.store.db }).then(({ ready, checks }) => {
         if (ready) return send(res, 200, { status: 'ready', checks })

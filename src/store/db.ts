@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Kysely, PostgresDialect, type CompiledQuery, type QueryResult } from 'kysely'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
@@ -135,6 +136,30 @@ function postgresPoolConfig(connectionString: string, bounds: PoolTimeouts | und
   }
 }
 
+/** DATA_DIR cannot hold the embedded store: it is not a directory, or not writable (start-up exits 73). */
+export class DataDirError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly code: string,
+  ) {
+    super(
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? `DATA_DIR ${dataDir} is not a directory (${code}: a file is in the way)`
+        : `DATA_DIR ${dataDir} is not writable (${code})`,
+    )
+  }
+}
+
+/** Why a file-system call on DATA_DIR failed, when it is DATA_DIR's fault (not a directory, not writable, full). */
+const DATA_DIR_CODES = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC'])
+
+/** PostgreSQL did not take a connection (refused, unknown host, timed out, refused the login); `reason` is pg's error. */
+export class StoreConnectError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`PostgreSQL did not take a connection: ${reason instanceof Error ? reason.message : String(reason)}`)
+  }
+}
+
 export interface OpenStoreOptions {
   databaseUrl: string | null
   dataDir: string
@@ -161,13 +186,27 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     jobsPool.on('error', () => {})
     const jobsDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: jobsPool }) })
     store = wrap('postgres', pool, jobsDb, async () => {})
+    // One connection before anything else, so that "cannot reach the server" is told apart from a failing migration.
+    try {
+      const client = await pool.connect()
+      client.release()
+    } catch (err) {
+      await store.close().catch(() => {})
+      throw new StoreConnectError(err)
+    }
   } else {
     let dataDir: string | undefined
     let unlock = () => {}
     if (!options.inMemory) {
-      mkdirSync(options.dataDir, { recursive: true })
-      // Before the engine opens the files: a second process on this directory stops here.
-      unlock = lockDataDir(options.dataDir)
+      try {
+        mkdirSync(options.dataDir, { recursive: true })
+        // Before the engine opens the files: a second process on this directory stops here.
+        unlock = lockDataDir(options.dataDir)
+      } catch (err) {
+        const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : ''
+        if (DATA_DIR_CODES.has(code)) throw new DataDirError(resolve(options.dataDir), code)
+        throw err
+      }
       dataDir = `${options.dataDir}/pglite`
     }
     let lite: PGlite
@@ -190,7 +229,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     }
   }
   // Migrations may rewrite large tables: they run under the jobs' bounds.
-  await migrateToLatest(store.jobsDb as unknown as Kysely<unknown>)
+  try {
+    await migrateToLatest(store.jobsDb as unknown as Kysely<unknown>)
+  } catch (err) {
+    await store.close().catch(() => {})
+    throw err
+  }
   return store
 }
 

@@ -26,11 +26,21 @@ class SqlFileMigrationProvider implements MigrationProvider {
   }
 }
 
+/** A migration file that did not apply (start-up exits 70 naming it: docs/operations.md, "Start-up"). */
+export class MigrationError extends Error {
+  constructor(
+    readonly migrationName: string | null,
+    readonly reason: unknown,
+  ) {
+    super(`migration ${migrationName ?? '(none: the migrator itself)'} failed: ${reason instanceof Error ? reason.message : String(reason)}`)
+  }
+}
+
 export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
   const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`)
+    throw new MigrationError(failed?.migrationName ?? null, error)
   }
 }

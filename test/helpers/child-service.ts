@@ -114,3 +114,60 @@ export async function accountWithCampaign(base: string, email: string): Promise<
   if (created.status !== 201) throw new Error(`campaign not created: ${created.status} ${JSON.stringify(created.body)}`)
   return { auth, campaignId: (created.body as { campaign_id: string }).campaign_id }
 }
+
+export interface Child {
+  process: ChildProcess
+  /** Everything written so far. */
+  stdout(): string
+  stderr(): string
+  /** Resolves with the exit code once the process ended (null: killed by a signal). */
+  exit: Promise<number | null>
+}
+
+/** Spawns the service without waiting for it (start-up and shutdown tests watch it come up or fail). */
+export function spawnService(env: Record<string, string>): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ADMIN_TOKEN: CHILD_ADMIN_TOKEN, CLOCK: 'manual', CLOCK_START: '2026-11-02T09:00:00Z', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s))
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s))
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { process: child, stdout: () => out, stderr: () => err, exit }
+}
+
+/** Waits until `pattern` shows on the child's stdout (a log line), or fails after `ms`. */
+export async function waitForOutput(child: Child, pattern: RegExp, ms: number): Promise<void> {
+  const until = performance.now() + ms
+  while (!pattern.test(child.stdout())) {
+    if (performance.now() > until) throw new Error(`no ${pattern} on stdout within ${ms} ms; stderr: ${child.stderr()}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+export async function waitHealthy(base: string, child?: Child): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return
+    } catch {
+      // not up yet
+    }
+    if (child?.process.exitCode != null) throw new Error(`service exited ${child.process.exitCode}: ${child.stderr()}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error('service did not start')
+}
+
+/** One raw JSON call. */
+export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers }
+}
