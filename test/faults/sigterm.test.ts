@@ -8,8 +8,21 @@ import { openStore } from '../../src/store/db.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { adminHeaders, call, freePort, spawnService, waitHealthy } from '../helpers/child-service.ts'
 
-const DRAIN_SECONDS = 1
+/**
+ * The drain must outlast the load balancer's reaction (here: a /readyz answer) plus the time a
+ * request already sent waits to be accepted: a connection still in the kernel's accept queue when
+ * the listener closes is reset. On a busy machine (the suite runs two files at once) both take
+ * most of a second, so the test drains 3 s rather than 1.
+ */
+const DRAIN_SECONDS = 3
 const CLIENTS = 50
+/**
+ * How soon after the signal the instance is not ready, beyond the time a trivial request takes on
+ * the loaded instance just before (the signal waits for the event loop like a request does). The
+ * embedded engine runs its statements on the main thread, so a signal also waits for the
+ * statements under way there: a looser bound.
+ */
+const NOT_READY_WITHIN_MS = STORE === 'postgres' ? 200 : 1_000
 
 /** Why a fetch failed: the socket error's code (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET, …). */
 function failureCode(err: unknown): string {
@@ -93,6 +106,7 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
     let servedAfterSignal = 0
     const client = async (c: number) => {
       for (let n = 0; routing; n++) {
+        const sent = performance.now()
         const kind = (c + n) % 3
         const offer = kind === 1 ? offers.pop() : undefined
         const request =
@@ -119,7 +133,7 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
           if (offer !== undefined && res.status === 204) acknowledged.push(offer)
           if (performance.now() > signalledAt && res.status < 400) servedAfterSignal++
         } catch (err) {
-          cut.push(failureCode(err))
+          cut.push(`${failureCode(err)}: sent ${Math.round(sent - signalledAt)} ms after SIGTERM, failed at ${Math.round(performance.now() - signalledAt)} ms`)
           if (child.process.exitCode !== null) return
         }
       }
@@ -127,6 +141,12 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
     const load = Array.from({ length: CLIENTS }, (_, c) => client(c))
     await new Promise((r) => setTimeout(r, 500))
 
+    let loopLagMs = 0
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now()
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer())
+      loopLagMs = Math.max(loopLagMs, performance.now() - t)
+    }
     signalledAt = performance.now()
     const signalEpoch = performance.timeOrigin + signalledAt
     child.process.kill('SIGTERM')
@@ -134,7 +154,7 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
     const during = new Promise<void>((r) => setTimeout(r, 50)).then(() => rawGet(`${base}/healthz`))
     // /readyz, polled: each answer with the instant its request was sent.
     const polls: { sentEpoch: number; status: number; detail: unknown }[] = []
-    while (performance.now() - signalledAt < DRAIN_SECONDS * 1000) {
+    while (performance.now() - signalledAt < 10_000) {
       const sentEpoch = performance.timeOrigin + performance.now()
       const ready = await call(base, 'GET', '/readyz')
       polls.push({ sentEpoch, status: ready.status, detail: ready.body?.detail })
@@ -166,7 +186,11 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
     // The instance turned not-ready within 200 ms of the signal (its own log line says when), and from
     // then on every /readyz answered 503 (on a loaded machine the answers themselves may take longer).
     const drainingAt = logTime(child.stdout(), 'shutting down: /readyz answers 503')
-    assert.ok(drainingAt - signalEpoch <= 200, `/readyz answers 503 ${Math.round(drainingAt - signalEpoch)} ms after SIGTERM`)
+    const notReadyAfter = drainingAt - signalEpoch
+    assert.ok(
+      notReadyAfter <= NOT_READY_WITHIN_MS + loopLagMs,
+      `/readyz answers 503 ${Math.round(notReadyAfter)} ms after SIGTERM (a /healthz took ${Math.round(loopLagMs)} ms just before)`,
+    )
     const last = polls.at(-1)
     assert.equal(last?.status, 503, `/readyz answered 503 during the drain: ${JSON.stringify(polls)}`)
     assert.equal(last?.detail, 'shutting down')

@@ -148,8 +148,10 @@ export async function waitForOutput(child: Child, pattern: RegExp, ms: number): 
   }
 }
 
-export async function waitHealthy(base: string, child?: Child): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+/** Waits for /healthz (a fresh embedded store migrates first: slow on a busy machine). */
+export async function waitHealthy(base: string, child?: Child, ms = 120_000): Promise<void> {
+  const until = performance.now() + ms
+  while (performance.now() < until) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) return
     } catch {
