@@ -35,8 +35,12 @@ export const TIMEOUTS = Object.freeze({
   redis: Object.freeze({
     /** Opening the connection. */
     connectMs: 1_000,
-    /** One command (or MULTI) without a reply this long fails; the caller falls back to local counters. */
-    commandMs: 250,
+    /**
+     * One command (or MULTI) without a reply this long fails; the caller falls back to local counters.
+     * Not lower: a busy event loop (a burst of requests) delays reading a reply that has arrived, and a
+     * false timeout would split the shared lockout into per-instance ones.
+     */
+    commandMs: 1_000,
     /** Reconnect backoff: attempt n waits min(n × step, max). */
     reconnectStepMs: 100,
     reconnectMaxMs: 2_000,
