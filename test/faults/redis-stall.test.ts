@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
 import { TIMEOUTS } from '../../src/platform/timeouts.ts'
-import { accountWithCampaign, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
+import { accountWithCampaign, embeddedDataDir, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -29,9 +26,9 @@ test(
       env = { DATABASE_URL: db.url }
       cleanup = db.drop
     } else {
-      const dir = mkdtempSync(join(tmpdir(), 'adapi-redisstall-'))
-      env = { DATA_DIR: dir }
-      cleanup = async () => rmSync(dir, { recursive: true, force: true })
+      const data = embeddedDataDir('adapi-redisstall')
+      env = { DATA_DIR: data.dir }
+      cleanup = data.cleanup
     }
     const svc = await startChild({ ...env, REDIS_URL: viaProxy.toString() })
     try {

@@ -1,5 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /** What the fault tests need of a service started as a child process (`node --import tsx src/start/server.ts`). */
 export const CHILD_ADMIN_TOKEN = 'fault-suite-admin-token-000'
@@ -12,6 +15,23 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port))
     })
   })
+}
+
+/**
+ * A DATA_DIR for a child on the embedded store, seeded with the migrated
+ * template of the test run (TEST_PGLITE_TEMPLATE, a dump of a data directory)
+ * when there is one: the child then starts without migrating a new store.
+ */
+export function embeddedDataDir(prefix: string): { dir: string; cleanup: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`))
+  const template = process.env.TEST_PGLITE_TEMPLATE
+  if (template) {
+    mkdirSync(join(dir, 'pglite'))
+    const untar = spawnSync('tar', ['-xzf', template, '-C', join(dir, 'pglite')], { stdio: 'ignore' })
+    // Without tar the child migrates a new store itself: slower, same result.
+    if (untar.status !== 0) rmSync(join(dir, 'pglite'), { recursive: true, force: true })
+  }
+  return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
 }
 
 export interface ChildService {

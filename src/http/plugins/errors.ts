@@ -226,7 +226,11 @@ export const DEADLINE_DETAIL = 'the service could not answer in time (a dependen
 export function registerDeadline(app: FastifyInstance, deadlineMs: number): void {
   const timers = new WeakMap<FastifyRequest, NodeJS.Timeout>()
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.deadline === false) return
+    if (request.routeOptions.config?.deadline === false) {
+      // Nor does the socket's idle timeout while it works (no byte moves until it answers).
+      request.raw.socket.setTimeout(0)
+      return
+    }
     const timer = setTimeout(() => {
       if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return
       request.log.warn({ deadline_ms: deadlineMs }, 'request deadline passed; answering 503')
@@ -239,7 +243,10 @@ export function registerDeadline(app: FastifyInstance, deadlineMs: number): void
     clearTimeout(timers.get(request))
     timers.delete(request)
   }
-  app.addHook('onResponse', clear)
+  app.addHook('onResponse', async (request) => {
+    await clear(request)
+    if (request.routeOptions.config?.deadline === false) request.raw.socket.setTimeout(TIMEOUTS.http.socketIdleMs)
+  })
   app.addHook('onRequestAbort', clear)
 }
 
