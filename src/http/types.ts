@@ -4,6 +4,7 @@ import type { ServiceContext } from '../services/context.ts'
 import type { CounterStore } from '../platform/counters.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import type { Mailer } from '../platform/mailer.ts'
+import type { Metrics } from '../platform/metrics.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import type { ServingEngine } from '../serving/engine.ts'
 
@@ -17,4 +18,6 @@ export interface RouteDeps extends ServiceContext {
   serving: ServingEngine
   /** SMTP when SMTP_URL is set; null: email is kept in the outbox only. */
   mailer: Mailer | null
+  /** This instance's metrics: the HTTP layer records request durations and serves the scrape. */
+  metrics: Metrics
 }

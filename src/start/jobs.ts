@@ -8,8 +8,8 @@ import type { Base } from './base.ts'
 
 /** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
 export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
-  const { store, clock, settings, processor, mailer, log } = base
-  return new Scheduler(
+  const { store, clock, settings, processor, mailer, log, metrics } = base
+  const scheduler = new Scheduler(
     clock,
     [
       rollupsJob(store.db),
@@ -19,8 +19,10 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
     ],
     storeScheduleState(store),
     log.child({ component: 'scheduler' }),
-    options,
+    { metrics, ...options },
   )
+  metrics.declareJobs(scheduler.names)
+  return scheduler
 }
 
 /**

@@ -18,10 +18,10 @@ export interface Web {
 }
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
-  const { store, clock, settings, processor, log, mailer } = base
+  const { store, clock, settings, processor, log, mailer, metrics } = base
   const counters: CounterStore = settings.redisUrl ? new RedisCounterStore(settings.redisUrl) : new MemoryCounterStore()
-  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer }, { logger: log })
+  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys, metrics)
+  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, mailer, metrics }, { logger: log })
   return {
     app,
     serving,

@@ -4,6 +4,8 @@ import { listenForJobSignals } from '../store/job-signals.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
 import { followStoredClock, listening, type Instance } from './instance.ts'
+import { INVALID_OPERATOR_TOKEN, operatorTokenCheck } from '../http/plugins/admin-auth.ts'
+import { requestId } from '../http/app.ts'
 
 /**
  * ROLE=worker: runs the scheduler (every job occurrence, under the store's
@@ -11,7 +13,7 @@ import { followStoredClock, listening, type Instance } from './instance.ts'
  * occurrence once) and the export worker, woken at once by web instances
  * through PostgreSQL NOTIFY (and every minute regardless). Under
  * CLOCK=manual it follows the clock an operator moves on a web instance and
- * runs what falls due on the way. Its only HTTP is /healthz and /readyz.
+ * runs what falls due on the way. Its only HTTP is /healthz, /readyz and, with ADMIN_TOKEN, /metrics (where the job metrics are).
  */
 export async function startWorker(settings: Settings, options: InstanceOptions = {}): Promise<Instance> {
   if (settings.databaseUrl === null) throw new Error('ROLE=worker needs DATABASE_URL') // loadSettings refuses it first
@@ -46,12 +48,31 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
   return { role: 'worker', ...base, scheduler, app: null, url: listening(health), close }
 }
 
-/** A worker's HTTP: `GET /healthz` (200 once it runs jobs) and `GET /readyz` (200 while the store answers, else 503). */
+/**
+ * A worker's HTTP: `GET /healthz` (200 once it runs jobs), `GET /readyz` (200
+ * while the store answers, else 503) and, when ADMIN_TOKEN is set, `GET /metrics`
+ * behind the operator token like the web instances' (401 without it).
+ */
 function healthServer(base: Base): Server {
   const send = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body))
+  const token = base.settings.adminToken
+  const operator = token === null ? null : operatorTokenCheck(token)
   const server = createServer((req, res) => {
+    res.setHeader('x-request-id', requestId(req.headers['x-request-id']))
+    res.setHeader('x-content-type-options', 'nosniff')
     const path = (req.url ?? '').split('?')[0]
+    if (req.method === 'GET' && path === '/metrics' && operator !== null) {
+      if (!operator(req.headers.authorization)) return send(res, 401, { detail: INVALID_OPERATOR_TOKEN })
+      base.metrics.scrape().then(
+        ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body),
+        (err: unknown) => {
+          base.log.error({ err }, 'metrics scrape failed')
+          send(res, 500, { detail: 'internal error' })
+        },
+      )
+      return
+    }
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok', role: 'worker' })
     if (req.method === 'GET' && path === '/readyz') {
       base.store.ping().then(
@@ -60,7 +81,7 @@ function healthServer(base: Base): Server {
       )
       return
     }
-    send(res, 404, { detail: 'not found: a worker (ROLE=worker) answers only GET /healthz and GET /readyz' })
+    send(res, 404, { detail: 'not found: a worker (ROLE=worker) answers only GET /healthz, GET /readyz and GET /metrics' })
   })
   return server
 }

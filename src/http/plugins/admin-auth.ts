@@ -4,13 +4,26 @@ import { ApiError } from '../../domain/errors.ts'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
-/** Bearer ADMIN_TOKEN, compared in constant time; anything else is 401. */
-export function adminAuth(token: string) {
+/**
+ * The operator-token check itself: true when an Authorization header is
+ * `Bearer ADMIN_TOKEN`, compared in constant time. Shared by the operator API,
+ * `/metrics` and the worker's `/metrics` (plain node:http).
+ */
+export function operatorTokenCheck(token: string): (authorization: string | undefined) => boolean {
   const expected = digest(token)
-  return async function adminAuthHook(request: FastifyRequest): Promise<void> {
-    const header = request.headers.authorization
+  return (header) => {
     const match = typeof header === 'string' ? /^bearer +(.+)$/i.exec(header) : null
     const presented = match?.[1] ?? ''
-    if (!timingSafeEqual(digest(presented), expected)) throw new ApiError(401, 'invalid operator token')
+    return timingSafeEqual(digest(presented), expected)
+  }
+}
+
+export const INVALID_OPERATOR_TOKEN = 'invalid operator token'
+
+/** Bearer ADMIN_TOKEN, compared in constant time; anything else is 401. */
+export function adminAuth(token: string) {
+  const valid = operatorTokenCheck(token)
+  return async function adminAuthHook(request: FastifyRequest): Promise<void> {
+    if (!valid(request.headers.authorization)) throw new ApiError(401, INVALID_OPERATOR_TOKEN)
   }
 }

@@ -49,6 +49,7 @@ export function authenticate(deps: AuthDeps) {
       throw unauthorized()
     }
     request.account = account
+    request.accountId = account.user_id
 
     await recordKeyUse(deps, account)
 
