@@ -67,6 +67,12 @@ export const OTHER_REASON = 'other'
 type CounterChild = ReturnType<Counter['labels']>
 type HistogramChild = ReturnType<Histogram['labels']>
 
+/** A bound counter shown in the scrape from the start, at 0 (prom-client lists a series only once it was set). */
+function atZero(child: CounterChild): CounterChild {
+  child.inc(0)
+  return child
+}
+
 export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   readonly registry = new Registry()
   readonly #http: Histogram<'method' | 'route' | 'status'>
@@ -98,17 +104,17 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
       labelNames: ['result'],
       registers,
     })
-    this.#filled = decisions.labels('filled')
-    this.#empty = decisions.labels('empty')
+    this.#filled = atZero(decisions.labels('filled'))
+    this.#empty = atZero(decisions.labels('empty'))
     const views = new Counter({
       name: METRIC_NAMES.views,
       help: 'Measured views received, billable or not; reason says why one is not billable (none for billable).',
       labelNames: ['billable', 'reason'],
       registers,
     })
-    this.#billable = views.labels('true', 'none')
-    for (const reason of options.viewReasons ?? []) this.#notBillable.set(reason, views.labels('false', reason))
-    this.#other = views.labels('false', OTHER_REASON)
+    this.#billable = atZero(views.labels('true', 'none'))
+    for (const reason of options.viewReasons ?? []) this.#notBillable.set(reason, atZero(views.labels('false', reason)))
+    this.#other = atZero(views.labels('false', OTHER_REASON))
     this.#ledgerRows = new Histogram({
       name: METRIC_NAMES.ledgerRows,
       help: 'Ledger rows (offers, clicks, views) per group-commit batch.',
@@ -151,8 +157,8 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   /** The registered job names get their counters at zero, so a scrape shows every job before its first run. */
   declareJobs(jobs: readonly string[]): void {
     for (const job of jobs) {
-      this.#jobRuns.labels(job)
-      this.#jobFailures.labels(job)
+      atZero(this.#jobRuns.labels(job))
+      atZero(this.#jobFailures.labels(job))
     }
   }
 
