@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
-import { ADMIN_TOKEN, startService } from '../helpers/service.ts'
+import { ADMIN_TOKEN, createDatabase, startService, STORE } from '../helpers/service.ts'
+import { loadSettings } from '../../src/platform/env.ts'
+import { startInstance } from '../../src/start/roles.ts'
 import { advance, decide, privateCountry, view } from '../helpers/serving.ts'
 import { assertHistogramsMonotone, Scrape } from '../helpers/metrics.ts'
 
@@ -111,3 +113,42 @@ test('an unmatched path is counted under one route label', async () => {
   assert.ok(samples.some((m) => m.labels?.route === 'unmatched' && m.labels.status === '404'))
   assert.ok(!samples.some((m) => (m.labels?.route ?? '').startsWith('/no/such')))
 })
+
+test(
+  "a worker's /metrics: behind the operator token, with the job metrics; absent without ADMIN_TOKEN",
+  { skip: STORE !== 'postgres' && 'ROLE=worker needs PostgreSQL', timeout: 30_000 },
+  async () => {
+    const database = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_metrics')
+    const env = { DATABASE_URL: database.url, PORT: '0', ROLE: 'worker', LOG_LEVEL: 'silent', CLOCK: 'manual', CLOCK_START: '2026-11-02T09:00:00Z' }
+    const worker = await startInstance(loadSettings({ ...env, ADMIN_TOKEN }))
+    try {
+      const denied = await fetch(`${worker.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })
+      assert.equal(denied.status, 401)
+      assert.equal((await denied.json()).detail, 'invalid operator token')
+      // At start the worker starts queued exports: one run of the exports job.
+      let scraped: Scrape | null = null
+      for (let i = 0; i < 100 && !(scraped && scraped.value('adapi_job_runs_total', { job: 'exports' }) >= 1); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 50))
+        const res = await fetch(`${worker.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+        assert.equal(res.status, 200)
+        assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
+        scraped = new Scrape(await res.text())
+      }
+      assert.ok(scraped!.value('adapi_job_runs_total', { job: 'exports' }) >= 1)
+      for (const job of ['rollups', 'invoicing', 'expiry', 'exports']) assert.ok(scraped!.sample('adapi_job_failures_total', { job }), `${job} is listed`)
+      assert.ok(scraped!.value('adapi_db_pool_connections', { state: 'total' }) >= 1)
+      assertHistogramsMonotone(scraped!)
+    } finally {
+      await worker.close()
+    }
+    const bare = await startInstance(loadSettings({ ...env, ADMIN_TOKEN: '' }))
+    try {
+      const res = await fetch(`${bare.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      assert.equal(res.status, 404)
+      assert.ok((await res.json()).detail)
+    } finally {
+      await bare.close()
+      await database.drop()
+    }
+  },
+)
