@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { App, RouteDeps } from './types.ts'
@@ -105,7 +105,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     genReqId: (req) => requestId(req.headers['x-request-id']),
     requestIdHeader: false,
     // One completion line per request instead of Fastify's two (see the onResponse hook below).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustHops(deps.settings.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     // Impression ids are sealed offers of about 200 characters.
