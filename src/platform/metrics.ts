@@ -76,7 +76,7 @@ function atZero(child: CounterChild): CounterChild {
 export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   readonly registry = new Registry()
   readonly #http: Histogram<'method' | 'route' | 'status'>
-  readonly #httpChildren = new Map<string, HistogramChild>()
+  readonly #httpChildren = new Map<string, Map<string, Map<number, HistogramChild>>>()
   readonly #filled: CounterChild
   readonly #empty: CounterChild
   readonly #billable: CounterChild
@@ -163,12 +163,13 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`
-    let child = this.#httpChildren.get(key)
-    if (!child) {
-      child = this.#http.labels(method, route, String(status))
-      this.#httpChildren.set(key, child)
-    }
+    // Looked up by route, method and status without building a key: no allocation once a series exists.
+    let byMethod = this.#httpChildren.get(route)
+    if (!byMethod) this.#httpChildren.set(route, (byMethod = new Map<string, Map<number, HistogramChild>>()))
+    let byStatus = byMethod.get(method)
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, HistogramChild>()))
+    let child = byStatus.get(status)
+    if (!child) byStatus.set(status, (child = this.#http.labels(method, route, String(status))))
     child.observe(seconds)
   }
 
