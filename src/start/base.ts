@@ -7,6 +7,7 @@ import { openStore, type Store } from '../store/db.ts'
 import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
 import { Metrics } from '../platform/metrics.ts'
+import { logDestination } from '../platform/log-destination.ts'
 import { NOT_BILLABLE, VIEW_REJECTIONS } from '../domain/delivery.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
@@ -58,15 +59,4 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
   const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NOT_BILLABLE, ...VIEW_REJECTIONS] })
   return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, metrics }
-}
-
-/**
- * Where log lines go: JSON lines on stdout (production, tests, anything that
- * reads them), or readable lines through pino-pretty (a worker thread) when a
- * person watches a terminal: LOG_FORMAT=pretty, or LOG_FORMAT=auto on a TTY.
- */
-export function logDestination(settings: Pick<Settings, 'logFormat'>): DestinationStream {
-  const pretty = settings.logFormat === 'pretty' || (settings.logFormat === 'auto' && process.stdout.isTTY === true)
-  if (!pretty) return pino.destination(1)
-  return pino.transport({ target: 'pino-pretty', options: { destination: 1, colorize: process.stdout.isTTY === true, translateTime: 'SYS:standard' } })
 }

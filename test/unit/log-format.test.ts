@@ -10,12 +10,12 @@ const run = promisify(execFile)
 async function logged(logFormat: string): Promise<string> {
   const script = `
     import pino from 'pino'
-    import { logDestination } from './src/start/base.ts'
+    import { logDestination } from './src/platform/log-destination.ts'
     const log = pino({ level: 'info' }, logDestination({ logFormat: ${JSON.stringify(logFormat)} }))
     log.info({ route: '/v1/account' }, 'hello from the log format test')
     if (log[pino.symbols.streamSym].end) log[pino.symbols.streamSym].end()
   `
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), timeout: 20_000 })
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), timeout: 60_000 })
   return stdout
 }
 
