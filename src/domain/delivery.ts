@@ -9,7 +9,10 @@ export const DWELL_TOLERANCE_MS = 1_000
 export const OFFER_TTL_MS = 3_600_000
 export const VIEWER_FREQUENCY_MS = 10_000
 
-export type NotBillable = 'short_dwell' | 'dwell_exceeds_elapsed' | 'viewer_frequency' | 'inventory_exhausted' | 'campaign_cancelled'
+export const NOT_BILLABLE = ['short_dwell', 'dwell_exceeds_elapsed', 'viewer_frequency', 'inventory_exhausted', 'campaign_cancelled'] as const
+export type NotBillable = (typeof NOT_BILLABLE)[number]
+/** Why a view request records nothing billable beyond NOT_BILLABLE: a repeat, an offer past its hour, an impression id that opens to nothing. */
+export const VIEW_REJECTIONS = ['duplicate', 'offer_expired', 'unknown_impression'] as const
 
 /** The per-view checks that need no store state. */
 export function assessDwell(dwellMs: number, offeredAtMs: number, nowMs: number): NotBillable | null {

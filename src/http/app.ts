@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { App, RouteDeps } from './types.ts'
@@ -19,6 +19,8 @@ import { previewRoutes } from './routes/v1/previews.ts'
 import { exportRoutes } from './routes/v1/exports.ts'
 import { statsRoutes } from './routes/v1/stats.ts'
 import { adminRoutes } from './routes/admin/index.ts'
+import { adminAuth } from './plugins/admin-auth.ts'
+import { UNMATCHED_ROUTE } from '../platform/metrics.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { portalRoutes } from './routes/portal/index.ts'
 import { publicRoutes } from './routes/public/index.ts'
@@ -35,6 +37,10 @@ export interface RouteEntry {
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The advertiser a request acts for, once authenticated (API key or portal session): the completion log line's account_id. */
+    accountId: string | null
+  }
   interface FastifyInstance {
     /** Every route with its request schemas, in registration order (the fuzz test drives /admin and /serve from it). */
     routeCatalogue: readonly RouteEntry[]
@@ -73,11 +79,35 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] & o
   }
 }
 
+/** An incoming X-Request-Id is kept when it is this safe (no spaces, quotes or control characters: it goes into logs and a header). */
+export const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The caller's X-Request-Id when it is safe, else a fresh UUID. */
+export function requestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+type CompletionLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/**
+ * The level of a request's completion line: a server error is an error;
+ * the serving hot path (/serve/v1/*) logs a success at debug (off by
+ * default) and a client error at warn; everything else at info.
+ */
+export function completionLevel(status: number, hotPath: boolean): CompletionLevel {
+  if (status >= 500) return 'error'
+  if (hotPath) return status >= 400 ? 'warn' : 'debug'
+  return 'info'
+}
+
 export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLogger }): Promise<App> {
   const app = Fastify({
     loggerInstance: options.logger,
-    genReqId: () => randomUUID(),
+    // An incoming X-Request-Id is honoured when safe (it ties our lines to a proxy's or a client's); else a UUID.
+    genReqId: (req) => requestId(req.headers['x-request-id']),
     requestIdHeader: false,
+    // One completion line per request instead of Fastify's two (see the onResponse hook below).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustHops(deps.settings.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
     // Impression ids are sealed offers of about 200 characters.
@@ -108,6 +138,21 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     // Draining (SIGTERM): still served, but clients reconnect, to another instance (docs/operations.md, "Shutdown").
     if (deps.lifecycle.draining) reply.header('connection', 'close')
   })
+  app.decorateRequest('accountId', null)
+  // Each answered request: its duration in the histogram and its one completion line.
+  const hotPathDebug = ['debug', 'trace'].includes(options.logger.level)
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE
+    const status = reply.statusCode
+    const durationMs = reply.elapsedTime
+    deps.metrics.request(request.method, route, status, durationMs / 1000)
+    const level = completionLevel(status, route.startsWith('/serve/v1/'))
+    if (level === 'debug' && !hotPathDebug) return
+    request.log[level](
+      { method: request.method, route, status, duration_ms: Math.round(durationMs * 100) / 100, account_id: request.accountId ?? undefined },
+      'request completed',
+    )
+  })
   registerErrorHandling(app)
   registerDeadline(app, TIMEOUTS.http.deadlineMs)
   registerInputGuard(app)
@@ -132,6 +177,18 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       .header('retry-after', String(TIMEOUTS.http.retryAfterS))
       .send({ detail: notReadyDetail(checks), checks })
   })
+
+  // Prometheus scrape (docs/operations.md "Metrics"): behind the operator token, absent (404) without ADMIN_TOKEN.
+  const adminToken = deps.settings.adminToken
+  if (adminToken !== null) {
+    await app.register(async (scrape) => {
+      scrape.addHook('onRequest', adminAuth(deps, adminToken))
+      scrape.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+        const { contentType, body } = await deps.metrics.scrape()
+        return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body)
+      })
+    })
+  }
 
   let openapi: unknown
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => (openapi ??= app.swagger()))

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../services/context.ts'
 import type { CounterStore } from '../platform/counters.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
 import type { Mailer } from '../platform/mailer.ts'
+import type { Metrics } from '../platform/metrics.ts'
 import type { Scheduler } from '../jobs/scheduler.ts'
 import type { ServingEngine } from '../serving/engine.ts'
 import type { ServingLimitsCache } from '../services/serving-limits.ts'
@@ -23,4 +24,6 @@ export interface RouteDeps extends ServiceContext {
   mailer: Mailer | null
   /** Draining after SIGTERM: /readyz answers 503 and every answer closes its connection. */
   lifecycle: Lifecycle
+  /** This instance's metrics: the HTTP layer records request durations and serves the scrape. */
+  metrics: Metrics
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
+import type { JobMetrics } from '../platform/metrics.ts'
 
 /**
  * Time-driven jobs (operations.md section 4). Each job is idempotent by
@@ -47,6 +48,8 @@ export interface SchedulerOptions {
    * that runs no jobs by itself (ROLE=web), this signals the instances that do.
    */
   wakeElsewhere?: (job: string) => Promise<void>
+  /** Counts each run and its duration (adapi_job_*). */
+  metrics?: JobMetrics
 }
 
 export class Scheduler {
@@ -55,6 +58,7 @@ export class Scheduler {
   readonly #state: ScheduleState
   readonly #log: FastifyBaseLogger
   readonly #wakeElsewhere: ((job: string) => Promise<void>) | undefined
+  readonly #metrics: JobMetrics | undefined
   #chain: Promise<unknown> = Promise.resolve()
   #timer: NodeJS.Timeout | null = null
 
@@ -64,6 +68,7 @@ export class Scheduler {
     this.#state = state
     this.#log = log
     this.#wakeElsewhere = options.wakeElsewhere
+    this.#metrics = options.metrics
   }
 
   has(name: string): boolean {
@@ -90,8 +95,8 @@ export class Scheduler {
     const job = this.#jobs.get(name)
     if (!job) throw new Error(`unknown job ${name}`)
     return this.#serialized(async () => {
-      if (job.concurrent) return job.run(this.#clock.now(), null)
-      const held = await this.#state.exclusive(job.name, true, () => job.run(this.#clock.now(), null))
+      if (job.concurrent) return this.#measured(job, null)
+      const held = await this.#state.exclusive(job.name, true, () => this.#measured(job, null))
       return held?.value ?? {}
     })
   }
@@ -171,12 +176,25 @@ export class Scheduler {
 
   async #runLogged(job: Job, due: Date): Promise<boolean> {
     try {
-      const result = await job.run(this.#clock.now(), due)
+      const result = await this.#measured(job, due)
       this.#log.info({ job: job.name, due: due.toISOString(), result }, 'job ran')
       return true
     } catch (err) {
       this.#log.error({ err, job: job.name, due: due.toISOString() }, 'job failed')
       return false
+    }
+  }
+
+  /** Runs the job once, counting the run, its failure and its duration (real time, not service time). */
+  async #measured(job: Job, due: Date | null): Promise<Record<string, unknown>> {
+    const started = performance.now()
+    let ok = false
+    try {
+      const result = await job.run(this.#clock.now(), due)
+      ok = true
+      return result
+    } finally {
+      this.#metrics?.jobRun(job.name, (performance.now() - started) / 1000, ok)
     }
   }
 

@@ -19,6 +19,8 @@ export interface Settings {
   /** Where email goes out (smtp:// or smtps://); null: kept in the outbox only. */
   smtpUrl: string | null
   logLevel: string
+  /** LOG_FORMAT: `pretty` (pino-pretty), `json`, or `auto`: pretty when stdout is a terminal, else JSON. */
+  logFormat: 'auto' | 'pretty' | 'json'
   /** Reverse proxies in front of the service: the client address is that many X-Forwarded-For entries from the right; 0: the socket's. */
   trustProxy: number
   /** Keys sealing impression ids, the first one current; null: the key kept in the store. */
@@ -110,6 +112,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('LOG_LEVEL', `unknown level "${logLevel}"`)
   }
 
+  const logFormat = value('LOG_FORMAT') ?? 'auto'
+  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
+    fail('LOG_FORMAT', `must be "pretty", "json" or "auto" (pretty on a terminal), got "${logFormat}"`)
+  }
+
   // A hop count (operations.md section 1): `true` would trust whatever the client wrote leftmost in X-Forwarded-For.
   const trustProxyRaw = value('TRUST_PROXY')
   if (trustProxyRaw !== null && !/^(?:[1-9]|10)$/.test(trustProxyRaw)) {
@@ -135,6 +142,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl,
     smtpUrl,
     logLevel,
+    logFormat,
     trustProxy: trustProxyRaw === null ? 0 : Number(trustProxyRaw),
     offerKeys,
     keySealingKeys,

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Candidate, DecisionRequest } from '../domain/auction.ts'
 import { assessDwell, offerExpired, type NotBillable, type ViewOutcome } from '../domain/delivery.ts'
 import type { Clock } from '../platform/clock.ts'
+import type { ServingMetrics } from '../platform/metrics.ts'
 import type { Db } from '../store/db.ts'
 import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
@@ -25,11 +26,13 @@ export class ServingEngine {
   readonly #viewers: ViewerKeys
   readonly #clock: Clock
   readonly #db: Db
+  readonly #metrics: ServingMetrics | null
   /** Tags this instance's offers, so that only their views release what this instance counts as outstanding. */
   readonly #origin = randomBytes(4).readUInt32BE()
 
-  private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger) {
+  private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger, metrics: ServingMetrics | null) {
     this.#db = db
+    this.#metrics = metrics
     this.#clock = clock
     this.#sealer = sealer
     this.#viewers = viewers
@@ -37,15 +40,25 @@ export class ServingEngine {
     this.writer = new LedgerWriter(db, clock, log, {
       onCommit: (result) => this.index.applyBilled(result.billed),
       campaign: (campaignId) => this.index.inventoryOf(campaignId),
+      ...(metrics ? { onBatch: (rows: number, seconds: number) => metrics.ledgerBatch(rows, seconds) } : {}),
     })
   }
 
-  /** `offerKeys` from OFFER_KEYS; null: one key kept in the store, shared by every instance on it. */
-  static async create(db: Db, clock: Clock, log: FastifyBaseLogger, offerKeys: readonly OfferKey[] | null = null): Promise<ServingEngine> {
+  /**
+   * `offerKeys` from OFFER_KEYS; null: one key kept in the store, shared by every instance on it.
+   * `metrics` counts decisions, views and ledger batches (adapi_serve_*, adapi_ledger_*).
+   */
+  static async create(
+    db: Db,
+    clock: Clock,
+    log: FastifyBaseLogger,
+    offerKeys: readonly OfferKey[] | null = null,
+    metrics: ServingMetrics | null = null,
+  ): Promise<ServingEngine> {
     const fresh = () => randomBytes(32).toString('hex')
     const secret = await ensureStoredSecret(db, 'serving_secret', fresh)
     const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureStoredSecret(db, 'offer_key', fresh) }]
-    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log)
+    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log, metrics)
   }
 
   viewerKey(viewerId: string): string {
@@ -55,6 +68,7 @@ export class ServingEngine {
   /** Runs the auction; records the offer (not awaited) and returns the sealed impression id. */
   async decide(request: DecisionRequest & { viewerKey: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const decision = await this.index.decide(request)
+    this.#metrics?.decision(decision !== null)
     if (!decision) return null
     const { winner, offeredAtMs } = decision
     const offer: Offer = {
@@ -75,11 +89,18 @@ export class ServingEngine {
   /** Records a measured view; resolves once it is durable. */
   async view(impressionId: string, dwellMs: number): Promise<ViewResult> {
     const offer = this.#sealer.open(impressionId)
-    if (!offer) return { status: 'unknown' }
+    if (!offer) {
+      this.#metrics?.view(false, 'unknown_impression')
+      return { status: 'unknown' }
+    }
     const nowMs = this.#clock.nowMs()
-    if (offerExpired(offer.offeredAtMs, nowMs)) return { status: 'expired' }
+    if (offerExpired(offer.offeredAtMs, nowMs)) {
+      this.#metrics?.view(false, 'offer_expired')
+      return { status: 'expired' }
+    }
     const reason: NotBillable | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs)
     const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason })
+    this.#metrics?.view(outcome.billable, outcome.billable ? null : outcome.reason)
     // Resolved once committed (a billable one is in the campaign's billed count by now); a repeat released it already.
     if (offer.origin === this.#origin && (outcome.billable || outcome.reason !== 'duplicate')) this.index.resolveOffer(offer.campaignId, offer.offeredAtMs)
     return { status: 'recorded', outcome }

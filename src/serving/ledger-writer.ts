@@ -47,6 +47,7 @@ export class LedgerWriter {
   readonly #clock: Clock
   readonly #log: FastifyBaseLogger
   readonly #onCommit: (result: BatchResult) => void
+  readonly #onBatch: ((rows: number, seconds: number) => void) | undefined
   readonly #known: KnownState
   readonly #lastBillable = new Map<string, number>()
   #prunedAt = 0
@@ -62,12 +63,18 @@ export class LedgerWriter {
     db: Db,
     clock: Clock,
     log: FastifyBaseLogger,
-    hooks: { onCommit: (result: BatchResult) => void; campaign: KnownState['campaign'] },
+    hooks: {
+      onCommit: (result: BatchResult) => void
+      campaign: KnownState['campaign']
+      /** Each batch once it committed or failed: its rows and how long the commit took (metrics). */
+      onBatch?: (rows: number, seconds: number) => void
+    },
   ) {
     this.#db = db
     this.#clock = clock
     this.#log = log
     this.#onCommit = hooks.onCommit
+    this.#onBatch = hooks.onBatch
     this.#known = { lastBillableMs: this.#lastBillable, campaign: hooks.campaign }
   }
 
@@ -122,9 +129,12 @@ export class LedgerWriter {
     const views = this.#views.splice(0, MAX_BATCH)
     this.#inFlight++
     const now = this.#clock.now()
+    const started = performance.now()
+    const measured = () => this.#onBatch?.(offers.length + clicks.length + views.length, (performance.now() - started) / 1000)
     commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#known).then(
       (result) => {
         this.#inFlight--
+        measured()
         // What this batch billed first, so the next batch is judged on it; the next batch then goes
         // to the store while this one's answers are written.
         this.#remember(result.billedSlots, now.getTime())
@@ -136,6 +146,7 @@ export class LedgerWriter {
       },
       (err: unknown) => {
         this.#inFlight--
+        measured()
         this.#start()
         this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
         clicks.forEach((c) => c.waiter.reject(err))

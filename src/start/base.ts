@@ -9,6 +9,9 @@ import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import { openStoreWithRetry } from './startup.ts'
+import { Metrics } from '../platform/metrics.ts'
+import { logDestination } from '../platform/log-destination.ts'
+import { NOT_BILLABLE, VIEW_REJECTIONS } from '../domain/delivery.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -35,10 +38,12 @@ export interface Base {
   mailer: Mailer | null
   /** Set to draining on SIGTERM: /readyz answers 503 from then on (src/start/shutdown.ts). */
   lifecycle: Lifecycle
+  /** This instance's Prometheus registry and instruments (GET /metrics). */
+  metrics: Metrics
 }
 
 export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
-  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? pino.destination(1))
+  const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? logDestination(settings))
   // PostgreSQL is retried for up to STARTUP_TIMEOUT_SECONDS (docs/operations.md, "Start-up").
   const store = await openStoreWithRetry(
     settings,
@@ -63,5 +68,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     clock = new SystemClock()
   }
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
-  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle() }
+  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NOT_BILLABLE, ...VIEW_REJECTIONS] })
+  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics }
 }

@@ -8,10 +8,10 @@ import type { Base } from './base.ts'
 
 /** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
 export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
-  const { store, clock, settings, processor, mailer, log } = base
+  const { store, clock, settings, processor, mailer, log, metrics } = base
   // The jobs' pool: its statements may run far longer than a request's (src/platform/timeouts.ts, pgJobs).
   const db = store.jobsDb
-  return new Scheduler(
+  const scheduler = new Scheduler(
     clock,
     [
       rollupsJob(db),
@@ -21,8 +21,10 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
     ],
     storeScheduleState(store),
     log.child({ component: 'scheduler' }),
-    options,
+    { metrics, ...options },
   )
+  metrics.declareJobs(scheduler.names)
+  return scheduler
 }
 
 /**

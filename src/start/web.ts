@@ -21,7 +21,7 @@ export interface Web {
 }
 
 export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> {
-  const { store, clock, settings, processor, log, mailer, lifecycle } = base
+  const { store, clock, settings, processor, log, mailer, lifecycle, metrics } = base
   // With REDIS_URL, the Redis policy (platform/resilient-counters.ts): local counters while Redis is down.
   let counters: CounterStore = new MemoryCounterStore()
   if (settings.redisUrl) {
@@ -30,9 +30,9 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
     await redis.waitReady(TIMEOUTS.redis.connectMs)
     counters = new ResilientCounterStore(redis, log.child({ component: 'redis' }))
   }
-  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys)
+  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys, metrics)
   const servingLimits = new ServingLimitsCache({ db: store.db })
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle }, { logger: log })
+  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics }, { logger: log })
   return {
     app,
     serving,

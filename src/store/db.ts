@@ -23,6 +23,8 @@ export interface Store {
   readonly jobsDb: Db
   /** True while the store answers a trivial query. */
   ping(): Promise<boolean>
+  /** The connection pool's counts now: connections open, idle, and queries waiting for one (metrics). */
+  poolCounts(): { total: number; idle: number; waiting: number }
   /** Embedded only: a compressed dump of the data directory (tests clone a migrated template from it). */
   dump?(): Promise<Blob>
   close(): Promise<void>
@@ -246,6 +248,7 @@ function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine
     db,
     jobsDb: jobsDb ?? db,
     ping: () => storeReachable(db),
+    poolCounts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await db.destroy()
       if (jobsDb) await jobsDb.destroy()

@@ -297,10 +297,19 @@ test('every response carries a distinct x-request-id', async () => {
   }
 })
 
-test('a client-sent x-request-id is not echoed (the service generates its own)', async () => {
+test('a safe client-sent x-request-id is honoured and echoed; an unsafe one is replaced by a fresh UUID', async () => {
   const adv = await h.advertiser()
-  const res = await adv.get('/v1/account', { headers: { 'x-request-id': 'attacker-chosen' } })
-  assert.match(res.headers.get('x-request-id') ?? '', REQUEST_ID)
+  for (const id of ['trace-1234', 'lb:7f3a.2_x-9', 'a'.repeat(128)]) {
+    const res = await adv.get('/v1/account', { headers: { 'x-request-id': id } })
+    assert.equal(res.headers.get('x-request-id'), id, `${id} is echoed`)
+  }
+  const error = await h.anonymous.get('/v1/account', { headers: { 'x-request-id': 'client-401' } })
+  assert.equal(error.status, 401)
+  assert.equal(error.headers.get('x-request-id'), 'client-401', 'an error answer echoes it too')
+  for (const id of ['has space', 'quote"d', 'a'.repeat(129), 'new\\nline', 'semi;colon', 'ünïcode']) {
+    const res = await adv.get('/v1/account', { headers: { 'x-request-id': id } })
+    assert.match(res.headers.get('x-request-id') ?? '', REQUEST_ID, `${JSON.stringify(id)} is replaced`)
+  }
 })
 
 // ---------------------------------------------------------------------------

@@ -52,6 +52,7 @@ export function authenticate(deps: AuthDeps) {
     if (!checked.ok) throw unauthorized()
     const account = checked.value
     request.account = account
+    request.accountId = account.user_id
 
     await recordKeyUse(deps, account)
 

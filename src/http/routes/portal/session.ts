@@ -50,6 +50,7 @@ export function requireAdvertiser(deps: RouteDeps) {
       return reply.redirect(`/portal/login${next}`, 303)
     }
     request.advertiser = await requireAccount(deps, userId)
+    request.accountId = request.advertiser.user_id
     return undefined
   }
 }

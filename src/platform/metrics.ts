@@ -1,0 +1,200 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/**
+ * The Prometheus metrics of one instance (docs/operations.md, "Metrics").
+ * Every instance has a registry of its own (tests run several in one
+ * process), scraped at `GET /metrics` behind the operator token. The names
+ * are a contract once shipped. Recording is cheap: labelled children are
+ * bound once and reused, so the serving path only increments.
+ */
+
+/** Connections of the store's pool (pg.Pool counts). */
+export interface PoolCounts {
+  total: number
+  idle: number
+  waiting: number
+}
+
+/** What the serving engine records. */
+export interface ServingMetrics {
+  decision(filled: boolean): void
+  /** A view request's outcome: billable, or the reason it is not (unknown reasons count as `other`). */
+  view(billable: boolean, reason: string | null): void
+  /** One committed (or failed) group-commit batch: its rows and how long the commit took. */
+  ledgerBatch(rows: number, seconds: number): void
+}
+
+/** What the scheduler records for each job run. */
+export interface JobMetrics {
+  jobRun(job: string, seconds: number, ok: boolean): void
+}
+
+/** What the HTTP layer records for each answered request. */
+export interface HttpMetrics {
+  request(method: string, route: string, status: number, seconds: number): void
+}
+
+export interface MetricsOptions {
+  /** The store pool's counts at scrape time (null: no pool to report). */
+  poolCounts?: () => PoolCounts | null
+  /** Non-billable reasons bound in advance; any other reason is recorded as `other`. */
+  viewReasons?: readonly string[]
+}
+
+/** Request durations from 1 ms to 10 s. */
+const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+/** A ledger batch takes up to 2,000 each of offers, clicks and views. */
+const ROWS_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 6000]
+/** Jobs run from milliseconds (nothing due) to many minutes (an invoicing catch-up). */
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900]
+
+export const METRIC_NAMES = {
+  httpDuration: 'adapi_http_request_duration_seconds',
+  decisions: 'adapi_serve_decisions_total',
+  views: 'adapi_serve_views_total',
+  ledgerRows: 'adapi_ledger_batch_rows',
+  ledgerCommit: 'adapi_ledger_commit_seconds',
+  jobRuns: 'adapi_job_runs_total',
+  jobFailures: 'adapi_job_failures_total',
+  jobDuration: 'adapi_job_duration_seconds',
+  pool: 'adapi_db_pool_connections',
+} as const
+
+/** A route label for requests that matched no route (never the raw URL: it would be unbounded). */
+export const UNMATCHED_ROUTE = 'unmatched'
+export const OTHER_REASON = 'other'
+
+type CounterChild = ReturnType<Counter['labels']>
+type HistogramChild = ReturnType<Histogram['labels']>
+
+/** A bound counter shown in the scrape from the start, at 0 (prom-client lists a series only once it was set). */
+function atZero(child: CounterChild): CounterChild {
+  child.inc(0)
+  return child
+}
+
+export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
+  readonly registry = new Registry()
+  readonly #http: Histogram<'method' | 'route' | 'status'>
+  readonly #httpChildren = new Map<string, Map<string, Map<number, HistogramChild>>>()
+  readonly #filled: CounterChild
+  readonly #empty: CounterChild
+  readonly #billable: CounterChild
+  readonly #notBillable = new Map<string, CounterChild>()
+  readonly #other: CounterChild
+  readonly #ledgerRows: Histogram
+  readonly #ledgerCommit: Histogram
+  readonly #jobRuns: Counter<'job'>
+  readonly #jobFailures: Counter<'job'>
+  readonly #jobDuration: Histogram<'job'>
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry]
+    collectDefaultMetrics({ register: this.registry, prefix: 'adapi_' })
+    this.#http = new Histogram({
+      name: METRIC_NAMES.httpDuration,
+      help: 'Time from receiving a request to sending its answer, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: SECONDS_BUCKETS,
+      registers,
+    })
+    const decisions = new Counter({
+      name: METRIC_NAMES.decisions,
+      help: 'Serving decisions answered: filled (an ad) or empty (204, nothing eligible).',
+      labelNames: ['result'],
+      registers,
+    })
+    this.#filled = atZero(decisions.labels('filled'))
+    this.#empty = atZero(decisions.labels('empty'))
+    const views = new Counter({
+      name: METRIC_NAMES.views,
+      help: 'Measured views received, billable or not; reason says why one is not billable (none for billable).',
+      labelNames: ['billable', 'reason'],
+      registers,
+    })
+    this.#billable = atZero(views.labels('true', 'none'))
+    for (const reason of options.viewReasons ?? []) this.#notBillable.set(reason, atZero(views.labels('false', reason)))
+    this.#other = atZero(views.labels('false', OTHER_REASON))
+    this.#ledgerRows = new Histogram({
+      name: METRIC_NAMES.ledgerRows,
+      help: 'Ledger rows (offers, clicks, views) per group-commit batch.',
+      buckets: ROWS_BUCKETS,
+      registers,
+    })
+    this.#ledgerCommit = new Histogram({
+      name: METRIC_NAMES.ledgerCommit,
+      help: 'Time one group-commit batch took to judge, write and commit (retries included).',
+      buckets: SECONDS_BUCKETS,
+      registers,
+    })
+    this.#jobRuns = new Counter({ name: METRIC_NAMES.jobRuns, help: 'Job runs, by job (counted when a run ends, failed or not).', labelNames: ['job'], registers })
+    this.#jobFailures = new Counter({ name: METRIC_NAMES.jobFailures, help: 'Job runs that failed, by job.', labelNames: ['job'], registers })
+    this.#jobDuration = new Histogram({
+      name: METRIC_NAMES.jobDuration,
+      help: 'Time one job run took, by job.',
+      labelNames: ['job'],
+      buckets: JOB_BUCKETS,
+      registers,
+    })
+    const poolCounts = options.poolCounts
+    if (poolCounts) {
+      new Gauge({
+        name: METRIC_NAMES.pool,
+        help: 'Store pool connections: total open, idle, and requests waiting for one.',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const counts = poolCounts()
+          if (counts === null) return
+          this.set({ state: 'total' }, counts.total)
+          this.set({ state: 'idle' }, counts.idle)
+          this.set({ state: 'waiting' }, counts.waiting)
+        },
+      })
+    }
+  }
+
+  /** The registered job names get their counters at zero, so a scrape shows every job before its first run. */
+  declareJobs(jobs: readonly string[]): void {
+    for (const job of jobs) {
+      atZero(this.#jobRuns.labels(job))
+      atZero(this.#jobFailures.labels(job))
+    }
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    // Looked up by route, method and status without building a key: no allocation once a series exists.
+    let byMethod = this.#httpChildren.get(route)
+    if (!byMethod) this.#httpChildren.set(route, (byMethod = new Map<string, Map<number, HistogramChild>>()))
+    let byStatus = byMethod.get(method)
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, HistogramChild>()))
+    let child = byStatus.get(status)
+    if (!child) byStatus.set(status, (child = this.#http.labels(method, route, String(status))))
+    child.observe(seconds)
+  }
+
+  decision(filled: boolean): void {
+    ;(filled ? this.#filled : this.#empty).inc()
+  }
+
+  view(billable: boolean, reason: string | null): void {
+    if (billable) this.#billable.inc()
+    else ((reason !== null && this.#notBillable.get(reason)) || this.#other).inc()
+  }
+
+  ledgerBatch(rows: number, seconds: number): void {
+    this.#ledgerRows.observe(rows)
+    this.#ledgerCommit.observe(seconds)
+  }
+
+  jobRun(job: string, seconds: number, ok: boolean): void {
+    this.#jobRuns.labels(job).inc()
+    if (!ok) this.#jobFailures.labels(job).inc()
+    this.#jobDuration.labels(job).observe(seconds)
+  }
+
+  /** The scrape: Prometheus text format 0.0.4. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() }
+  }
+}
