@@ -40,7 +40,8 @@ const exitOf = (child: ChildProcess) =>
   )
 
 async function waitHealthy(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  // Up to two minutes: a fresh embedded store migrates at start-up, slow on a loaded machine.
+  for (let i = 0; i < 1_200; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return
     } catch {
@@ -51,7 +52,7 @@ async function waitHealthy(port: number): Promise<void> {
   throw new Error('service did not start')
 }
 
-test('a second process on one DATA_DIR exits at once; a stale lock after SIGKILL does not block a restart', { skip: STORE === 'postgres' ? 'embedded store only' : false, timeout: 120_000 }, async () => {
+test('a second process on one DATA_DIR exits at once; a stale lock after SIGKILL does not block a restart', { skip: STORE === 'postgres' ? 'embedded store only' : false, timeout: 300_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'adapi-lock-'))
   const running: ChildProcess[] = []
   try {

@@ -35,7 +35,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 async function waitHealthy(base: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  // Up to two minutes: a fresh embedded store migrates at start-up, slow on a loaded machine.
+  for (let i = 0; i < 1_200; i++) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) return
     } catch {
@@ -56,7 +57,7 @@ async function json(base: string, method: string, path: string, body?: unknown, 
   return { status: res.status, body: text ? JSON.parse(text) : null }
 }
 
-test('every acknowledged billable view survives SIGKILL, and none is billed twice', { timeout: 180_000 }, async () => {
+test('every acknowledged billable view survives SIGKILL, and none is billed twice', { timeout: 300_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   let env: Record<string, string>
