@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import pg from 'pg'
 import { useService } from '../helpers/api.ts'
+import { STORE } from '../helpers/service.ts'
 import { control, csrfToken, fieldError, fieldErrors, inputValue, labels, selectedOption, visibleText } from '../helpers/html.ts'
 import { portalAdvertiser, PortalClient, type PageReply, type PortalAdvertiser } from '../helpers/portal.ts'
 
@@ -325,3 +327,32 @@ test('signed out: the form sends the person to sign in, and a post goes nowhere'
   assert.equal(post.location, '/portal/login')
   assert.equal(await campaignCount(adv), 0)
 })
+
+test(
+  'a store that does not answer in time: 503 on the form with Retry-After, the values kept; the same form then creates one campaign',
+  { skip: STORE === 'postgres' ? false : 'needs PostgreSQL: a lock held by another session stalls the create', timeout: 60_000 },
+  async () => {
+    const adv = await portalAdvertiser(h)
+    const form = await openForm(adv)
+    const fields = filled(form, { name: 'Stalled launch' })
+    // Another session holds the blocks table: the create's insert waits until statement_timeout cancels it.
+    const locker = new pg.Client({ connectionString: h.svc.databaseUrl! })
+    await locker.connect()
+    try {
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE blocks IN ACCESS EXCLUSIVE MODE')
+      const stalled = await adv.browser.post(FORM, fields)
+      assert.equal(stalled.status, 503, visibleText(stalled.text).slice(0, 500))
+      assert.ok(Number(stalled.headers.get('retry-after')) >= 1, 'Retry-After says when to try again')
+      assert.match(visibleText(stalled.text), /could not reach our database/)
+      assert.equal(inputValue(stalled.text, 'name'), 'Stalled launch', 'the typed values are kept')
+    } finally {
+      await locker.query('ROLLBACK')
+      await locker.end()
+    }
+    const created = await adv.browser.post(FORM, fields)
+    const id = campaignIdOf(created)
+    const list = await adv.browser.get('/portal/campaigns')
+    assert.equal(visibleText(list.text).split('Stalled launch').length - 1, 1, `one campaign ${id}, not two`)
+  },
+)
