@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { STORE } from '../helpers/service.ts'
+import { freePort } from '../helpers/child-service.ts'
 
 /**
  * One process per embedded DATA_DIR (issue 23): a second `npm start` on a
@@ -14,14 +14,6 @@ import { STORE } from '../helpers/service.ts'
  */
 const root = new URL('../..', import.meta.url).pathname
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function start(dataDir: string, port: number): { child: ChildProcess; stderr: () => string } {
   let err = ''

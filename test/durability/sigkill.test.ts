@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openStore } from '../../src/store/db.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
+import { freePort, waitHealthy } from '../helpers/child-service.ts'
 
 const ADMIN = 'durability-admin-token-000'
 const root = new URL('../..', import.meta.url).pathname
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function start(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
@@ -34,18 +26,6 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((r) => child.once('exit', () => r()))
 }
 
-async function waitHealthy(base: string): Promise<void> {
-  // Up to two minutes: a fresh embedded store migrates at start-up, slow on a loaded machine.
-  for (let i = 0; i < 1_200; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('service did not start')
-}
 
 async function json(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, {

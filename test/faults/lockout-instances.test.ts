@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomInt } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -10,6 +9,7 @@ import { Redis } from 'ioredis'
 import { LOCKOUT_THRESHOLD, lockoutKeys } from '../../src/domain/rate-limits.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
+import { freePort, waitHealthy } from '../helpers/child-service.ts'
 
 /**
  * The lockout holds across instances (issue 23): two service processes on
@@ -29,14 +29,6 @@ const root = new URL('../..', import.meta.url).pathname
 const ATTEMPTS = 300
 const skip = (await redisReachable()) ? false : `no Redis at ${TEST_REDIS_URL}`
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function start(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
@@ -46,18 +38,6 @@ function start(env: Record<string, string>): ChildProcess {
   })
 }
 
-/** Up to two minutes: a fresh embedded store migrates at start-up, which takes a while on a busy machine. */
-async function waitHealthy(base: string): Promise<void> {
-  for (let i = 0; i < 1_200; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`service at ${base} did not start`)
-}
 
 const children: ChildProcess[] = []
 const bases: string[] = []
@@ -86,7 +66,7 @@ before(async () => {
     // On PostgreSQL one at a time (the first applies the migrations); embedded stores are each their own.
     if (STORE === 'postgres') await waitHealthy(bases[i]!)
   }
-  await Promise.all(bases.map(waitHealthy))
+  await Promise.all(bases.map((base) => waitHealthy(base)))
 })
 
 after(async () => {
