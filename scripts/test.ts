@@ -1,5 +1,5 @@
 /**
- * npm test: every test file on the embedded store, then, when
+ * npm test: every test file of the suite on the embedded store, then, when
  * TEST_DATABASE_URL is set, every test file again on that PostgreSQL (each
  * test file creates and drops its own database). Ends with one summary line.
  */
@@ -13,10 +13,21 @@ const root = new URL('..', import.meta.url).pathname
 const tmp = join(root, '.tmp')
 mkdirSync(tmp, { recursive: true })
 
-const only = process.argv.slice(2)
+/**
+ * The long suites: real browsers, services started as child processes under
+ * faults and crashes, schema-guided fuzzing. `npm test` runs the rest (the
+ * core suite), `npm run test:long` these, `npm run test:all` both; CI runs both.
+ */
+const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/']
+
+const args = process.argv.slice(2)
+const suite = args.includes('--long') ? 'long' : args.includes('--all') ? 'all' : 'core'
+const only = args.filter((a) => !a.startsWith('--'))
+const isLong = (f: string) => LONG_SUITES.some((dir) => f.startsWith(dir))
 const files = (only.length > 0 ? only : readdirSync(join(root, 'test'), { recursive: true }).map(String))
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => (f.startsWith('test/') ? f : join('test', f)))
+  .filter((f) => only.length > 0 || suite === 'all' || (suite === 'long') === isLong(f))
   .sort()
 
 /** A migrated embedded database, dumped once per migration set; each test file starts from a copy. */
