@@ -344,6 +344,13 @@ function notes(...windows: WindowResult[][]): string {
   return out.join(', ')
 }
 
+/** How much of PostgreSQL's CPU per operation is its shared auxiliary processes' (WAL writer, checkpointer…), and other databases' share of a core. */
+function auxNote(ws: WindowResult[]): string {
+  const aux = spread(ws.map((w) => (w.cpu?.postgres && w.completed > 0 ? (w.cpu.postgres.aux / w.completed) * 1e6 : null)))
+  const foreign = spread(ws.map((w) => (w.cpu?.postgres ? (w.cpu.postgres.foreign / w.cpu.wall) * 100 : null)))
+  return aux && foreign ? `of which auxiliary ${aux.median.toFixed(1)} µs; other databases ${Math.round(foreign.median)}% of a core (not charged)` : ''
+}
+
 /** A peak over phases: its "median" column shows the highest. */
 function peak(values: (number | null)[]): Spread | null {
   const s = spread(values)
@@ -360,12 +367,12 @@ function storeFigures(store: string, r: StoreResult): Figure[] {
     figure(store, `bare CPU/request, decisions (closed ${c})`, 'µs', us(dec.baseline, serverUs), null, notes(dec.baseline)),
     figure(store, `service CPU/decision (${us(dec.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, serverUs), TARGETS.serviceCpuPerDecision, notes(dec.service)),
   ]
-  if (onPg) figures.push(figure(store, `PostgreSQL CPU/decision (${us(dec.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, postgresUs), TARGETS.postgresCpuPerDecision))
+  if (onPg) figures.push(figure(store, `PostgreSQL CPU/decision (${us(dec.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, postgresUs), TARGETS.postgresCpuPerDecision, auxNote(dec.service)))
   figures.push(
     figure(store, `bare CPU/request, views (closed ${c})`, 'µs', us(vw.baseline, serverUs), null, notes(vw.baseline)),
     figure(store, `service CPU/billable view (${us(vw.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, serverUs), TARGETS.serviceCpuPerView, notes(vw.service)),
   )
-  if (onPg) figures.push(figure(store, `PostgreSQL CPU/billable view (${us(vw.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, postgresUs), TARGETS.postgresCpuPerView))
+  if (onPg) figures.push(figure(store, `PostgreSQL CPU/billable view (${us(vw.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, postgresUs), TARGETS.postgresCpuPerView, auxNote(vw.service)))
   for (const [name, e, target] of [
     ['decisions', r.decisions, TARGETS.decisionsP99Ms],
     ['billable views', r.views, TARGETS.viewsP99Ms],
