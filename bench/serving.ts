@@ -129,14 +129,18 @@ interface EndpointResult {
   peakBeforeOpenRssMB: number | null
 }
 
-async function measureEndpoint(label: string, targets: Record<Who, LoadTarget>, serverPid: number | undefined, before?: (rate: number) => Promise<void>): Promise<EndpointResult> {
+/** Called before every series of the service with the series so far; `rate` is the open loop's (null for a closed loop). */
+type BeforeSeries = (done: Series[], rate: number | null) => Promise<void>
+
+async function measureEndpoint(label: string, targets: Record<Who, LoadTarget>, serverPid: number | undefined, before?: BeforeSeries): Promise<EndpointResult> {
   const closed: Record<string, Series> = {}
   for (const c of CONNECTIONS) {
+    await before?.(Object.values(closed), null)
     process.stderr.write(`  ${label}: closed loop, ${c} connections, ${WINDOWS} windows each side…\n`)
     closed[c] = await interleaved((who) => closedLoop(targets[who], c, TIMING))
   }
   const fixedRate = Math.round(LOAD * median(closed[FIXED_LOAD_CONNECTIONS]!.baseline.map((w) => w.perSecond)))
-  await before?.(fixedRate)
+  await before?.(Object.values(closed), fixedRate)
   process.stderr.write(`  ${label}: open loop at ${fixedRate}/s (${LOAD} × the baseline's rate at ${FIXED_LOAD_CONNECTIONS} connections)…\n`)
   const peakBeforeOpenRssMB = readMemory(serverPid)?.peakMB ?? null
   const reset = resetPeakMemory(serverPid)
@@ -253,16 +257,20 @@ async function benchService(label: string, env: Record<string, string>, baseline
       await new Promise((r) => setTimeout(r, 1_000))
     }
     const serviceViews: LoadTarget = { ...common, next: () => (cursor < pool.length ? viewRequest(pool[cursor++]!) : null) }
-    // The warm-up doubles as a probe of the views' rate: enough offers must be in the pool for every series.
+    // The warm-up doubles as a first probe of the views' rate.
     process.stderr.write(`  ${label}: billable views, warm-up (pool of ${pool.length} offers)…\n`)
     await closedLoop(base.views, FIXED_LOAD_CONNECTIONS, { warmupS: WARMUP_S, durationS: 0 })
     const probe = await closedLoop(serviceViews, FIXED_LOAD_CONNECTIONS, { warmupS: 0, durationS: WARMUP_S })
-    const probeRate = probe.perSecond
-    await ensurePool(probeRate * SERIES_S * CONNECTIONS.length * 1.5)
-    // An open loop the service cannot keep up with also drains its queue (up to a second of arrivals) after each window.
-    const views = await measureEndpoint(`${label} views`, { baseline: base.views, service: serviceViews }, serverPid, (rate) =>
-      ensurePool(Math.min(rate, probeRate * 2) * SERIES_S * 1.3 + WINDOWS * Math.max(1_000, rate) + 1_000),
-    )
+    /**
+     * Before each series, enough offers for it at 2.5 × (a closed loop) or 2 × (an open loop) the fastest rate seen so far (windows with
+     * their warm-ups); an open loop the service cannot keep up with also drains its queue (up to a
+     * second of arrivals) after each window.
+     */
+    const views = await measureEndpoint(`${label} views`, { baseline: base.views, service: serviceViews }, serverPid, (done, rate) => {
+      const seen = done.flatMap((s) => s.service).map((w) => (w.allStatuses['204'] ?? 0) / (WINDOW_WARMUP_S + WINDOW_S))
+      const fastest = Math.max(probe.perSecond, ...seen)
+      return ensurePool(rate === null ? 2.5 * fastest * SERIES_S + 1_000 : Math.min(rate, 2 * fastest) * SERIES_S * 1.3 + WINDOWS * Math.max(1_000, rate) + 1_000)
+    })
     const billedAfter = await operator.billedTotal()
     const answered204 = allResults(views).reduce((n, w) => n + (w.allStatuses['204'] ?? 0), probe.allStatuses['204'] ?? 0)
     const rateLimited = [...allResults(decisions), ...allResults(views)].reduce((n, w) => n + (w.allStatuses['429'] ?? 0), 0)
@@ -463,7 +471,7 @@ async function main(): Promise<void> {
     '',
     'Medians over the windows (CPU per completed operation; % of ONE core):',
     detailTable(series),
-    '* the pool of offers ran out before a window ended',
+    `* the pool of offers ran out before a window ended. late: sent more than ${LATE_MS} ms after its scheduled time (generator lag or no free connection); dropped: a second of arrivals was already waiting. Open-loop latency runs from the scheduled time.`,
     '',
     summaryTable(figures),
     '',
