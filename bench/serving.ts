@@ -28,7 +28,7 @@ import { createDatabase, postmasterPid } from '../tools/lib/postgres.ts'
 import { freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
 import { median } from '../tools/lib/stats.ts'
 import { detailTable, figure, postgresUs, ratios, serverUs, spread, summaryTable, throughputRatios, type Figure, type Series, type Spread } from './lib/figures.ts'
-import { closedLoop, LATE_MS, openLoop, type LoadTarget, type WindowResult } from './lib/load.ts'
+import { closedLoop, LATE_MS, MAX_QUEUE_S, openLoop, type LoadTarget, type WindowResult } from './lib/load.ts'
 import { machineCpu, readMemory, resetPeakMemory } from './lib/proc.ts'
 import { ADMIN_TOKEN, CAMPAIGN_IMPRESSIONS, CLOCK_START, decisionRequest, setUpService, viewRequest, type Operator } from './lib/workload.ts'
 
@@ -262,14 +262,14 @@ async function benchService(label: string, env: Record<string, string>, baseline
     await closedLoop(base.views, FIXED_LOAD_CONNECTIONS, { warmupS: WARMUP_S, durationS: 0 })
     const probe = await closedLoop(serviceViews, FIXED_LOAD_CONNECTIONS, { warmupS: 0, durationS: WARMUP_S })
     /**
-     * Before each series, enough offers for it at 2.5 × (a closed loop) or 2 × (an open loop) the fastest rate seen so far (windows with
+     * Before each series, enough offers for it at 2.5 × (a closed loop) or 1.5 × (an open loop) the fastest rate seen so far (windows with
      * their warm-ups); an open loop the service cannot keep up with also drains its queue (up to a
-     * second of arrivals) after each window.
+     * quarter-second of arrivals) after each window.
      */
     const views = await measureEndpoint(`${label} views`, { baseline: base.views, service: serviceViews }, serverPid, (done, rate) => {
       const seen = done.flatMap((s) => s.service).map((w) => (w.allStatuses['204'] ?? 0) / (WINDOW_WARMUP_S + WINDOW_S))
       const fastest = Math.max(probe.perSecond, ...seen)
-      return ensurePool(rate === null ? 2.5 * fastest * SERIES_S + 1_000 : Math.min(rate, 2 * fastest) * SERIES_S * 1.3 + WINDOWS * Math.max(1_000, rate) + 1_000)
+      return ensurePool(rate === null ? 2.5 * fastest * SERIES_S + 1_000 : Math.min(rate, 1.5 * fastest) * SERIES_S * 1.2 + WINDOWS * Math.max(1_000, rate * MAX_QUEUE_S) + 1_000)
     })
     const billedAfter = await operator.billedTotal()
     const answered204 = allResults(views).reduce((n, w) => n + (w.allStatuses['204'] ?? 0), probe.allStatuses['204'] ?? 0)
@@ -471,7 +471,7 @@ async function main(): Promise<void> {
     '',
     'Medians over the windows (CPU per completed operation; % of ONE core):',
     detailTable(series),
-    `* the pool of offers ran out before a window ended. late: sent more than ${LATE_MS} ms after its scheduled time (generator lag or no free connection); dropped: a second of arrivals was already waiting. Open-loop latency runs from the scheduled time.`,
+    `* the pool of offers ran out before a window ended. late: sent more than ${LATE_MS} ms after its scheduled time (generator lag or no free connection); dropped: ${MAX_QUEUE_S} s of arrivals were already waiting. Open-loop latency runs from the scheduled time.`,
     '',
     summaryTable(figures),
     '',

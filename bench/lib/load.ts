@@ -89,6 +89,8 @@ export interface OpenStats {
 const CLIENT_OPTIONS = { pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 }
 /** A request sent this much after its scheduled time is late. */
 export const LATE_MS = 2
+/** An open loop's arrivals wait for a free connection in a FIFO of at most this many seconds of arrivals (at least 1,000); beyond, they are dropped. */
+export const MAX_QUEUE_S = 0.25
 /** After an open window, answers are awaited this long. */
 const DRAIN_S = 15
 /** Upper bound of requests per window (a window is time-bound already; this bounds it in count too). */
@@ -248,8 +250,8 @@ export async function closedLoop(t: LoadTarget, connections: number, w: WindowTi
 /**
  * Open loop: arrivals at a constant `rate` per second on a 1 ms timer,
  * independent of the answers. Each takes a free connection from a pool of
- * `connections`, else waits in a FIFO (at most one second of arrivals; beyond
- * that it is dropped and counted). Latency runs from the scheduled start, so a
+ * `connections`, else waits in a FIFO (at most MAX_QUEUE_S of arrivals;
+ * beyond that it is dropped and counted). Latency runs from the scheduled start, so a
  * slow answer cannot hide the requests it delays (no coordinated omission).
  * Arrivals scheduled in the window are awaited after it (at most DRAIN_S).
  */
@@ -258,7 +260,7 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
   const all = [...free]
   const queue: number[] = []
   let queueHead = 0
-  const maxQueue = Math.max(1_000, Math.ceil(rate))
+  const maxQueue = Math.max(1_000, Math.ceil(rate * MAX_QUEUE_S))
   const samples = new Samples()
   const sendSamples = new Samples()
   const statuses = new Map<string, number>()
