@@ -177,7 +177,7 @@ interface StoreResult {
   /** Offers made (unmeasured) so the pool lasts the views' series. */
   topUps: { offers: number; seconds: number }[]
   /** Views answered 204 (every window, warm-up and drain) against the billed count the advertiser API shows. */
-  verification: { viewsAnswered204: number; billedDelta: number; ok: boolean }
+  verification: { viewsAnswered204: number; billedDelta: number; ok: boolean; viewNetworkErrors: number }
   rateLimited: number
   idleBeforeStartPct: number
   serverWarnings: string[]
@@ -279,7 +279,13 @@ async function benchService(label: string, env: Record<string, string>, baseline
       views,
       fill,
       topUps,
-      verification: { viewsAnswered204: answered204, billedDelta: billedAfter - billedBefore, ok: billedAfter - billedBefore === answered204 },
+      verification: {
+        viewsAnswered204: answered204,
+        billedDelta: billedAfter - billedBefore,
+        ok: billedAfter - billedBefore === answered204,
+        // A view that failed in transit may have been billed: a mismatch with errors here is the generator's, not the service's.
+        viewNetworkErrors: allResults(views).reduce((n, w) => n + w.networkErrors, probe.networkErrors),
+      },
       rateLimited,
       idleBeforeStartPct,
       serverWarnings: proc.stderrTail.slice(-5),
@@ -481,7 +487,7 @@ async function main(): Promise<void> {
   for (const [name, r] of Object.entries(results)) {
     const v = r.verification
     mismatch ||= !v.ok
-    lines.push(`${name}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'}; decisions filled ${r.fill.filled}, no fill ${r.fill.noFill}; 429s ${r.rateLimited}`)
+    lines.push(`${name}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'} (view network errors ${v.viewNetworkErrors}); decisions filled ${r.fill.filled}, no fill ${r.fill.noFill}; 429s ${r.rateLimited}`)
   }
   lines.push(`results: ${OUT}`)
   process.stdout.write(`${lines.join('\n')}\n`)

@@ -80,7 +80,7 @@ export interface OpenStats {
   late: number
   /** Of those, dropped: the queue for a free connection was full. */
   dropped: number
-  /** Of those, still unanswered DRAIN_S after the window. */
+  /** Of those, never answered: still queued DRAIN_S after the window (then never sent), or failed. */
   unfinished: number
   /** From sending (without the wait for the generator or a connection). */
   sendLatencyMs: Latency
@@ -253,7 +253,9 @@ export async function closedLoop(t: LoadTarget, connections: number, w: WindowTi
  * `connections`, else waits in a FIFO (at most MAX_QUEUE_S of arrivals;
  * beyond that it is dropped and counted). Latency runs from the scheduled start, so a
  * slow answer cannot hide the requests it delays (no coordinated omission).
- * Arrivals scheduled in the window are awaited after it (at most DRAIN_S).
+ * Arrivals scheduled in the window are awaited after it: those still queued
+ * DRAIN_S after it are never sent; every request sent is awaited (the
+ * client's timeouts bound it), so a view the server saw is never left uncounted.
  */
 export async function openLoop(t: LoadTarget, rate: number, connections: number, w: WindowTiming): Promise<WindowResult> {
   const free = Array.from({ length: connections }, () => new Client(t.origin, CLIENT_OPTIONS))
@@ -280,6 +282,8 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
   const inWindow = (at: number) => at >= measureStart && at < endAt
   const m = meter(t, measureStart, endAt)
   let wake: (() => void) | null = null
+  /** Past DRAIN_S after the window: queued arrivals are no longer sent. */
+  let givenUp = false
 
   const send = (client: Client, due: number) => {
     const req = t.next()
@@ -308,7 +312,7 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
           answeredScheduled++
         }
       }
-      if (queueHead < queue.length) send(client, queue[queueHead++]!)
+      if (queueHead < queue.length && !givenUp) send(client, queue[queueHead++]!)
       else free.push(client)
       if (queueHead > 10_000 && queueHead * 2 > queue.length) {
         queue.splice(0, queueHead)
@@ -349,9 +353,11 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
     tick()
   })
   const measured = m.finish()
-  // Drain: what was scheduled in the window is answered (or given up on after DRAIN_S).
+  // Drain: what was scheduled in the window is sent (still queued after DRAIN_S: never sent) and every request sent is answered.
   const drainUntil = performance.now() + DRAIN_S * 1000
-  while ((inFlight > 0 || (!exhausted && queueHead < queue.length)) && performance.now() < drainUntil) {
+  const pending = () => inFlight > 0 || (!givenUp && !exhausted && queueHead < queue.length)
+  while (pending()) {
+    if (performance.now() >= drainUntil) givenUp = true
     await new Promise<void>((r) => {
       wake = r
       setTimeout(r, 50)
