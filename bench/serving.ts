@@ -391,6 +391,7 @@ function storeFigures(store: string, r: StoreResult): Figure[] {
     ['decisions', r.decisions, TARGETS.decisionsP99Ms],
     ['billable views', r.views, TARGETS.viewsP99Ms],
   ] as const) {
+    figures.push(figure(store, `bare p99 ${name} at ${e.fixedRate}/s (open loop)`, 'ms', spread(e.open.baseline.map((w) => w.latencyMs.p99)), null, notes(e.open.baseline)))
     const note = notes(e.open.service)
     const f = figure(store, `p99 ${name} at ${e.fixedRate}/s (open loop)`, 'ms', spread(e.open.service.map((w) => w.latencyMs.p99)), target, note)
     // Dropped or unanswered arrivals: the service did not keep up with the offered load.
