@@ -241,8 +241,17 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 }
 
 /** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
+/** The pg pool behind each PostgreSQL request pool's `db`: COPY needs a client (src/store/ledger-copy.ts). */
+const postgresPools = new WeakMap<Db, pg.Pool>()
+
+/** PostgreSQL's pool behind `db` (undefined on the embedded store, or for a transaction's `db`). */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db)
+}
+
 function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine: () => Promise<void>): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  if (kind === 'postgres') postgresPools.set(db, pool)
   return {
     kind,
     db,
