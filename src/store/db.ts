@@ -240,7 +240,6 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return store
 }
 
-/** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
 /** The pg pool behind each PostgreSQL request pool's `db`: COPY needs a client (src/store/ledger-copy.ts). */
 const postgresPools = new WeakMap<Db, pg.Pool>()
 
@@ -249,6 +248,7 @@ export function postgresPoolOf(db: Db): pg.Pool | undefined {
   return postgresPools.get(db)
 }
 
+/** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
 function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine: () => Promise<void>): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   if (kind === 'postgres') postgresPools.set(db, pool)
