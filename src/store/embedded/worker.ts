@@ -4,8 +4,6 @@
  * It executes the requests of src/store/embedded/engine.ts one at a time, in
  * the order they came.
  */
-import { readlinkSync } from 'node:fs'
-import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { failure, type EngineReply, type EngineRequest, type EngineStart } from './messages.ts'
@@ -13,23 +11,6 @@ import { failure, type EngineReply, type EngineRequest, type EngineStart } from 
 const port = parentPort
 if (!port) throw new Error('src/store/embedded/worker.ts runs as a worker thread')
 const start = workerData as EngineStart
-
-/**
- * The engine's thread runs at a lower priority than the service's (nice 10): the threads of one
- * process share their CPU share on a busy machine, so a scan at equal priority still delays the
- * event loop (measured: up to 160 ms with two cores contended, against 30 ms at nice 10). Linux
- * only (a thread's nice is per thread there, named by its id); elsewhere it is left as it is.
- */
-const ENGINE_NICE = 10
-
-function lowerPriority(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, ENGINE_NICE)
-  } catch {
-    // Not Linux, or not allowed: the engine keeps the service's priority.
-  }
-}
 
 function reply(message: EngineReply, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(message, transfer)
@@ -56,7 +37,6 @@ async function handle(lite: PGlite, request: EngineRequest): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  lowerPriority()
   let lite: PGlite
   try {
     const load = start.loadDataDir
