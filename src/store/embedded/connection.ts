@@ -104,6 +104,8 @@ export class EngineConnection extends EventEmitter {
     const batch = concat(this.#batch)
     this.#batch = []
     const reply = this.#engine.exec(batch)
+    // Handled below, in turn; until its turn comes a failure must not count as unhandled (which ends the process).
+    reply.catch(() => {})
     this.#replies = this.#replies
       .then(() => reply)
       .then(
