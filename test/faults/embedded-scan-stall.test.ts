@@ -1,8 +1,9 @@
 /**
  * The embedded store's engine runs in its own thread (src/store/embedded), so
- * a long store query never stalls serving: while a two-year daily /v1/stats
- * scans a ledger of EVENTS rows, a client asking /healthz every 10 ms never
- * waits more than 50 ms for an answer.
+ * a long store query never blocks the event loop: while a two-year daily
+ * /v1/stats scans a ledger of EVENTS rows, a client asking /healthz every
+ * 10 ms never waits more than 50 ms for an answer. (A request that needs the
+ * store still waits for the statement: the embedded store is one connection.)
  *
  * Measured on a 2-core machine shared with other test runs (200,000 rows):
  * with PGlite on the service's thread (before src/store/embedded), /v1/stats
@@ -74,7 +75,7 @@ function describe(m: Measured): string {
 
 const h = useService({}, { read_rate_limit_per_min: 100_000, stats_max_live_events: 1_000_000_000 })
 
-test('a two-year /v1/stats scan on the embedded store never stalls serving by more than 50 ms', { skip: embeddedOnly }, async () => {
+test('a two-year /v1/stats scan on the embedded store never blocks the event loop: /healthz answers within 50 ms', { skip: embeddedOnly }, async () => {
   const adv = await h.advertiser()
   // Two years of offers for one account, straight into the ledger (no rollups: /stats scans the ledger).
   const loadStarted = performance.now()
