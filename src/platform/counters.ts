@@ -135,7 +135,7 @@ export class BoundedCounts {
     if (sketch === null) return
     const a = this.#slot(key, 0)
     const b = this.#slot(key, 1)
-    // Only a key the sketch counts has both counters above zero; taking one from each keeps every estimate an upper bound.
+    // A refund follows its own add (plugins/refunds.ts), so both counters hold that unit: taking it back keeps every estimate an upper bound.
     if (sketch[a]! > 0 && sketch[b]! > 0) {
       sketch[a]!--
       sketch[b]!--
