@@ -6,8 +6,8 @@ import type { Database } from './schema.ts'
 import { migrateToLatest } from './migrate.ts'
 import { storeReachable } from './health.ts'
 import { lockDataDir } from './data-dir-lock.ts'
-import { EmbeddedEngine } from './embedded/engine.ts'
-import { EngineConnection } from './embedded/connection.ts'
+import type { EngineConnection } from './embedded/connection.ts'
+import type { EmbeddedEngine } from './embedded/engine.ts'
 
 export type Db = Kysely<Database>
 
@@ -211,11 +211,13 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       }
       dataDir = `${options.dataDir}/pglite`
     }
+    // Loaded only here: PGlite's modules add ~45 MB to a process that never opens the embedded store.
+    const [engines, { EngineConnection }] = await Promise.all([import('./embedded/engine.ts'), import('./embedded/connection.ts')])
     let engine: EmbeddedEngine
     try {
       const load = options.loadDataDir
       const loadDataDir = load ? { bytes: await load.arrayBuffer(), type: load.type } : undefined
-      engine = await EmbeddedEngine.start({ dataDir, loadDataDir })
+      engine = await engines.EmbeddedEngine.start({ dataDir, loadDataDir })
     } catch (err) {
       unlock()
       throw err
