@@ -19,8 +19,8 @@ const CLIENTS = 50
 /**
  * How soon after the signal the instance is not ready, beyond the time a trivial request takes on
  * the loaded instance just before (the signal waits for the event loop like a request does). The
- * embedded engine runs its statements on the main thread, so a signal also waits for the
- * statements under way there: a looser bound.
+ * embedded engine's thread shares the two cores with the event loop and its one connection
+ * queues the readiness check behind the statements under way: a looser bound.
  */
 const NOT_READY_WITHIN_MS = STORE === 'postgres' ? 200 : 1_000
 
