@@ -12,6 +12,8 @@ const RATE_WINDOW_MS = 1_000
 export interface Taken {
   takes: LeaseTake[]
   debits: number[]
+  /** The impression numbers, in order (one per debit). */
+  numbers: number[]
   /** A number taken ends a block or the campaign: settle before the batch is answered. */
   endsBlock: boolean
 }
@@ -103,7 +105,7 @@ export class LeaseBook {
    */
   take(campaignId: string, count: number): Taken {
     const c = this.#campaigns.get(campaignId)
-    const taken: Taken = { takes: [], debits: [], endsBlock: false }
+    const taken: Taken = { takes: [], debits: [], numbers: [], endsBlock: false }
     let left = count
     for (const l of this.#leases.get(campaignId) ?? []) {
       if (left === 0) break
@@ -112,6 +114,7 @@ export class LeaseBook {
       taken.takes.push({ leaseId: l.leaseId, expectedUsed: l.used, n })
       for (let i = 0; i < n; i++) {
         const number = l.firstSeq + l.used + i
+        taken.numbers.push(number)
         taken.debits.push(impressionDebitMicros(l.cpmMicros, number))
         if (c && endsBlock(number, c.blockSize, c.impressions)) taken.endsBlock = true
       }
