@@ -34,6 +34,9 @@ export class ServingEngine {
   /** Tags this instance's offers, so that only their views release what this instance counts as outstanding. */
   readonly #origin = randomBytes(4).readUInt32BE()
   readonly #settleTimer: NodeJS.Timeout
+  readonly #log: FastifyBaseLogger
+  /** A settlement of the timer is under way: a stalled store does not pile them up. */
+  #settling = false
 
   private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger, metrics: ServingMetrics | null) {
     this.#db = db
@@ -49,8 +52,14 @@ export class ServingEngine {
       ...(metrics ? { onBatch: (rows: number, seconds: number) => metrics.ledgerBatch(rows, seconds) } : {}),
     })
     // Real time: leases expire in the store's time, whatever the service clock does.
+    this.#log = log
     this.#settleTimer = setInterval(() => {
-      this.writer.settleLeases().catch((err: unknown) => log.warn({ err }, 'lease settlement failed'))
+      if (this.#settling) return
+      this.#settling = true
+      this.writer
+        .settleLeases()
+        .catch((err: unknown) => log.warn({ err }, 'lease settlement failed'))
+        .finally(() => (this.#settling = false))
     }, SETTLE_EVERY_MS)
     this.#settleTimer.unref()
   }
@@ -131,6 +140,7 @@ export class ServingEngine {
   async close(): Promise<void> {
     clearInterval(this.#settleTimer)
     await this.writer.flush()
-    await this.writer.settleLeases(true)
+    // Not fatal: what this instance leased returns to the others when its leases expire.
+    await this.writer.settleLeases(true).catch((err: unknown) => this.#log.warn({ err }, 'releasing leases at shutdown failed'))
   }
 }
