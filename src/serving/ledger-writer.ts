@@ -14,10 +14,11 @@ interface Waiter<T> {
 const MAX_BATCH = 2_000
 /**
  * Batches committing at once. With a batch written in one statement, one at a
- * time measured faster than two (fewer, larger batches; two batches mostly
- * wait on each other's campaign row locks), and no slower than two pipelined
- * on one connection: docs/performance.md. The store keeps concurrent batches
- * exact either way (another instance's are).
+ * time measured faster than two (fewer, larger batches), and no slower than
+ * two pipelined on one connection: docs/performance.md. Batches of one
+ * instance bill on the same lease rows, so they also run one at a time in
+ * `LeaseBook#exclusive`; the store keeps concurrent batches of different
+ * instances exact.
  */
 const MAX_IN_FLIGHT = 1
 /**
