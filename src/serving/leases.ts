@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { impressionDebitMicros } from '../domain/money.ts'
-import { endsBlock, leaseWant } from '../domain/leases.ts'
+import { endsBlock, LEASE_IDLE_MS, leaseWant } from '../domain/leases.ts'
 import type { Db } from '../store/db.ts'
 import type { LeaseTake } from '../store/ledger.ts'
 import { grantLeases, heldLeases, settleLeases, type LeaseCampaign, type LeaseRow, type LeaseRequest } from '../store/leases.ts'
@@ -30,6 +30,8 @@ export class LeaseBook {
   #leases = new Map<string, LeaseRow[]>()
   #campaigns = new Map<string, LeaseCampaign>()
   readonly #rates = new Map<string, { count: number; since: number; perSecond: number }>()
+  /** When (real time) this instance last billed each campaign. */
+  readonly #billedAt = new Map<string, number>()
   #lock: Promise<unknown> = Promise.resolve()
 
   constructor(holder: string = randomBytes(8).toString('hex')) {
@@ -72,8 +74,8 @@ export class LeaseBook {
   /** Grants ahead of need: campaigns billed here lately whose room fell under half of what they want. */
   async topUp(db: Db, now: Date): Promise<void> {
     const requests: LeaseRequest[] = []
-    for (const [campaignId, rate] of this.#rates) {
-      if (performance.now() - rate.since > 10 * RATE_WINDOW_MS) {
+    for (const campaignId of this.#rates.keys()) {
+      if (performance.now() - (this.#billedAt.get(campaignId) ?? -Infinity) >= LEASE_IDLE_MS) {
         this.#rates.delete(campaignId)
         continue
       }
@@ -132,6 +134,7 @@ export class LeaseBook {
       if (l) l.used += t.n
     }
     const nowMs = performance.now()
+    this.#billedAt.set(campaignId, nowMs)
     const rate = this.#rates.get(campaignId) ?? { count: 0, since: nowMs, perSecond: 0 }
     rate.count += taken.debits.length
     if (nowMs - rate.since >= RATE_WINDOW_MS) {
@@ -150,9 +153,26 @@ export class LeaseBook {
     this.#hold(held)
   }
 
-  /** Settles what this instance used (and any expired lease), renews what it keeps; `release`: frees everything (shutdown). */
+  /** Campaigns this instance holds room on and has not billed for LEASE_IDLE_MS. */
+  #idle(): string[] {
+    const nowMs = performance.now()
+    const idle: string[] = []
+    for (const campaignId of this.#leases.keys()) {
+      const at = this.#billedAt.get(campaignId)
+      if (at === undefined || nowMs - at >= LEASE_IDLE_MS) {
+        idle.push(campaignId)
+        this.#billedAt.delete(campaignId)
+      }
+    }
+    return idle
+  }
+
+  /**
+   * Settles what this instance used (and any expired lease), renews what it keeps and frees its room
+   * on campaigns it has not billed for LEASE_IDLE_MS; `release`: frees everything (shutdown).
+   */
   async settle(db: Db, now: Date, release = false): Promise<void> {
-    const held = await settleLeases(db, this.holder, now, release)
+    const held = await settleLeases(db, this.holder, now, release, this.#idle())
     this.#leases = new Map()
     this.#hold(held)
     if (release) this.#campaigns = new Map()

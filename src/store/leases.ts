@@ -89,11 +89,13 @@ async function lockCampaignFacts(db: Db, ids: readonly string[]) {
   return rows
 }
 
-async function lockLeases(db: Db, ids: readonly string[], holder: string, only: 'all' | 'settle' | 'release') {
-  const which =
-    only === 'all'
-      ? sql`true`
-      : sql`(holder = ${holder} AND (used > 0 OR ${only === 'release'})) OR (holder IS NOT NULL AND expires_at < now()) OR size = 0`
+/** The lease rows a settlement of `holder` handles: its used or idle ones, every expired one, empty ones; all of `holder`'s when releasing. */
+function toSettle(holder: string, release: boolean, idle: readonly string[]) {
+  return sql`(holder = ${holder} AND (used > 0 OR ${release} OR campaign_id = ANY(${idle}::text[])))
+    OR (holder IS NOT NULL AND expires_at < now()) OR size = 0`
+}
+
+async function lockLeases(db: Db, ids: readonly string[], which: ReturnType<typeof sql>) {
   const { rows } = await sql<LockedLease>`
     SELECT lease_id, campaign_id, holder, first_seq, size, used, cpm_micros, expires_at < now() AS expired FROM impression_leases
     WHERE campaign_id = ANY(${ids}::text[]) AND (${which}) ORDER BY lease_id FOR UPDATE`.execute(db)
@@ -170,7 +172,7 @@ export async function grantLeases(
   if (ids.length === 0) return { campaigns: [], leases: [] }
   return db.transaction().execute(async (trx) => {
     const facts = await lockCampaignFacts(trx, ids)
-    const rows = await lockLeases(trx, ids, holder, 'all')
+    const rows = await lockLeases(trx, ids, sql`true`)
     const expired = rows.filter((r) => r.holder !== null && r.holder !== holder && r.expired)
     await settleRows(trx, expired, () => true, now)
     for (const r of expired) Object.assign(r, { first_seq: r.first_seq + r.used, size: r.size - r.used, used: 0, holder: null })
@@ -243,18 +245,19 @@ export async function grantLeases(
 /**
  * Settles `holder`'s used leases (and any instance's expired ones, freeing those) in one
  * transaction, renews what `holder` keeps, and answers the leases it holds afterwards.
- * `release`: also free everything `holder` holds (shutdown).
+ * `release`: also free everything `holder` holds (shutdown); `idle`: free what it holds on these
+ * campaigns (it has not billed them lately).
  */
-export async function settleLeases(db: Db, holder: string, now: Date, release = false): Promise<LeaseRow[]> {
+export async function settleLeases(db: Db, holder: string, now: Date, release = false, idle: readonly string[] = []): Promise<LeaseRow[]> {
   return db.transaction().execute(async (trx) => {
     const { rows: candidates } = await sql<{ campaign_id: string }>`
-      SELECT DISTINCT campaign_id FROM impression_leases
-      WHERE (holder = ${holder} AND (used > 0 OR ${release})) OR (holder IS NOT NULL AND expires_at < now()) OR size = 0`.execute(trx)
+      SELECT DISTINCT campaign_id FROM impression_leases WHERE ${toSettle(holder, release, idle)}`.execute(trx)
     if (candidates.length > 0) {
       const ids = candidates.map((c) => c.campaign_id).sort()
       await lockCampaignFacts(trx, ids)
-      const rows = await lockLeases(trx, ids, holder, release ? 'release' : 'settle')
-      await settleRows(trx, rows, (r) => r.expired || (release && r.holder === holder), now)
+      const rows = await lockLeases(trx, ids, toSettle(holder, release, idle))
+      const freed = new Set(idle)
+      await settleRows(trx, rows, (r) => r.expired || (r.holder === holder && (release || freed.has(r.campaign_id))), now)
     }
     if (release) return []
     const held = await sql<LockedLease>`UPDATE impression_leases SET expires_at = now() + ${ttl} WHERE holder = ${holder}

@@ -182,3 +182,19 @@ test('revocation shrinks every held lease to its use and frees the tails; a batc
   await book.settle(db(), NOW, true)
   await assertInvariant(c.campaignId)
 })
+
+test('a running instance recovers a dead instance\'s leases on its own settle timer, within a second or two of their expiry', async () => {
+  const c = await campaign(await h.advertiser())
+  const dead = new LeaseBook('holder-killed')
+  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 6) }, dead, { lastBillableMs: new Map() })
+  // The dead instance's lease runs out a second from now (instead of LEASE_TTL_MS after its last renewal).
+  await sql`UPDATE impression_leases SET expires_at = now() + interval '1 second' WHERE holder = 'holder-killed'`.execute(db())
+  const started = performance.now()
+  for (;;) {
+    const rows = await db().selectFrom('impression_leases').select(['holder', 'used']).where('campaign_id', '=', c.campaignId).execute()
+    if (rows.every((r) => r.holder === null && r.used === 0)) break
+    assert.ok(performance.now() - started < 5_000, 'recovered by the service\'s engine within its settle period after expiry')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  assert.deepEqual(await assertInvariant(c.campaignId), { billed: 6, leased: 10, delivered: 6 })
+})
