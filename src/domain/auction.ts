@@ -84,15 +84,37 @@ export function targets(c: Candidate, request: DecisionRequest): boolean {
 }
 
 /**
- * The winner among `ranked` (already in auction order), or null when nothing
- * is eligible. `outstanding` gives a campaign's offers not yet resolved.
+ * The campaigns each request can target, prepared once per ranked list (a
+ * reload of the auction index), in auction order: per surface, the list for
+ * a request without a country or with one no campaign names, and one list
+ * per country some campaign names. A decision then walks only campaigns
+ * whose targeting accepts it, with no filtering per request.
  */
-export function runAuction(
-  ranked: readonly Candidate[],
-  request: DecisionRequest,
-  nowMs: number,
-  outstanding: (campaignId: string) => number,
-): Candidate | null {
-  for (const c of ranked) if (targets(c, request) && mayTakeOffer(c, outstanding(c.campaignId), nowMs)) return c
+export class EligibleLists {
+  readonly #untargeted: Record<Surface, readonly Candidate[]>
+  readonly #byCountry: Record<Surface, ReadonlyMap<string, readonly Candidate[]>>
+
+  constructor(ranked: readonly Candidate[]) {
+    const countries = new Set<string>()
+    for (const c of ranked) for (const country of c.targetCountries ?? []) countries.add(country)
+    const lists = (surface: Surface, country: string | null) => ranked.filter((c) => targets(c, { surface, country }))
+    const perCountry = (surface: Surface) => new Map([...countries].map((country) => [country, lists(surface, country)] as const))
+    this.#untargeted = { extension: lists('extension', null), terminal: lists('terminal', null) }
+    this.#byCountry = { extension: perCountry('extension'), terminal: perCountry('terminal') }
+  }
+
+  /** The campaigns whose targeting accepts `request`, best first. */
+  of(request: DecisionRequest): readonly Candidate[] {
+    return (request.country !== null && this.#byCountry[request.surface].get(request.country)) || this.#untargeted[request.surface]
+  }
+}
+
+/**
+ * The winner among `eligible` (campaigns whose targeting accepts the request,
+ * in auction order: `EligibleLists#of`), or null when none may take an offer
+ * now. `outstanding` gives a campaign's offers not yet resolved.
+ */
+export function runAuction(eligible: readonly Candidate[], nowMs: number, outstanding: (campaignId: string) => number): Candidate | null {
+  for (const c of eligible) if (mayTakeOffer(c, outstanding(c.campaignId), nowMs)) return c
   return null
 }

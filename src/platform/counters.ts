@@ -70,21 +70,114 @@ const attemptMember = (nowMs: number) => `${nowMs}:${randomBytes(6).toString('he
 const SWEEP_INTERVAL_MS = 60_000
 
 /**
+ * Keys counted exactly per window (current and previous each): about
+ * 170 bytes a key, so ~11 MB a window at the bound. Beyond it, a key first
+ * seen in that window is counted in a sketch (below). Ever-new keys (a new
+ * viewer per decision, 12,000 a second in the benchmark) so cost a fixed
+ * amount of memory, not one entry each (docs/decisions.md, "Serving").
+ */
+export const MAX_EXACT_KEYS = 65_536
+/** Counters per row of the sketch (two rows, 32 bits each: 2 MiB a window, allocated at the first overflow). */
+const SKETCH_WIDTH = 1 << 18
+
+/**
+ * One window's counts: exact per key up to MAX_EXACT_KEYS keys, then a
+ * count-min sketch (two rows of counters, a key's count is the smaller of
+ * its two). A sketch never counts a key low, only high when other keys
+ * share both its counters: at the bound a limit errs on refusing, never on
+ * letting an abusive key through. The hash seeds are random per process, so
+ * nobody can pick keys that collide on purpose.
+ */
+export class BoundedCounts {
+  readonly #exact = new Map<string, number>()
+  #sketch: Uint32Array | null = null
+  readonly #seeds: readonly [number, number]
+  readonly #maxExact: number
+
+  constructor(seeds: readonly [number, number], maxExact = MAX_EXACT_KEYS) {
+    this.#seeds = seeds
+    this.#maxExact = maxExact
+  }
+
+  /** Keys counted exactly (at most the bound). */
+  get exactKeys(): number {
+    return this.#exact.size
+  }
+
+  /** Adds one to `key` and returns its count. */
+  add(key: string): number {
+    const n = this.#exact.get(key)
+    if (n !== undefined || this.#exact.size < this.#maxExact) {
+      this.#exact.set(key, (n ?? 0) + 1)
+      return (n ?? 0) + 1
+    }
+    const sketch = (this.#sketch ??= new Uint32Array(2 * SKETCH_WIDTH))
+    const a = this.#slot(key, 0)
+    const b = this.#slot(key, 1)
+    return Math.min(++sketch[a]!, ++sketch[b]!)
+  }
+
+  get(key: string): number {
+    const n = this.#exact.get(key)
+    if (n !== undefined || this.#sketch === null) return n ?? 0
+    return Math.min(this.#sketch[this.#slot(key, 0)]!, this.#sketch[this.#slot(key, 1)]!)
+  }
+
+  /** Takes back one `add` of `key` (never below zero). */
+  remove(key: string): void {
+    const n = this.#exact.get(key)
+    if (n !== undefined) {
+      if (n > 1) this.#exact.set(key, n - 1)
+      else this.#exact.delete(key)
+      return
+    }
+    const sketch = this.#sketch
+    if (sketch === null) return
+    const a = this.#slot(key, 0)
+    const b = this.#slot(key, 1)
+    // A refund follows its own add (plugins/refunds.ts), so both counters hold that unit: taking it back keeps every estimate an upper bound.
+    if (sketch[a]! > 0 && sketch[b]! > 0) {
+      sketch[a]!--
+      sketch[b]!--
+    }
+  }
+
+  /** FNV-1a of the key from a random seed, one seed a row. */
+  #slot(key: string, row: 0 | 1): number {
+    let h = this.#seeds[row]
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+    return row * SKETCH_WIDTH + ((h >>> 0) & (SKETCH_WIDTH - 1))
+  }
+}
+
+/**
+ * Keys kept per map of the lockout and the logs (locks, event logs, attempt
+ * logs). They are forgotten as service time passes (the sweep); at the bound
+ * the least recently used key is forgotten first (a lock: the one ending
+ * soonest), so to make this instance forget one key a caller must touch this
+ * many others after it, and those go through the same limits.
+ */
+export const MAX_TRACKED_KEYS = 100_000
+
+/**
  * The counts of one window length: the current window's and the one just
- * before it, one number per key. A new window replaces the maps whole, so
- * counts are forgotten without a pass over the keys (a sweep over every key
- * blocked the event loop for ~240 ms per million keys; the serving endpoints
- * count two keys a decision, docs/performance.md).
+ * before it. A new window replaces them whole, so counts are forgotten
+ * without a pass over the keys (a sweep over every key blocked the event
+ * loop for ~240 ms per million keys; the serving endpoints count two keys a
+ * decision, docs/performance.md).
  */
 interface CountWindows {
   startMs: number
-  current: Map<string, number>
-  previous: Map<string, number>
+  current: BoundedCounts
+  previous: BoundedCounts
 }
 
 export class MemoryCounterStore implements CounterStore {
   /** By window length. */
   #windows = new Map<number, CountWindows>()
+  readonly #seeds: readonly [number, number]
+  readonly #maxExact: number
+  readonly #maxTracked: number
   #locks = new Map<string, number>()
   #logs = new Map<string, number[]>()
   /** Authentication attempts per log key: each member's time and whether it is still being checked. */
@@ -92,25 +185,33 @@ export class MemoryCounterStore implements CounterStore {
   #latestMs = 0
   #sweptAtMs = 0
 
+  /** The bounds are for tests; the defaults are MAX_EXACT_KEYS and MAX_TRACKED_KEYS. */
+  constructor(bounds: { maxExactKeys?: number; maxTrackedKeys?: number } = {}) {
+    const seeds = randomBytes(8)
+    this.#seeds = [seeds.readUInt32LE(0), seeds.readUInt32LE(4)]
+    this.#maxExact = bounds.maxExactKeys ?? MAX_EXACT_KEYS
+    this.#maxTracked = bounds.maxTrackedKeys ?? MAX_TRACKED_KEYS
+  }
+
+  #newCounts(): BoundedCounts {
+    return new BoundedCounts(this.#seeds, this.#maxExact)
+  }
+
   async increment(key: string, windowStartMs: number, windowMs: number): Promise<WindowCounts> {
     this.#advance(windowStartMs)
     let w = this.#windows.get(windowMs)
-    if (!w) this.#windows.set(windowMs, (w = { startMs: windowStartMs, current: new Map(), previous: new Map() }))
+    if (!w) this.#windows.set(windowMs, (w = { startMs: windowStartMs, current: this.#newCounts(), previous: this.#newCounts() }))
     if (windowStartMs > w.startMs) {
       // A new window: the one just before it keeps its counts, anything older is forgotten.
-      w.previous = windowStartMs - w.startMs === windowMs ? w.current : new Map<string, number>()
-      w.current = new Map()
+      w.previous = windowStartMs - w.startMs === windowMs ? w.current : this.#newCounts()
+      w.current = this.#newCounts()
       w.startMs = windowStartMs
     } else if (windowStartMs < w.startMs) {
       // A caller whose clock reading predates the newest window: it counts in the window just before, if that is its own.
       if (w.startMs - windowStartMs !== windowMs) return { current: 1, previous: 0 }
-      const late = (w.previous.get(key) ?? 0) + 1
-      w.previous.set(key, late)
-      return { current: late, previous: 0 }
+      return { current: w.previous.add(key), previous: 0 }
     }
-    const current = (w.current.get(key) ?? 0) + 1
-    w.current.set(key, current)
-    return { current, previous: w.previous.get(key) ?? 0 }
+    return { current: w.current.add(key), previous: w.previous.get(key) }
   }
 
   async peek(key: string, windowStartMs: number, windowMs: number): Promise<number> {
@@ -118,15 +219,11 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async decrement(key: string, windowStartMs: number, windowMs: number): Promise<void> {
-    const counts = this.#counts(windowStartMs, windowMs)
-    const n = counts?.get(key)
-    if (counts === undefined || n === undefined) return
-    if (n > 1) counts.set(key, n - 1)
-    else counts.delete(key)
+    this.#counts(windowStartMs, windowMs)?.remove(key)
   }
 
   /** The counts kept for that window (the current one or the one just before it), if any. */
-  #counts(windowStartMs: number, windowMs: number): Map<string, number> | undefined {
+  #counts(windowStartMs: number, windowMs: number): BoundedCounts | undefined {
     const w = this.#windows.get(windowMs)
     if (!w) return undefined
     if (windowStartMs === w.startMs) return w.current
@@ -137,7 +234,7 @@ export class MemoryCounterStore implements CounterStore {
     this.#advance(nowMs)
     const log = (this.#logs.get(key) ?? []).filter((t) => t > nowMs - windowMs)
     log.push(nowMs)
-    this.#logs.set(key, log)
+    this.#touch(this.#logs, key, log)
     return log.length
   }
 
@@ -156,8 +253,33 @@ export class MemoryCounterStore implements CounterStore {
     for (const [key, log] of this.#attempts) if ([...log.values()].every((e) => e.atMs + 3_600_000 < this.#latestMs)) this.#attempts.delete(key)
   }
 
-  async lock(key: string, untilMs: number): Promise<void> {
+  /**
+   * Sets `key` as the most recently used entry of `map`; at the bound, the
+   * least recently used one goes (Map order is insertion order, and a touch
+   * re-inserts).
+   */
+  #touch<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key)
+    if (map.size >= this.#maxTracked) map.delete(map.keys().next().value!)
+    map.set(key, value)
+  }
+
+  /** Sets a lock; at the bound, expired locks go first, then the one ending soonest. */
+  #setLock(key: string, untilMs: number): void {
+    if (!this.#locks.has(key) && this.#locks.size >= this.#maxTracked) {
+      this.#sweep()
+      if (this.#locks.size >= this.#maxTracked) {
+        let soonest: string | null = null
+        let soonestMs = Infinity
+        for (const [k, until] of this.#locks) if (until < soonestMs) [soonest, soonestMs] = [k, until]
+        if (soonest !== null) this.#locks.delete(soonest)
+      }
+    }
     this.#locks.set(key, untilMs)
+  }
+
+  async lock(key: string, untilMs: number): Promise<void> {
+    this.#setLock(key, untilMs)
   }
 
   // The attempt methods do all their work before their first await: atomic within the process, like the Redis scripts.
@@ -168,7 +290,7 @@ export class MemoryCounterStore implements CounterStore {
     const log = this.#trimmedAttempts(logKey, nowMs, windowMs)
     if (log.size >= threshold) {
       if (failuresIn(log) < threshold) return { admitted: false, lockedUntilMs: null }
-      this.#locks.set(lockKey, nowMs + lockMs)
+      this.#setLock(lockKey, nowMs + lockMs)
       return { admitted: false, lockedUntilMs: nowMs + lockMs }
     }
     const member = attemptMember(nowMs)
@@ -185,14 +307,14 @@ export class MemoryCounterStore implements CounterStore {
     const entry = log.get(member)
     if (entry) entry.pending = false
     if (failuresIn(log) < threshold) return null
-    this.#locks.set(lockKey, nowMs + lockMs)
+    this.#setLock(lockKey, nowMs + lockMs)
     return nowMs + lockMs
   }
 
   /** The attempts of `logKey` within the window (older ones forgotten, long-pending ones counted as failures). */
   #trimmedAttempts(logKey: string, nowMs: number, windowMs: number): Map<string, { atMs: number; pending: boolean }> {
-    let log = this.#attempts.get(logKey)
-    if (!log) this.#attempts.set(logKey, (log = new Map<string, { atMs: number; pending: boolean }>()))
+    const log = this.#attempts.get(logKey) ?? new Map<string, { atMs: number; pending: boolean }>()
+    this.#touch(this.#attempts, logKey, log)
     for (const [member, entry] of log) {
       if (entry.atMs <= nowMs - windowMs) log.delete(member)
       else if (entry.pending && entry.atMs <= nowMs - PENDING_ATTEMPT_MS) entry.pending = false

@@ -1,4 +1,4 @@
-import { rank, runAuction, type Candidate, type DecisionRequest } from '../domain/auction.ts'
+import { EligibleLists, rank, runAuction, type Candidate, type DecisionRequest } from '../domain/auction.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
 import { loadCandidates, readServingEpoch } from '../store/serving.ts'
@@ -23,7 +23,8 @@ const MAX_READS_IN_FLIGHT = 2
 export class AuctionIndex {
   readonly #db: Db
   readonly #clock: Clock
-  #ranked: Candidate[] = []
+  /** The ranked campaigns by surface and country, prepared at each reload (domain/auction.ts). */
+  #eligible = new EligibleLists([])
   #byCampaign = new Map<string, Candidate>()
   readonly #outstanding = new OutstandingOffers()
   #epoch = -1
@@ -48,7 +49,7 @@ export class AuctionIndex {
   async decide(request: DecisionRequest): Promise<{ winner: Candidate; offeredAtMs: number } | null> {
     await this.#fresh()
     const nowMs = this.#clock.nowMs()
-    const winner = runAuction(this.#ranked, request, nowMs, (campaignId) => this.#outstanding.count(campaignId, nowMs))
+    const winner = runAuction(this.#eligible.of(request), nowMs, (campaignId) => this.#outstanding.count(campaignId, nowMs))
     if (!winner) return null
     this.#outstanding.add(winner.campaignId, nowMs)
     return { winner, offeredAtMs: nowMs }
@@ -116,7 +117,7 @@ export class AuctionIndex {
       const known = this.#byCampaign.get(c.campaignId)
       if (known && known.billed > c.billed) c.billed = known.billed
     }
-    this.#ranked = rank(candidates)
+    this.#eligible = new EligibleLists(rank(candidates))
     this.#byCampaign = new Map(candidates.map((c) => [c.campaignId, c]))
     this.#outstanding.prune(this.#byCampaign, this.#clock.nowMs())
     this.#epoch = Math.max(this.#epoch, epoch)

@@ -2,12 +2,12 @@ import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Kysely, PostgresDialect, type CompiledQuery, type QueryResult } from 'kysely'
 import pg from 'pg'
-import { PGlite } from '@electric-sql/pglite'
-import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import type { Database } from './schema.ts'
 import { migrateToLatest } from './migrate.ts'
 import { storeReachable } from './health.ts'
 import { lockDataDir } from './data-dir-lock.ts'
+import { EmbeddedEngine } from './embedded/engine.ts'
+import { EngineConnection } from './embedded/connection.ts'
 
 export type Db = Kysely<Database>
 
@@ -211,23 +211,27 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       }
       dataDir = `${options.dataDir}/pglite`
     }
-    let lite: PGlite
+    let engine: EmbeddedEngine
     try {
-      lite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+      const load = options.loadDataDir
+      const loadDataDir = load ? { bytes: await load.arrayBuffer(), type: load.type } : undefined
+      engine = await EmbeddedEngine.start({ dataDir, loadDataDir })
     } catch (err) {
       unlock()
       throw err
     }
-    // PGlite is one connection on the main thread: a pool of one serializes
-    // transactions exactly as PostgreSQL's locks would order them.
-    // No timeouts: PGlite runs in this process and cannot stall apart from it.
-    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1, types, Client: PreparingClient })
+    // PGlite is one connection, in its own thread (src/store/embedded): a pool of one serializes
+    // transactions exactly as PostgreSQL's locks would order them. No timeouts: the engine is part of
+    // this process and cannot stall apart from it; if its thread dies, queries fail as store trouble.
+    // pg's client takes a ready connection object in place of its socket (a field its typings omit).
+    const config: pg.PoolConfig & { connection: EngineConnection } = { connection: new EngineConnection(engine), max: 1, types, Client: PreparingClient, user: 'postgres', database: 'postgres' }
+    const pool = new pg.Pool(config)
     store = {
       ...wrap('embedded', pool, null, async () => {
-        await lite.close()
+        await engine.close()
         unlock()
       }),
-      dump: () => lite.dumpDataDir('gzip'),
+      dump: () => engine.dump(),
     }
   }
   // Migrations may rewrite large tables: they run under the jobs' bounds.
@@ -240,9 +244,18 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return store
 }
 
+/** The pg pool behind each PostgreSQL request pool's `db`: COPY needs a client (src/store/ledger-copy.ts). */
+const postgresPools = new WeakMap<Db, pg.Pool>()
+
+/** PostgreSQL's pool behind `db` (undefined on the embedded store, or for a transaction's `db`). */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db)
+}
+
 /** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
 function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine: () => Promise<void>): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  if (kind === 'postgres') postgresPools.set(db, pool)
   return {
     kind,
     db,

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,35 +6,9 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openStore } from '../../src/store/db.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
-import { freePort, waitHealthy } from '../helpers/child-service.ts'
+import { adminHeaders, call as json, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
-const ADMIN = 'durability-admin-token-000'
-const root = new URL('../..', import.meta.url).pathname
-
-
-function start(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn', ADMIN_TOKEN: ADMIN, CLOCK: 'manual', CLOCK_START: '2026-11-02T09:00:00Z' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((r) => child.once('exit', () => r()))
-}
-
-
-async function json(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null }
-}
+const start = (env: Record<string, string>): Child => spawnService(env)
 
 test('every acknowledged billable view survives SIGKILL, and none is billed twice', { timeout: 300_000 }, async () => {
   const port = await freePort()
@@ -55,8 +28,8 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
 
   let child = start(env)
   try {
-    await waitHealthy(base)
-    const admin = { authorization: `Bearer ${ADMIN}` }
+    await waitHealthy(base, child)
+    const admin = adminHeaders
     const account = (await json(base, 'POST', '/admin/v1/accounts', { email: 'kill@example.dev' }, admin)).body
     for (const [p, b] of [
       ['write-approval', { approved: true }],
@@ -101,21 +74,21 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
       }
       if (!killed && acknowledged.length >= 150) {
         killed = true
-        child.kill('SIGKILL')
+        child.process.kill('SIGKILL')
       }
     })
     await Promise.all(inflight)
     assert.ok(killed, 'the process was killed while views were in flight')
     assert.ok(acknowledged.length >= 150 && acknowledged.length < offers.length, `acknowledged ${acknowledged.length}`)
-    await exited(child)
+    await child.exit
 
     // Restart on the same data, then resend every view (clients retry): nothing bills twice.
     child = start(env)
-    await waitHealthy(base)
+    await waitHealthy(base, child)
     await Promise.all(offers.map((id) => json(base, 'POST', `/serve/v1/impressions/${id}/view`, { dwell_ms: 10_000 })))
     const campaign = (await json(base, 'GET', `/v1/campaigns/${created.body.campaign_id}`, undefined, auth)).body
-    child.kill('SIGTERM')
-    await exited(child)
+    child.process.kill('SIGTERM')
+    await child.exit
 
     const store = await openStore({ databaseUrl: env.DATABASE_URL ?? null, dataDir: env.DATA_DIR ?? '' })
     try {
@@ -135,7 +108,10 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
       await store.close()
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL')
+    if (child.process.exitCode === null && child.process.signalCode === null) {
+      child.process.kill('SIGKILL')
+      await child.exit
+    }
     await cleanup()
   }
 })

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomInt } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +8,7 @@ import { Redis } from 'ioredis'
 import { LOCKOUT_THRESHOLD, lockoutKeys } from '../../src/domain/rate-limits.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
-import { freePort, waitHealthy } from '../helpers/child-service.ts'
+import { CHILD_ADMIN_TOKEN, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
 /**
  * The lockout holds across instances (issue 23): two service processes on
@@ -24,22 +23,17 @@ import { freePort, waitHealthy } from '../helpers/child-service.ts'
  * deleted afterwards.
  */
 
-const ADMIN = 'lockout-instances-admin-token'
-const root = new URL('../..', import.meta.url).pathname
+const ADMIN = CHILD_ADMIN_TOKEN
 const ATTEMPTS = 300
 const skip = (await redisReachable()) ? false : `no Redis at ${TEST_REDIS_URL}`
 
 
-function start(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn', ADMIN_TOKEN: ADMIN, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '1', CLOCK: 'manual', CLOCK_START: '2026-11-02T09:00:00Z' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
+function start(env: Record<string, string>): Child {
+  return spawnService({ ...env, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '1' })
 }
 
 
-const children: ChildProcess[] = []
+const children: Child[] = []
 const bases: string[] = []
 const cleanups: (() => Promise<void>)[] = []
 let redis: Redis
@@ -64,21 +58,18 @@ before(async () => {
     children.push(start(env))
     bases.push(`http://127.0.0.1:${port}`)
     // On PostgreSQL one at a time (the first applies the migrations); embedded stores are each their own.
-    if (STORE === 'postgres') await waitHealthy(bases[i]!)
+    if (STORE === 'postgres') await waitHealthy(bases[i]!, children[i])
   }
-  await Promise.all(bases.map((base) => waitHealthy(base)))
+  await Promise.all(bases.map((base, i) => waitHealthy(base, children[i])))
 })
 
 after(async () => {
   await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve()
-          child.once('exit', () => resolve())
-          child.kill('SIGTERM')
-        }),
-    ),
+    children.map(async (child) => {
+      if (child.process.exitCode !== null || child.process.signalCode !== null) return
+      child.process.kill('SIGTERM')
+      await child.exit
+    }),
   )
   for (const cleanup of cleanups) await cleanup()
   await redis?.quit()

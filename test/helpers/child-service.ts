@@ -45,46 +45,26 @@ export interface ChildService {
 /** Starts the service on a free port with `env` (ADMIN_TOKEN, a manual clock) and waits for /healthz. */
 export async function startChild(env: Record<string, string>): Promise<ChildService> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/server.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
-      CLOCK: 'manual',
-      CLOCK_START: '2026-11-02T09:00:00Z',
-      PORT: String(port),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const base = `http://127.0.0.1:${port}`
+  const spawned = spawnService({ PORT: String(port), ...env })
+  const child = spawned.process
   const svc: ChildService = {
     child,
-    base,
-    output: () => out,
+    base: `http://127.0.0.1:${port}`,
+    output: () => spawned.stdout() + spawned.stderr(),
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = new Promise<void>((r) => child.once('exit', () => r()))
       child.kill('SIGKILL')
-      await exited
+      await spawned.exit
     },
   }
-  // A first start migrates a new store: up to a minute on a loaded machine.
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited at start-up:\n${out}`)
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return svc
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
+  try {
+    // A first start migrates a new store: up to a minute on a loaded machine.
+    await waitHealthy(svc.base, spawned, 60_000)
+  } catch (err) {
+    await svc.kill()
+    throw new Error(`${err instanceof Error ? err.message : String(err)}:\n${svc.output()}`)
   }
-  await svc.kill()
-  throw new Error(`service did not start:\n${out}`)
+  return svc
 }
 
 export interface Timed {
@@ -94,18 +74,23 @@ export interface Timed {
   ms: number
 }
 
-/** One JSON call, timed (real time), never longer than `limitMs` (then status 0). */
+/** One JSON request: its status, headers and text (a connection failure or the signal's timeout throws). */
+async function send(base: string, method: string, path: string, body: unknown, headers: Record<string, string>, signal?: AbortSignal) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  })
+  return { status: res.status, headers: res.headers, text: await res.text() }
+}
+
+/** One JSON call, timed (real time), never longer than `limitMs` (then status 0, as for a refused connection). */
 export async function timedCall(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, limitMs = 30_000): Promise<Timed> {
   const started = performance.now()
   try {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(limitMs),
-    })
-    const text = await res.text()
-    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, headers: res.headers, ms: performance.now() - started }
+    const res = await send(base, method, path, body, headers, AbortSignal.timeout(limitMs))
+    return { status: res.status, body: res.text ? (JSON.parse(res.text) as unknown) : null, headers: res.headers, ms: performance.now() - started }
   } catch {
     return { status: 0, body: null, headers: new Headers(), ms: performance.now() - started }
   }
@@ -183,13 +168,8 @@ export async function waitHealthy(base: string, child?: Child, ms = 120_000): Pr
   throw new Error('service did not start')
 }
 
-/** One raw JSON call. */
+/** One raw JSON call (a connection failure throws). */
 export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers }
+  const res = await send(base, method, path, body, headers)
+  return { status: res.status, body: res.text ? JSON.parse(res.text) : null, headers: res.headers }
 }

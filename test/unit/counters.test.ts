@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { randomBytes } from 'node:crypto'
-import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../../src/platform/counters.ts'
+import { BoundedCounts, MemoryCounterStore, RedisCounterStore, type CounterStore } from '../../src/platform/counters.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 
 const MINUTE = 60_000
@@ -136,4 +136,63 @@ test('Redis counters: attempts are reserved atomically and lock at the threshold
   } finally {
     await c.close()
   }
+})
+
+test('memory counters: past the exact bound, new keys are counted in a sketch that never counts low', async () => {
+  const c = new MemoryCounterStore({ maxExactKeys: 100 })
+  for (let i = 0; i < 100; i++) await c.increment(`exact-${i}`, 0, MINUTE)
+  // 20,000 ever-new keys: memory stays at the bound; each new key's count stays small.
+  let highest = 0
+  for (let i = 0; i < 20_000; i++) highest = Math.max(highest, (await c.increment(`new-${i}`, 0, MINUTE)).current)
+  assert.ok(highest <= 3, `a new key counts ${highest}`)
+  // An abusive key first seen past the bound is still counted in full: never below its own hits.
+  for (let i = 0; i < 50; i++) await c.increment('abuser', 0, MINUTE)
+  const abuser = await c.peek('abuser', 0, MINUTE)
+  assert.ok(abuser >= 50 && abuser <= 53, `abuser counts ${abuser}`)
+  // The next window sees the sketch as the previous window; refunds keep it an upper bound.
+  assert.ok((await c.increment('abuser', MINUTE, MINUTE)).previous >= 50)
+  await c.decrement('abuser', 0, MINUTE)
+  assert.ok((await c.peek('abuser', 0, MINUTE)) >= 49)
+  // Keys counted exactly before the bound stay exact.
+  assert.equal(await c.peek('exact-7', 0, MINUTE), 1)
+  assert.equal(await c.peek('exact-7', MINUTE, MINUTE), 0)
+})
+
+test('memory counters: the exact count of a window stays at its bound', async () => {
+  const counts = new BoundedCounts([1, 2], 10)
+  for (let i = 0; i < 1_000; i++) counts.add(`k-${i}`)
+  assert.equal(counts.exactKeys, 10)
+  assert.equal(counts.get('k-3'), 1)
+  assert.ok(counts.get('k-999') >= 1)
+  counts.remove('k-3')
+  assert.equal(counts.get('k-3'), 0)
+})
+
+test('memory counters: logs and attempt logs keep at most their bound, forgetting the least recently used', async () => {
+  const c = new MemoryCounterStore({ maxTrackedKeys: 3 })
+  await c.logEvent('a', 0, MINUTE)
+  await c.logEvent('b', 1, MINUTE)
+  await c.logEvent('c', 2, MINUTE)
+  await c.logEvent('a', 3, MINUTE) // a is now the most recently used
+  await c.logEvent('d', 4, MINUTE) // b goes
+  assert.equal(await c.logEvent('a', 5, MINUTE), 3)
+  assert.equal(await c.logEvent('b', 6, MINUTE), 1, 'b was forgotten')
+  // Attempts: the key under attack stays, others make way.
+  for (let i = 0; i < 3; i++) {
+    const r = await c.reserveAttempt('target', 'lock:target', 10 + i, MINUTE, 3, MINUTE)
+    assert.ok(r.admitted)
+    await c.confirmFailure('target', 'lock:target', r.member, 10 + i, MINUTE, 3, MINUTE)
+    await c.reserveAttempt(`spray-${i}`, `lock:spray-${i}`, 10 + i, MINUTE, 3, MINUTE)
+  }
+  assert.equal(await c.lockedUntil('lock:target'), 12 + MINUTE)
+})
+
+test('memory counters: locks keep at most their bound; the one ending soonest makes way', async () => {
+  const c: CounterStore = new MemoryCounterStore({ maxTrackedKeys: 2 })
+  await c.lock('long', 10 * MINUTE, 10 * MINUTE)
+  await c.lock('short', MINUTE, MINUTE)
+  await c.lock('new', 5 * MINUTE, 5 * MINUTE)
+  assert.equal(await c.lockedUntil('long'), 10 * MINUTE)
+  assert.equal(await c.lockedUntil('new'), 5 * MINUTE)
+  assert.equal(await c.lockedUntil('short'), null)
 })

@@ -1,8 +1,7 @@
 import { Type } from 'typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App, RouteDeps } from '../types.ts'
 import type { ServingEngine } from '../../serving/engine.ts'
-import { ApiError, tooManyRequests } from '../../domain/errors.ts'
 import { RATE_WINDOW_MS, windowStart, windowState, type ServingLimits } from '../../domain/rate-limits.ts'
 import { SURFACES } from '../../domain/auction.ts'
 import { StringEnum } from '../schemas/common.ts'
@@ -34,8 +33,12 @@ const ImpressionParams = Type.Object({ impression_id: Type.String({ minLength: 1
 export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
   const { serving } = deps
 
-  /** Takes one unit of `key`'s minute (given back if the request ends 503, plugins/refunds.ts); 429 over `perMinute`. */
-  async function limit(request: FastifyRequest, key: string, perMinute: number): Promise<void> {
+  /**
+   * Takes one unit of `key`'s minute (given back if the request ends 503,
+   * plugins/refunds.ts). Over `perMinute`: the seconds until the window
+   * resets (the 429's Retry-After), else null.
+   */
+  async function overLimit(request: FastifyRequest, key: string, perMinute: number): Promise<number | null> {
     const nowMs = deps.clock.nowMs()
     const start = windowStart(nowMs, RATE_WINDOW_MS)
     let count = 0
@@ -45,7 +48,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     } catch (err) {
       request.log.warn({ err }, 'serving limit store unavailable; failing open')
     }
-    if (count > perMinute) throw tooManyRequests(windowState(perMinute, count, nowMs).resetMs / 1000, 'too many requests')
+    return count > perMinute ? windowState(perMinute, count, nowMs).resetMs / 1000 : null
   }
 
   /** The operator's abuse limits (config `serve_*_per_min`), held in memory (services/serving-limits.ts). */
@@ -53,12 +56,24 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     deps.servingLimits.current((err) => request.log.warn({ err }, 'serving limits reload failed; keeping the values held'))
 
   return async (app: App) => {
+    /**
+     * The serving endpoints' refusals (429 under abuse, 404, 410) are answered
+     * here, the same `{detail}` envelope as plugins/errors.ts, without building
+     * an Error (its stack trace cost 3-5 µs) or a pass through the error handler.
+     */
+    const refuse = (reply: FastifyReply, status: number, detail: string, headers: Record<string, string> = {}) =>
+      reply.code(status).headers(headers).send({ detail })
+    const tooMany = (reply: FastifyReply, retryAfterS: number) =>
+      refuse(reply, 429, 'too many requests', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))) })
+
     app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
       const { surface, viewer_id, country } = request.body
       const { decisionsPerAddress, decisionsPerViewer } = await limits(request)
-      await limit(request, `serve-addr:${request.ip}`, decisionsPerAddress)
+      const addressWait = await overLimit(request, `serve-addr:${request.ip}`, decisionsPerAddress)
+      if (addressWait !== null) return tooMany(reply, addressWait)
       const viewerKey = serving.viewerKey(viewer_id)
-      await limit(request, `serve-viewer:${viewerKey}`, decisionsPerViewer)
+      const viewerWait = await overLimit(request, `serve-viewer:${viewerKey}`, decisionsPerViewer)
+      if (viewerWait !== null) return tooMany(reply, viewerWait)
       const decision = await serving.decide({ surface, country: country ?? null, viewerKey })
       if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
@@ -76,18 +91,20 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       '/impressions/:impression_id/view',
       { schema: { params: ImpressionParams, body: ViewBody } },
       async (request, reply) => {
-        await limit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+        const wait = await overLimit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+        if (wait !== null) return tooMany(reply, wait)
         const result = await serving.view(request.params.impression_id, request.body.dwell_ms)
-        if (result.status === 'unknown') throw new ApiError(404, 'impression not found')
-        if (result.status === 'expired') throw new ApiError(410, 'the offer is older than one hour')
+        if (result.status === 'unknown') return refuse(reply, 404, 'impression not found')
+        if (result.status === 'expired') return refuse(reply, 410, 'the offer is older than one hour')
         return reply.code(204).send(null)
       },
     )
 
     app.get('/impressions/:impression_id/click', { schema: { params: ImpressionParams } }, async (request, reply) => {
-      await limit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+      const wait = await overLimit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+      if (wait !== null) return tooMany(reply, wait)
       const destination = await serving.click(request.params.impression_id)
-      if (!destination) throw new ApiError(404, 'impression not found')
+      if (!destination) return refuse(reply, 404, 'impression not found')
       return reply.header('cache-control', 'no-store').redirect(destination, 302)
     })
   }
