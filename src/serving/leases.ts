@@ -16,6 +16,8 @@ export interface Taken {
   numbers: number[]
   /** A number taken ends a block or the campaign: settle before the batch is answered. */
   endsBlock: boolean
+  /** The campaign's last number was taken: every holder's use of it is settled. */
+  endsCampaign: boolean
 }
 
 /**
@@ -107,7 +109,7 @@ export class LeaseBook {
    */
   take(campaignId: string, count: number): Taken {
     const c = this.#campaigns.get(campaignId)
-    const taken: Taken = { takes: [], debits: [], numbers: [], endsBlock: false }
+    const taken: Taken = { takes: [], debits: [], numbers: [], endsBlock: false, endsCampaign: false }
     let left = count
     for (const l of this.#leases.get(campaignId) ?? []) {
       if (left === 0) break
@@ -119,6 +121,7 @@ export class LeaseBook {
         taken.numbers.push(number)
         taken.debits.push(impressionDebitMicros(l.cpmMicros, number))
         if (c && endsBlock(number, c.blockSize, c.impressions)) taken.endsBlock = true
+        if (c && number === c.impressions) taken.endsCampaign = true
       }
       left -= n
     }
@@ -171,8 +174,8 @@ export class LeaseBook {
    * Settles what this instance used (and any expired lease), renews what it keeps and frees its room
    * on campaigns it has not billed for LEASE_IDLE_MS; `release`: frees everything (shutdown).
    */
-  async settle(db: Db, now: Date, release = false): Promise<void> {
-    const held = await settleLeases(db, this.holder, now, release, this.#idle())
+  async settle(db: Db, now: Date, release = false, finished: readonly string[] = []): Promise<void> {
+    const held = await settleLeases(db, this.holder, now, release, this.#idle(), finished)
     this.#leases = new Map()
     this.#hold(held)
     if (release) this.#campaigns = new Map()

@@ -166,7 +166,8 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
   )
   for (const [id, t] of taken) book.commit(id, t)
   // Committed: a failed settlement must not fail (and retry) the batch; the settle timer catches up.
-  const settled = [...taken.values()].some((t) => t.endsBlock) && (await book.settle(db, now).then(() => true, () => false))
+  const finished = [...taken].filter(([, t]) => t.endsCampaign).map(([id]) => id)
+  const settled = [...taken.values()].some((t) => t.endsBlock) && (await book.settle(db, now, false, finished).then(() => true, () => false))
 
   const lost = new Set(written.lost ?? [])
   const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))

@@ -90,9 +90,9 @@ async function lockCampaignFacts(db: Db, ids: readonly string[]) {
 }
 
 /** The lease rows a settlement of `holder` handles: its used or idle ones, every expired one, empty ones; all of `holder`'s when releasing. */
-function toSettle(holder: string, release: boolean, idle: readonly string[]) {
+function toSettle(holder: string, release: boolean, idle: readonly string[], finished: readonly string[]) {
   return sql`(holder = ${holder} AND (used > 0 OR ${release} OR campaign_id = ANY(${idle}::text[])))
-    OR (holder IS NOT NULL AND expires_at < now()) OR size = 0`
+    OR (holder IS NOT NULL AND expires_at < now()) OR size = 0 OR (used > 0 AND campaign_id = ANY(${finished}::text[]))`
 }
 
 async function lockLeases(db: Db, ids: readonly string[], which: ReturnType<typeof sql>) {
@@ -246,16 +246,26 @@ export async function grantLeases(
  * Settles `holder`'s used leases (and any instance's expired ones, freeing those) in one
  * transaction, renews what `holder` keeps, and answers the leases it holds afterwards.
  * `release`: also free everything `holder` holds (shutdown); `idle`: free what it holds on these
- * campaigns (it has not billed them lately).
+ * campaigns (it has not billed them lately); `finished`: campaigns whose last number was just
+ * billed, whose every holder's use is settled too (so the campaign completes at once; a holder
+ * whose lease moved under it fails its next lease check and reads it again).
  */
-export async function settleLeases(db: Db, holder: string, now: Date, release = false, idle: readonly string[] = []): Promise<LeaseRow[]> {
+export async function settleLeases(
+  db: Db,
+  holder: string,
+  now: Date,
+  release = false,
+  idle: readonly string[] = [],
+  finished: readonly string[] = [],
+): Promise<LeaseRow[]> {
   return db.transaction().execute(async (trx) => {
+    const which = toSettle(holder, release, idle, finished)
     const { rows: candidates } = await sql<{ campaign_id: string }>`
-      SELECT DISTINCT campaign_id FROM impression_leases WHERE ${toSettle(holder, release, idle)}`.execute(trx)
+      SELECT DISTINCT campaign_id FROM impression_leases WHERE ${which}`.execute(trx)
     if (candidates.length > 0) {
       const ids = candidates.map((c) => c.campaign_id).sort()
       await lockCampaignFacts(trx, ids)
-      const rows = await lockLeases(trx, ids, toSettle(holder, release, idle))
+      const rows = await lockLeases(trx, ids, which)
       const freed = new Set(idle)
       await settleRows(trx, rows, (r) => r.expired || (r.holder === holder && (release || freed.has(r.campaign_id))), now)
     }
