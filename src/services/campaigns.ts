@@ -15,6 +15,7 @@ import { computeBalance } from '../domain/balance.ts'
 import { newId, newRandomUuid } from '../platform/ids.ts'
 import { lockAccount } from '../store/accounts.ts'
 import { readBalanceFacts } from '../store/balance.ts'
+import { revokeLeases } from '../store/leases.ts'
 import {
   findCampaignGraph,
   findCreateRequest,
@@ -238,6 +239,8 @@ async function transition(
           paused_at: null,
           updated_at: now,
         })
+        // Batches judged on a lease of this campaign fail their lease check and are judged again.
+        await revokeLeases(trx, campaignId)
       }
     }
     return reload(trx, userId, campaignId)

@@ -9,9 +9,13 @@ import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
 import { AuctionIndex } from './auction-index.ts'
 import { clickRow, offerRow } from './ledger-batch.ts'
+import { LeaseBook } from './leases.ts'
 import { LedgerWriter } from './ledger-writer.ts'
 import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
 import { ViewerKeys } from './viewer-keys.ts'
+
+/** How often (real time) this instance settles and renews its impression budget leases. */
+const SETTLE_EVERY_MS = 1_000
 
 /** The key id of the offer key kept in the store (used when OFFER_KEYS is not set). */
 export const STORED_OFFER_KEY_ID = 0
@@ -29,6 +33,10 @@ export class ServingEngine {
   readonly #metrics: ServingMetrics | null
   /** Tags this instance's offers, so that only their views release what this instance counts as outstanding. */
   readonly #origin = randomBytes(4).readUInt32BE()
+  readonly #settleTimer: NodeJS.Timeout
+  readonly #log: FastifyBaseLogger
+  /** A settlement of the timer is under way: a stalled store does not pile them up. */
+  #settling = false
 
   private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger, metrics: ServingMetrics | null) {
     this.#db = db
@@ -37,11 +45,23 @@ export class ServingEngine {
     this.#sealer = sealer
     this.#viewers = viewers
     this.index = new AuctionIndex(db, clock)
-    this.writer = new LedgerWriter(db, clock, log, {
-      onCommit: (result) => this.index.applyBilled(result.billed),
-      campaign: (campaignId) => this.index.inventoryOf(campaignId),
+    this.writer = new LedgerWriter(db, clock, log, new LeaseBook(), {
+      // The index counts delivery: what it knew plus what this batch billed (a reload brings the store's).
+      onCommit: (result) =>
+        this.index.applyBilled(new Map([...result.billed].map(([id, n]) => [id, (this.index.inventoryOf(id)?.billed ?? 0) + n]))),
       ...(metrics ? { onBatch: (rows: number, seconds: number) => metrics.ledgerBatch(rows, seconds) } : {}),
     })
+    // Real time: leases expire in the store's time, whatever the service clock does.
+    this.#log = log
+    this.#settleTimer = setInterval(() => {
+      if (this.#settling) return
+      this.#settling = true
+      this.writer
+        .settleLeases()
+        .catch((err: unknown) => log.warn({ err }, 'lease settlement failed'))
+        .finally(() => (this.#settling = false))
+    }, SETTLE_EVERY_MS)
+    this.#settleTimer.unref()
   }
 
   /**
@@ -116,7 +136,11 @@ export class ServingEngine {
     return destination
   }
 
+  /** Commits what is queued, then settles and frees this instance's leases. */
   async close(): Promise<void> {
+    clearInterval(this.#settleTimer)
     await this.writer.flush()
+    // Not fatal: what this instance leased returns to the others when its leases expire.
+    await this.writer.settleLeases(true).catch((err: unknown) => this.#log.warn({ err }, 'releasing leases at shutdown failed'))
   }
 }

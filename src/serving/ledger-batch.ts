@@ -1,6 +1,7 @@
-import { judgeViews, viewerSlot, type LedgerState, type NotBillable, type ViewOutcome, type ViewToJudge } from '../domain/delivery.ts'
+import { judgeViews, viewerSlot, type CampaignInventory, type NotBillable, type ViewOutcome, type ViewToJudge } from '../domain/delivery.ts'
 import type { Db } from '../store/db.ts'
-import { EventColumns, isRace, lockCampaigns, readLedgerState, writeBatch, type LedgerCampaign, type LedgerRow } from '../store/ledger.ts'
+import { EventColumns, isRace, readLedgerState, writeBatch, type LedgerRow } from '../store/ledger.ts'
+import type { LeaseBook } from './leases.ts'
 import type { Offer } from './offer-token.ts'
 
 export interface ViewClaim {
@@ -12,26 +13,25 @@ export interface ViewClaim {
 }
 
 /**
- * What this instance already knows, from its own committed batches and its
- * auction index. A batch is judged from it first, without a read; the write
- * re-checks everything against the store, so stale knowledge only costs a
- * retry that reads the store.
+ * What this instance already knows from its own committed batches. A batch is judged from it first,
+ * without a read; the write re-checks everything against the store, so stale knowledge only costs a
+ * retry that reads the store. Inventory, price and cancellation come from the instance's leases
+ * (`LeaseBook`).
  */
 export interface KnownState {
   /** Last billable instant per viewer slot (`viewerSlot`) committed by this instance. */
   lastBillableMs: ReadonlyMap<string, number>
-  /** Inventory and price of a campaign that is serving (not cancelled), or undefined. */
-  campaign(campaignId: string): { impressions: number; billed: number; cpmMicros: number } | undefined
 }
 
 export interface BatchResult {
   views: ViewOutcome[]
   /** Viewer slots that got a billable impression in this batch. */
   billedSlots: string[]
-  /** Authoritative billed totals of the campaigns this batch billed. */
+  /** Impressions this batch billed, per campaign. */
   billed: Map<string, number>
-  completed: string[]
-  /** Statements re-run because a concurrent batch overtook this one's reads. */
+  /** The batch ended a block or a campaign, and its leases were settled before it was answered. */
+  settled: boolean
+  /** Statements re-run because the store moved under this one's judgment. */
   retries: number
 }
 
@@ -61,63 +61,46 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
 export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
 export const clickRow = (impressionId: string, offer: Offer, at: Date) => eventRow('click', impressionId, offer, at)
 
-/** Optimistic attempts before the batch takes the campaigns' row locks before reading. */
-const OPTIMISTIC_ATTEMPTS = 3
 const MAX_ATTEMPTS = 10
 
 /**
- * Commits one group of ledger events (group commit) in two round trips: one
- * statement reads what the views are judged against (repeats, each viewer's
- * last billable instant, the campaigns' inventory: `readLedgerState`), the
- * domain judges them (`judgeViews`), and one statement writes everything and
- * commits: the events, the campaigns' billed totals and spend (completing a
- * campaign whose last block is exhausted), block status changes and the
- * viewers' last billable instants (`writeBatch`).
+ * Commits one group of ledger events (group commit). Views are judged (`judgeViews`) on what this
+ * instance knows or one read of the store (`readLedgerState`: repeats, each viewer's last billable
+ * instant), and on its impression budget leases for inventory, price and cancellation: a campaign
+ * lacking room for the batch's billable views is granted more first (`LeaseBook#ensure`, one
+ * transaction for all of them). Each billable impression bills the next number of a lease, priced
+ * here (`impressionDebitMicros(cpm, n)`), and one statement writes the events, the leases' `used`
+ * and the viewers' last billable instants (`store/ledger.ts#writeBatch`).
  *
- * No lock is held between the two: the write statement re-checks what the
- * judgment relied on (inventory, the ten-second rule, repeats, cancellation
- * and price: src/store/ledger.ts#writeBatch), and aborts as a whole when a
- * concurrent batch (another instance, or this one's other batch in flight)
- * overtook it, after which the batch is read and judged again. The debits
- * are not part of the judgment: the write prices each impression under the
- * campaign's row lock, so a batch overtaken by another never needs a retry
- * for its prices. After a few such aborts the batch locks its campaigns
- * before reading, so it cannot be overtaken on inventory again.
+ * No lock is held between judging and writing: the statement re-checks what the judgment relied on
+ * and aborts as a whole when the store moved (a repeat, a viewer billed elsewhere, a lease revoked
+ * or taken over), after which the leases are read again and the batch judged again from the store.
+ * A batch that bills the last number of a block or campaign settles the leases before it resolves,
+ * so block statuses and completion follow at once.
  */
-export async function commitLedgerBatch(db: Db, now: Date, batch: LedgerBatch, known?: KnownState): Promise<BatchResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const result =
-        attempt === 1
-          ? await judgeAndWrite(db, now, batch, known)
-          : attempt <= OPTIMISTIC_ATTEMPTS
-            ? await judgeAndWrite(db, now, batch)
-            : await db.transaction().execute(async (trx) => {
-                await lockCampaigns(trx, batch.views.map((v) => v.offer.campaignId))
-                return judgeAndWrite(trx, now, batch)
-              })
-      result.retries = attempt - 1
-      return result
-    } catch (err) {
-      if (!isRace(err) || attempt >= MAX_ATTEMPTS) throw err
+export async function commitLedgerBatch(db: Db, now: Date, batch: LedgerBatch, book: LeaseBook, known?: KnownState): Promise<BatchResult> {
+  if (batch.views.length === 0) {
+    const rows = new EventColumns()
+    for (const r of batch.offers) rows.push(r, 0, null, null)
+    for (const r of batch.clicks) rows.push(r, 0, null, null)
+    await writeBatch(db, now, rows, book.holder, [], 0, 'skip')
+    return { views: [], billedSlots: [], billed: new Map(), settled: false, retries: 0 }
+  }
+  return book.exclusive(async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await judgeAndWrite(db, now, batch, book, attempt === 1 ? known : undefined)
+        result.retries = attempt - 1
+        return result
+      } catch (err) {
+        if (!isRace(err) || attempt >= MAX_ATTEMPTS) throw err
+        await book.reload(db)
+      }
     }
-  }
+  })
 }
 
-/** The batch's state from what this instance knows, or null when it does not know every campaign. */
-function stateFromKnown(known: KnownState, views: ViewClaim[]): LedgerState<LedgerCampaign> | null {
-  const campaigns = new Map<string, LedgerCampaign>()
-  for (const v of views) {
-    if (v.reason || campaigns.has(v.offer.campaignId)) continue
-    const c = known.campaign(v.offer.campaignId)
-    if (!c) return null
-    campaigns.set(v.offer.campaignId, { ...c, cancelledAtMs: null })
-  }
-  // Repeats are not known here: the unique index finds them, and a billable repeat aborts the write.
-  return { recorded: new Set(), lastBillableMs: known.lastBillableMs, campaigns }
-}
-
-async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, known?: KnownState): Promise<BatchResult> {
+async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseBook, known?: KnownState): Promise<BatchResult> {
   const nowMs = now.getTime()
   const toJudge = batch.views.map(
     (v): ViewToJudge => ({
@@ -129,9 +112,29 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, known?: Know
       reason: v.reason,
     }),
   )
-  const fromKnown = known && batch.views.length > 0 ? stateFromKnown(known, batch.views) : null
-  const state = fromKnown ?? (batch.views.length > 0 ? await readLedgerState(db, toJudge) : null)
-  const outcomes = state ? judgeViews(toJudge, state, nowMs) : []
+  // Repeats are not known here: the unique index finds them, and a repeat aborts the write.
+  const seen = known ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs } : await readLedgerState(db, toJudge)
+  // What the batch would bill with unbounded inventory: the room its leases need.
+  const unbounded = new Map<string, CampaignInventory>()
+  for (const v of toJudge) unbounded.set(v.campaignId, { impressions: Infinity, billed: 0, cancelledAtMs: book.campaign(v.campaignId)?.cancelledAtMs ?? null })
+  const demand = new Map<string, number>()
+  judgeViews(toJudge, { ...seen, campaigns: unbounded }, nowMs).forEach((o, i) => {
+    if (o.billable) demand.set(toJudge[i]!.campaignId, (demand.get(toJudge[i]!.campaignId) ?? 0) + 1)
+  })
+  await book.ensure(db, demand, now)
+  const campaigns = new Map<string, CampaignInventory>()
+  for (const id of unbounded.keys()) {
+    const c = book.campaign(id)
+    if (c) campaigns.set(id, { impressions: book.room(id), billed: 0, cancelledAtMs: c.cancelledAtMs })
+  }
+  const outcomes = judgeViews(toJudge, { ...seen, campaigns }, nowMs)
+
+  const billedBy = new Map<string, number>()
+  outcomes.forEach((o, i) => {
+    if (o.billable) billedBy.set(toJudge[i]!.campaignId, (billedBy.get(toJudge[i]!.campaignId) ?? 0) + 1)
+  })
+  const taken = new Map([...billedBy].map(([id, n]) => [id, book.take(id, n)]))
+  const next = new Map([...taken.keys()].map((id) => [id, 0]))
 
   const rows = new EventColumns()
   for (const r of batch.offers) rows.push(r, 0, null, null)
@@ -141,31 +144,33 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, known?: Know
     const o = outcomes[i]!
     if (!o.billable && o.reason === 'duplicate') return
     const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
-    if (o.billable) billable++
-    // An impression's debit depends on how many the campaign billed before it: the write prices it (writeBatch).
-    rows.push(row, 0, v.dwellMs, o.billable ? null : o.reason)
+    let debit = 0
+    if (o.billable) {
+      billable++
+      const k = next.get(v.offer.campaignId)!
+      debit = taken.get(v.offer.campaignId)!.debits[k]!
+      next.set(v.offer.campaignId, k + 1)
+    }
+    rows.push(row, debit, v.dwellMs, o.billable ? null : o.reason)
   })
 
-  // What the judgment relied on, re-checked by the write (campaigns this batch bills).
-  const relied = [...new Set(batch.views.filter((_, i) => outcomes[i]!.billable).map((v) => v.offer.campaignId))]
   const written = await writeBatch(
     db,
     now,
     rows,
-    relied.map((id) => ({ id, ...state!.campaigns.get(id)! })),
+    book.holder,
+    [...taken.values()].flatMap((t) => t.takes),
     billable,
     // Clicks repeat often (a double click): a batch carrying them keeps dropping repeats quietly.
-    fromKnown !== null && batch.clicks.length === 0 ? 'fail' : 'skip',
+    known !== undefined && batch.clicks.length === 0 ? 'fail' : 'skip',
   )
+  for (const [id, t] of taken) book.commit(id, t)
+  // Committed: a failed settlement must not fail (and retry) the batch; the settle timer catches up.
+  const finished = [...taken].filter(([, t]) => t.endsCampaign).map(([id]) => id)
+  const settled = [...taken.values()].some((t) => t.endsBlock) && (await book.settle(db, now, false, finished).then(() => true, () => false))
 
   const lost = new Set(written.lost ?? [])
   const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))
-  const billed = new Map<string, number>()
-  const completed: string[] = []
-  for (const [id, total, impressions] of written.campaigns ?? []) {
-    billed.set(id, total)
-    if (total >= impressions) completed.push(id)
-  }
   const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
-  return { views, billedSlots, billed, completed, retries: 0 }
+  return { views, billedSlots, billed: billedBy, settled, retries: 0 }
 }

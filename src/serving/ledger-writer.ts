@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
 import type { LedgerRow } from '../store/ledger.ts'
 import { commitLedgerBatch, type BatchResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
+import type { LeaseBook } from './leases.ts'
 import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
 
 interface Waiter<T> {
@@ -13,10 +14,11 @@ interface Waiter<T> {
 const MAX_BATCH = 2_000
 /**
  * Batches committing at once. With a batch written in one statement, one at a
- * time measured faster than two (fewer, larger batches; two batches mostly
- * wait on each other's campaign row locks), and no slower than two pipelined
- * on one connection: docs/performance.md. The store keeps concurrent batches
- * exact either way (another instance's are).
+ * time measured faster than two (fewer, larger batches), and no slower than
+ * two pipelined on one connection: docs/performance.md. Batches of one
+ * instance bill on the same lease rows, so they also run one at a time in
+ * `LeaseBook#exclusive`; the store keeps concurrent batches of different
+ * instances exact.
  */
 const MAX_IN_FLIGHT = 1
 /**
@@ -37,10 +39,10 @@ const PRUNE_EVERY_MS = 5_000
  * by the decision path: losing the offers of the last few milliseconds in a
  * crash loses no money.
  *
- * Batches are judged first from what this instance knows (its auction index
- * and the viewers it billed in the last ten seconds), without a read; the
- * store re-checks and a batch judged on stale knowledge is judged again from
- * the store (`commitLedgerBatch`).
+ * Batches are judged first from what this instance knows (its impression
+ * budget leases and the viewers it billed in the last ten seconds), without a
+ * read; the store re-checks and a batch judged on stale knowledge is judged
+ * again from the store (`commitLedgerBatch`).
  */
 export class LedgerWriter {
   readonly #db: Db
@@ -49,6 +51,7 @@ export class LedgerWriter {
   readonly #onCommit: (result: BatchResult) => void
   readonly #onBatch: ((rows: number, seconds: number) => void) | undefined
   readonly #known: KnownState
+  readonly #book: LeaseBook
   readonly #lastBillable = new Map<string, number>()
   #prunedAt = 0
   #offers: LedgerRow[] = []
@@ -63,9 +66,9 @@ export class LedgerWriter {
     db: Db,
     clock: Clock,
     log: FastifyBaseLogger,
+    book: LeaseBook,
     hooks: {
       onCommit: (result: BatchResult) => void
-      campaign: KnownState['campaign']
       /** Each batch once it committed or failed: its rows and how long the commit took (metrics). */
       onBatch?: (rows: number, seconds: number) => void
     },
@@ -75,7 +78,8 @@ export class LedgerWriter {
     this.#log = log
     this.#onCommit = hooks.onCommit
     this.#onBatch = hooks.onBatch
-    this.#known = { lastBillableMs: this.#lastBillable, campaign: hooks.campaign }
+    this.#book = book
+    this.#known = { lastBillableMs: this.#lastBillable }
   }
 
   recordOffer(row: LedgerRow): void {
@@ -131,7 +135,7 @@ export class LedgerWriter {
     const now = this.#clock.now()
     const started = performance.now()
     const measured = () => this.#onBatch?.(offers.length + clicks.length + views.length, (performance.now() - started) / 1000)
-    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#known).then(
+    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#book, this.#known).then(
       (result) => {
         this.#inFlight--
         measured()
@@ -166,6 +170,17 @@ export class LedgerWriter {
 
   #settle(): void {
     if (this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled) this.#idle.splice(0).forEach((resolve) => resolve())
+  }
+
+  /**
+   * The settle period's work (engine timer, ~1 s real time): settles what this instance's leases used
+   * and any expired lease, renews the rest, and tops up leases running low, between batches.
+   */
+  async settleLeases(release = false): Promise<void> {
+    await this.#book.exclusive(async () => {
+      await this.#book.settle(this.#db, this.#clock.now(), release)
+      if (!release) await this.#book.topUp(this.#db, this.#clock.now())
+    })
   }
 
   /** Resolves once everything queued so far has committed (graceful shutdown). */

@@ -6,7 +6,9 @@ import type { BalanceFacts } from '../domain/balance.ts'
 export async function readBalanceFacts(db: Db, userId: string): Promise<BalanceFacts> {
   const r = await db
     .selectNoFrom([
-      sql<string>`(select coalesce(sum(lifetime_spent_micros), 0) from campaigns where user_id = ${userId})`.as('delivered'),
+      // Settled spend plus what leases billed and did not settle yet (the campaign_lease_use view).
+      sql<string>`(select coalesce(sum(lifetime_spent_micros), 0) from campaigns where user_id = ${userId})
+        + (select coalesce(sum(u.spent_micros), 0) from campaign_lease_use u join campaigns c on c.campaign_id = u.campaign_id where c.user_id = ${userId})`.as('delivered'),
       sql<string>`(select coalesce(sum(delivered_micros), 0) from invoices where user_id = ${userId})`.as('invoiced_micros'),
       sql<string>`(select coalesce(sum(amount_cents), 0) from invoices where user_id = ${userId})`.as('invoiced_cents'),
       sql<string>`(select count(*) from invoices where user_id = ${userId})`.as('invoiced_count'),

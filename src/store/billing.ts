@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema.ts'
 import type { BillingMode } from '../domain/billing-schedule.ts'
+import { rangeSpendMicros } from './leases.ts'
 
 export type InvoiceRow = Selectable<InvoicesTable>
 export type CreditRow = Selectable<CreditsTable>
@@ -14,6 +15,9 @@ export type OverdueInvoice = Pick<InvoiceRow, 'invoice_id' | 'total_cents' | 'du
  * locks, no delivery can commit between the two reads, so the figure is exact
  * whenever the run happens; subtracting the few debits after the period end
  * reads far fewer ledger rows than summing the account's whole history.
+ * Their lease rows are locked too: a views batch moves a lease's `used` with
+ * its ledger rows, so none commits between the reads either, and the
+ * unsettled lease use counts as delivered.
  */
 export async function lockDeliveredMicros(db: Db, userId: string, before: Date): Promise<number> {
   const rows = await db
@@ -23,7 +27,22 @@ export async function lockDeliveredMicros(db: Db, userId: string, before: Date):
     .orderBy('campaign_id')
     .forUpdate()
     .execute()
-  const lifetime = rows.reduce((sum, r) => sum + r.lifetime_spent_micros, 0)
+  const leases =
+    rows.length === 0
+      ? []
+      : await db
+          .selectFrom('impression_leases')
+          .select(['first_seq', 'used', 'cpm_micros'])
+          .where(
+            'campaign_id',
+            'in',
+            rows.map((r) => r.campaign_id),
+          )
+          .orderBy('lease_id')
+          .forUpdate()
+          .execute()
+  const lifetime =
+    rows.reduce((sum, r) => sum + r.lifetime_spent_micros, 0) + leases.reduce((sum, l) => sum + rangeSpendMicros(l.cpm_micros, l.first_seq, l.used), 0)
   const later = await db
     .selectFrom('ledger_events')
     .select(sql<string>`coalesce(sum(debit_micros), 0)`.as('micros'))

@@ -1,6 +1,7 @@
 import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BlocksTable, CampaignsTable, CreativesTable } from './schema.ts'
+import { withLeaseUse } from './leases.ts'
 
 export type CampaignRow = Selectable<CampaignsTable>
 export type CreativeRow = Selectable<CreativesTable>
@@ -40,8 +41,10 @@ export async function insertCreateRequest(
     .execute()
 }
 
-async function attach(db: Db, campaigns: CampaignRow[]): Promise<CampaignGraph[]> {
-  if (campaigns.length === 0) return []
+/** Campaigns with their creative and blocks; billed count and spend as delivered (unsettled lease use included). */
+async function attach(db: Db, settled: CampaignRow[]): Promise<CampaignGraph[]> {
+  if (settled.length === 0) return []
+  const campaigns = await withLeaseUse(db, settled)
   const ids = campaigns.map((c) => c.campaign_id)
   const [creatives, blocks] = await Promise.all([
     db.selectFrom('creatives').selectAll().where('campaign_id', 'in', ids).execute(),
@@ -117,7 +120,8 @@ export async function startFirstQueuedBlock(db: Db, campaignId: string, now: Dat
 }
 
 export async function findCampaignByIdForOperator(db: Db, campaignId: string): Promise<CampaignRow | undefined> {
-  return db.selectFrom('campaigns').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()
+  const row = await db.selectFrom('campaigns').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()
+  return row && (await withLeaseUse(db, [row]))[0]
 }
 
 /** The account's creatives, newest first, at most `limit`. */

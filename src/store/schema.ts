@@ -83,7 +83,28 @@ export interface CampaignsTable {
   paused_ms: ColumnType<number, number | undefined, number>
   cancelled_at: Timestamp | null
   impressions_billed: ColumnType<number, number | undefined, number>
+  /** The highest impression number ever carved into a lease (migration 0023). */
+  impressions_leased: ColumnType<number, number | undefined, number>
   completed_at: Timestamp | null
+}
+
+/** A campaign's impression numbers [first_seq, first_seq + size) leased to one serving instance (src/store/leases.ts). */
+export interface ImpressionLeasesTable {
+  lease_id: ColumnType<number, never, never>
+  campaign_id: string
+  holder: string | null
+  first_seq: Int8
+  size: number
+  used: number
+  cpm_micros: Int8
+  expires_at: Timestamp
+}
+
+/** Billed but unsettled lease use per campaign (a view, migration 0023). */
+export interface CampaignLeaseUseView {
+  campaign_id: ColumnType<string, never, never>
+  used: ColumnType<number, never, never>
+  spent_micros: ColumnType<number, never, never>
 }
 
 export interface CreativesTable {
@@ -348,6 +369,8 @@ export interface Database extends ExportsTables {
   campaigns: CampaignsTable
   creatives: CreativesTable
   blocks: BlocksTable
+  impression_leases: ImpressionLeasesTable
+  campaign_lease_use: CampaignLeaseUseView
   campaign_create_requests: CampaignCreateRequestsTable
   previews: PreviewsTable
 }

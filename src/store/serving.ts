@@ -20,6 +20,8 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     .selectFrom('campaigns as c')
     .innerJoin('creatives as cr', 'cr.campaign_id', 'c.campaign_id')
     .innerJoin('accounts as a', 'a.user_id', 'c.user_id')
+    // Delivered: settled plus what leases billed and did not settle yet.
+    .leftJoin('campaign_lease_use as u', 'u.campaign_id', 'c.campaign_id')
     .select([
       'c.campaign_id',
       'c.user_id',
@@ -30,7 +32,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
       'c.target_countries',
       'c.pace_minutes',
       'c.impressions',
-      'c.impressions_billed',
+      sql<number>`c.impressions_billed + coalesce(u.used, 0)`.as('delivered'),
       'c.activated_at',
       'c.paused_ms',
       'cr.ad_line',
@@ -43,7 +45,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     // domain/collection.ts#deliveryStops: a declined card or an operator's `disabled` stops serving.
     .where('a.collection_status', '<>', 'payment_failed')
     .where((eb) => eb.or([eb('a.collection_hold', 'is', null), eb('a.collection_hold', '<>', 'disabled')]))
-    .where(sql<boolean>`c.impressions_billed < c.impressions`)
+    .where(sql<boolean>`c.impressions_billed + coalesce(u.used, 0) < c.impressions`)
     .execute()
   return rows.map((r) => ({
     campaignId: r.campaign_id,
@@ -55,7 +57,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     targetCountries: r.target_countries ? new Set(r.target_countries) : null,
     paceMinutes: r.pace_minutes,
     impressions: r.impressions,
-    billed: r.impressions_billed,
+    billed: r.delivered,
     activatedAtMs: r.activated_at?.getTime() ?? null,
     pausedMs: r.paused_ms,
     adLine: r.ad_line,

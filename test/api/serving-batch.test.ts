@@ -3,6 +3,8 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { LeaseBook } from '../../src/serving/leases.ts'
+import { revokeLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/money.ts'
 
@@ -10,6 +12,7 @@ import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/m
  * The group-commit write re-checks what a batch was judged on: a batch judged
  * on stale knowledge (as another instance or the other batch in flight would
  * leave it) is judged again from the store, never billed on the stale view.
+ * Each `LeaseBook` is one instance's impression budget leases.
  */
 const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
 
@@ -34,51 +37,61 @@ function claim(c: { campaignId: string; creativeId: string; userId: string }, vi
   }
 }
 
-const billedOf = async (campaignId: string) =>
-  (await h.svc.service.store.db.selectFrom('campaigns').select('impressions_billed').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow())
-    .impressions_billed
-
-function known(c: { campaignId: string }, billed: number, lastBillable = new Map<string, number>(), cpmMicros = 4_000_000): KnownState {
-  return { lastBillableMs: lastBillable, campaign: (id) => (id === c.campaignId ? { impressions: 1000, billed, cpmMicros } : undefined) }
+/** Delivered: settled plus unsettled lease use. */
+const billedOf = async (campaignId: string) => {
+  const db = h.svc.service.store.db
+  const [row] = await withLeaseUse(db, [
+    await db.selectFrom('campaigns').select(['campaign_id', 'impressions_billed', 'lifetime_spent_micros']).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow(),
+  ])
+  return row!.impressions_billed
 }
 
-test('inventory taken elsewhere: the batch is judged again and bills only what is left', async () => {
+const known = (lastBillable = new Map<string, number>()): KnownState => ({ lastBillableMs: lastBillable })
+
+test('inventory taken elsewhere: the lease holds only what is left, and the last number completes the campaign', async () => {
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
-  await sql`UPDATE campaigns SET impressions_billed = 998 WHERE campaign_id = ${c.campaignId}`.execute(db)
+  await sql`UPDATE campaigns SET impressions_billed = 998, impressions_leased = 998 WHERE campaign_id = ${c.campaignId}`.execute(db)
   const views = Array.from({ length: 5 }, () => claim(c))
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, known(c, 0))
-  assert.ok(result.retries >= 1, 'the stale judgment was redone')
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, new LeaseBook(), known())
   assert.deepEqual(result.views.map((v) => (v.billable ? 'billable' : v.reason)), ['billable', 'billable', 'inventory_exhausted', 'inventory_exhausted', 'inventory_exhausted'])
-  assert.equal(await billedOf(c.campaignId), 1000)
+  assert.equal(result.settled, true, 'the last number of the campaign settles before the batch is answered')
+  const row = await db.selectFrom('campaigns').select(['impressions_billed', 'status']).where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
+  assert.deepEqual(row, { impressions_billed: 1000, status: 'completed' })
 })
 
 test('a viewer billed elsewhere within ten seconds is not billed again', async () => {
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const first = claim(c, 'shared-viewer')
-  await commitLedgerBatch(db, new Date(NOW.getTime() - 4_000), { offers: [], clicks: [], views: [first] })
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, known(c, 1))
+  await commitLedgerBatch(db, new Date(NOW.getTime() - 4_000), { offers: [], clicks: [], views: [first] }, new LeaseBook())
+  const book = new LeaseBook()
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
   assert.ok(result.retries >= 1)
   assert.deepEqual(result.views, [{ billable: false, reason: 'viewer_frequency' }])
   // Ten seconds after the stored instant the same viewer bills again, although this instance never saw it.
-  const later = await commitLedgerBatch(db, new Date(NOW.getTime() + 6_000), { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, known(c, 1))
+  const later = await commitLedgerBatch(db, new Date(NOW.getTime() + 6_000), { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
   assert.deepEqual(later.views, [{ billable: true }])
   assert.deepEqual(later.billedSlots, [viewerSlot('shared-viewer', 'extension')])
   assert.equal(await billedOf(c.campaignId), 2)
 })
 
-test('a repriced or cancelled campaign is judged from the store: the stored price bills, a later offer does not', async () => {
+test('a cancelled campaign: its leases are revoked, a batch on a stale lease is judged again and a later offer does not bill', async () => {
   const adv = await h.advertiser()
   const c = await campaign(adv)
   const db = h.svc.service.store.db
-  const priced = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 0, new Map(), 9_000_000))
-  assert.ok(priced.retries >= 1)
+  const book = new LeaseBook()
+  const priced = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
+  assert.deepEqual(priced.views, [{ billable: true }])
   const debit = await db.selectFrom('ledger_events').select('debit_micros').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'impression').executeTakeFirstOrThrow()
   assert.equal(debit.debit_micros, 4_000, 'cpm 4.00 USD: 4,000 micros per impression')
 
-  await sql`UPDATE campaigns SET status = 'cancelled', cancelled_at = ${new Date(NOW.getTime() - 25_000)} WHERE campaign_id = ${c.campaignId}`.execute(db)
-  const cancelled = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 1))
+  // As services/campaigns.ts cancels: the status and the revocation in one transaction.
+  await db.transaction().execute(async (trx) => {
+    await sql`UPDATE campaigns SET status = 'cancelled', cancelled_at = ${new Date(NOW.getTime() - 25_000)} WHERE campaign_id = ${c.campaignId}`.execute(trx)
+    await revokeLeases(trx, c.campaignId)
+  })
+  const cancelled = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
   assert.ok(cancelled.retries >= 1)
   assert.deepEqual(cancelled.views, [{ billable: false, reason: 'campaign_cancelled' }])
   assert.equal(await billedOf(c.campaignId), 1)
@@ -88,8 +101,9 @@ test('a repeat judged billable from memory is found by the store and bills nothi
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const v = claim(c)
-  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [v] }, known(c, 0))).views, [{ billable: true }])
-  const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { offers: [], clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, known(c, 1))
+  const book = new LeaseBook()
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [v] }, book, known())).views, [{ billable: true }])
+  const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { offers: [], clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, book, known())
   assert.ok(again.retries >= 1)
   assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }])
   assert.equal(await billedOf(c.campaignId), 1)
@@ -99,9 +113,10 @@ test('from known state a repeat of a non-billable view fails the plain insert an
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const short = { ...claim(c), dwellMs: 3_000, reason: 'short_dwell' as const }
-  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short] }, known(c, 0))).views, [{ billable: false, reason: 'short_dwell' }])
+  const book = new LeaseBook()
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short] }, book, known())).views, [{ billable: false, reason: 'short_dwell' }])
   const fresh = claim(c)
-  const again = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short, fresh] }, known(c, 0))
+  const again = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short, fresh] }, book, known())
   assert.equal(again.retries, 1, 'the unique index on measured views failed the first statement')
   assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }, { billable: true }])
   const rows = await db.selectFrom('ledger_events').select(['impression_id', 'event_type']).where('impression_id', 'in', [short.impressionId, fresh.impressionId]).orderBy('event_id').execute()
@@ -117,24 +132,27 @@ test('from known state, a batch carrying a repeated click drops it in place with
   const db = h.svc.service.store.db
   const clicked = claim(c)
   const click = clickRow(clicked.impressionId, clicked.offer, NOW)
-  await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] })
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, known(c, 0))
+  const book = new LeaseBook()
+  await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] }, book)
+  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, book, known())
   assert.equal(result.retries, 0)
   assert.deepEqual(result.views, [{ billable: true }])
   const clicks = await db.selectFrom('ledger_events').select('event_type').where('impression_id', '=', clicked.impressionId).execute()
   assert.deepEqual(clicks, [{ event_type: 'click' }])
 })
 
-test('concurrent batches over one nearly exhausted campaign never bill beyond it', async () => {
+test('concurrent batches of eight instances over one nearly exhausted campaign never bill beyond it', async () => {
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
-  await sql`UPDATE campaigns SET impressions_billed = 950 WHERE campaign_id = ${c.campaignId}`.execute(db)
+  await sql`UPDATE campaigns SET impressions_billed = 950, impressions_leased = 950 WHERE campaign_id = ${c.campaignId}`.execute(db)
   const batches = Array.from({ length: 8 }, () => Array.from({ length: 20 }, () => claim(c)))
-  // Every batch believes nothing was billed yet.
-  const results = await Promise.all(batches.map((views) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, known(c, 0))))
+  const books = batches.map(() => new LeaseBook())
+  const results = await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, books[i]!, known())))
   const billable = results.flatMap((r) => r.views).filter((v) => v.billable).length
   assert.equal(billable, 50)
   assert.equal(await billedOf(c.campaignId), 1000)
+  // Completion follows once every instance settled (the settle period; here at once).
+  for (const book of books) await book.settle(db, NOW)
   const status = await db.selectFrom('campaigns').select('status').where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
   assert.equal(status.status, 'completed')
 })
@@ -155,13 +173,11 @@ test('a six-decimal CPM: each impression debits its place in the sequence, also 
   const cpm = 1_234_567
   const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567, impressions: 2000 })
   const db = h.svc.service.store.db
-  // Batches believing nothing was billed (stale), batches read from the store, in parallel: the price follows the row lock.
-  const knownC = (billed: number): KnownState => ({
-    lastBillableMs: new Map(),
-    campaign: (id) => (id === c.campaignId ? { impressions: 2000, billed, cpmMicros: cpm } : undefined),
-  })
+  // Batches judged from memory and batches read from the store, queued at once on one instance: the price follows the lease.
   const batches = Array.from({ length: 12 }, () => Array.from({ length: 100 }, () => claim(c)))
-  await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, i % 2 === 0 ? knownC(0) : undefined)))
+  const book = new LeaseBook()
+  await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, book, i % 2 === 0 ? known() : undefined)))
+  await book.settle(db, NOW)
   const debits = await assertDebitSequence(c.campaignId, cpm)
   assert.equal(debits.length, 1200)
   assert.equal(debits.slice(0, 1000).reduce((a, b) => a + b, 0), cpm, 'the first block of 1,000 bills exactly the CPM')
@@ -172,12 +188,14 @@ test('a repeat dropped by ON CONFLICT never leaves a gap in the debit sequence',
   const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567 })
   const db = h.svc.service.store.db
   const shared = claim(c)
-  // The same view in two concurrent batches judged from the store: one bills it, the other finds it a duplicate.
+  // The same view in two concurrent batches of one instance judged from the store: one bills it, the other finds it a duplicate.
+  const book = new LeaseBook()
   const results = await Promise.all(
-    [0, 1].map(() => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [shared, claim(c), claim(c)] })),
+    [0, 1].map(() => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [shared, claim(c), claim(c)] }, book)),
   )
   assert.equal(results.filter((r) => r.views[0]!.billable).length, 1)
   assert.ok(results.every((r) => r.views.slice(1).every((v) => v.billable)))
+  await book.settle(db, NOW)
   assert.equal((await assertDebitSequence(c.campaignId, cpm)).length, 5)
 })
 
@@ -186,9 +204,9 @@ test('blocks move forward with billing, also when one batch fills a whole block'
   const db = h.svc.service.store.db
   const statuses = async () =>
     (await db.selectFrom('blocks').select('status').where('campaign_id', '=', c.campaignId).orderBy('block_index').execute()).map((b) => b.status)
-  const bill = async (count: number, billed: number) => {
-    const knownHere: KnownState = { lastBillableMs: new Map(), campaign: (id) => (id === c.campaignId ? { impressions: 4000, billed, cpmMicros: 4_000_000 } : undefined) }
-    const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: Array.from({ length: count }, () => claim(c)) }, knownHere)
+  const book = new LeaseBook()
+  const bill = async (count: number, _billed: number) => {
+    const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: Array.from({ length: count }, () => claim(c)) }, book, known())
     assert.equal(result.retries, 0, 'judged from what the instance knew')
     assert.ok(result.views.every((v) => v.billable))
   }
@@ -208,12 +226,13 @@ test('blocks move forward with billing, also when one batch fills a whole block'
 
 test('the batch statements are prepared once per connection: same text, one named statement, re-executed', async () => {
   const c = await campaign(await h.advertiser())
+  const book = new LeaseBook()
   await h.svc.service.store.db.connection().execute(async (conn) => {
     // A batch judged from a read of the store (no known state), then one judged from known state, each twice:
     // two write texts (with and without ON CONFLICT), each prepared once.
     for (let i = 0; i < 2; i++) {
-      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c), claim(c)] })
-      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c)] }, known(c, 2 + 2 * i))
+      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c), claim(c)] }, book)
+      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
     }
     const { rows } = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'adapi_%'`.execute(conn)
     const kinds = rows.map((r) => (/^\s*WITH input/.test(r.statement) ? 'write' : /recorded/.test(r.statement) ? 'read' : 'other'))
@@ -231,13 +250,13 @@ test('offers alone: a plain insert committed without waiting for the WAL flush, 
   const offer = (i: number) => offerRow(`batch-offer-${process.pid}-${n}-${i}`, claim(c).offer, NOW)
   const first = [offer(0), offer(1)]
   await db.connection().execute(async (conn) => {
-    await commitLedgerBatch(conn, NOW, { offers: first, clicks: [], views: [] })
+    await commitLedgerBatch(conn, NOW, { offers: first, clicks: [], views: [] }, new LeaseBook())
     // The transaction's own setting ended with it: the connection still commits synchronously.
     const { rows } = await sql<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting`.execute(conn)
     assert.equal(rows[0]!.setting, 'on')
   })
   const second = [offer(2)]
-  await commitLedgerBatch(db, NOW, { offers: second, clicks: [], views: [] })
+  await commitLedgerBatch(db, NOW, { offers: second, clicks: [], views: [] }, new LeaseBook())
   const ids = await db.selectFrom('ledger_events').select('impression_id').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'offer').orderBy('impression_id').execute()
   assert.deepEqual(
     ids.map((r) => r.impression_id),

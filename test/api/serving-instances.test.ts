@@ -94,7 +94,7 @@ test('each instance holds the offers it made until their view there or the windo
   const auth = await advertiser()
   const created = await call(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QU'], impressions: 1000 }), auth)
   const id = created.body.campaign_id
-  await a.service.store.db.updateTable('campaigns').set({ impressions_billed: 998 }).where('campaign_id', '=', id).execute()
+  await a.service.store.db.updateTable('campaigns').set({ impressions_billed: 998, impressions_leased: 998 }).where('campaign_id', '=', id).execute()
   await advanceBoth(1) // both reload delivery counts
   let viewer = 0
   const decideOn = async (svc: TestService) =>

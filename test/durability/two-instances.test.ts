@@ -199,6 +199,8 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
   // Views of the same offers again (clients retry after a lost answer): every one is a repeat now.
   await Promise.all([...acknowledged].slice(0, 200).map((id, i) => view(id, instances[i % 2]!)))
 
+  // Block statuses follow the leases' settlement (each instance settles every second): wait for both.
+  await new Promise((r) => setTimeout(r, 2_500))
   const api = new Map<string, { impressions_served: number; lifetime_spent_micros: number; status: string; blocks: { status: string; impressions_served: number }[] }>()
   for (const c of campaigns) api.set(c.id, await campaignOf(c.id))
   await Promise.all(instances.map((i) => stop(i, 'SIGTERM')))
@@ -225,13 +227,16 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
       assert.ok(debits.length <= c.impressions, `${c.key}: billed ${debits.length} of ${c.impressions} bought`)
       assert.equal(shown.impressions_served, debits.length, `${c.key}: impressions_served is the ledger's count`)
       assert.equal(shown.lifetime_spent_micros, debits.reduce((s, d) => s + d, 0), `${c.key}: lifetime_spent_micros is the ledger's sum`)
-      // The n-th billable impression debits impressionDebitMicros(cpm, n): no number billed twice or skipped.
-      const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(c.cpmMicros, n + 1))
-      assert.deepEqual([...debits].sort((x, y) => x - y), expected.sort((x, y) => x - y), `${c.key}: the debits are the n-th debits 1…${debits.length}`)
-      // Block k holds the campaign's impressions k·1000+1 … (k+1)·1000 in billing order (event_id: a batch inserts
-      // under the campaign's row lock, in the order it prices them), and each completed one sums to the CPM.
-      for (let k = 0; (k + 1) * 1000 <= debits.length; k++) {
-        assert.equal(debits.slice(k * 1000, (k + 1) * 1000).reduce((s, d) => s + d, 0), c.cpmMicros, `${c.key}: block ${k} sums to the CPM`)
+      // Each billable impression debits impressionDebitMicros(cpm, n) for a number n of an impression lease
+      // (docs/decisions.md, "Impression budget leases"). Instances bill disjoint ranges at once, so the numbers in
+      // use are exactly 1…billed (and ledger order is not number order) only once the campaign sold out.
+      if (debits.length === c.impressions) {
+        const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(c.cpmMicros, n + 1))
+        assert.deepEqual([...debits].sort((x, y) => x - y), expected.sort((x, y) => x - y), `${c.key}: the debits are the n-th debits 1…${debits.length}`)
+        assert.equal(debits.reduce((s, d) => s + d, 0), (c.cpmMicros * c.impressions) / 1000, `${c.key}: every block of 1,000 sums to the CPM`)
+      } else {
+        const low = Math.floor(c.cpmMicros / 1000)
+        assert.ok(debits.every((d) => d === low || d === low + 1), `${c.key}: every debit is an n-th debit of the CPM`)
       }
       assert.equal(shown.blocks.reduce((s, bl) => s + bl.impressions_served, 0), debits.length)
       assert.equal(shown.blocks.filter((bl) => bl.status === 'exhausted').length, Math.floor(debits.length / 1000), `${c.key}: exhausted blocks`)

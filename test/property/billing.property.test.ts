@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
 import { microsToCents } from '../../src/domain/money.ts'
+import { withLeaseUse } from '../../src/store/leases.ts'
 
 /**
  * Random schedules of deliveries, pauses, cancels, credits, card failures and
@@ -78,11 +79,11 @@ async function checkInvariants(adv: Advertiser): Promise<void> {
     .where('user_id', '=', adv.userId)
     .where('event_type', '=', 'impression')
     .executeTakeFirstOrThrow()
-  const campaigns = await db
-    .selectFrom('campaigns')
-    .select(['campaign_id', 'impressions', 'impressions_billed', 'lifetime_spent_micros'])
-    .where('user_id', '=', adv.userId)
-    .execute()
+  // Delivered: settled plus unsettled impression-lease use.
+  const campaigns = await withLeaseUse(
+    db,
+    await db.selectFrom('campaigns').select(['campaign_id', 'impressions', 'impressions_billed', 'lifetime_spent_micros']).where('user_id', '=', adv.userId).execute(),
+  )
   const invoices = await db.selectFrom('invoices').selectAll().where('user_id', '=', adv.userId).execute()
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0)
 
