@@ -29,6 +29,12 @@ const MAX_IN_FLIGHT = 1
 const OFFERS_LINGER_MS = 5
 /** How often (service time) the viewer instants older than the ten-second rule are dropped. */
 const PRUNE_EVERY_MS = 5_000
+/**
+ * At most this many viewer instants are remembered (~15 s of 13k billable views a second). Past it
+ * the oldest go first: forgetting one only costs a retry judged from the store, which re-checks the
+ * ten-second rule (`viewer_last_billable`).
+ */
+export const MAX_KNOWN_VIEWERS = 200_000
 
 /**
  * Group commit for the ledger. Requests queue while batches commit; each new
@@ -162,7 +168,19 @@ export class LedgerWriter {
   }
 
   #remember(slots: string[], atMs: number): void {
-    for (const slot of slots) if ((this.#lastBillable.get(slot) ?? -Infinity) < atMs) this.#lastBillable.set(slot, atMs)
+    for (const slot of slots) {
+      // Deleted first, so the map's order stays the order of the instants and the bound drops the oldest.
+      if ((this.#lastBillable.get(slot) ?? -Infinity) >= atMs) continue
+      this.#lastBillable.delete(slot)
+      this.#lastBillable.set(slot, atMs)
+    }
+    if (this.#lastBillable.size > MAX_KNOWN_VIEWERS) {
+      let excess = this.#lastBillable.size - MAX_KNOWN_VIEWERS
+      for (const slot of this.#lastBillable.keys()) {
+        if (excess-- <= 0) break
+        this.#lastBillable.delete(slot)
+      }
+    }
     if (Math.abs(atMs - this.#prunedAt) < PRUNE_EVERY_MS) return
     this.#prunedAt = atMs
     for (const [slot, at] of this.#lastBillable) if (atMs - at >= VIEWER_FREQUENCY_MS) this.#lastBillable.delete(slot)

@@ -79,7 +79,16 @@ export function useBrowser(env: Record<string, string> = {}): BrowserHarness {
   before(async () => {
     const port = await freePort()
     const publicUrl = `http://127.0.0.1:${port}`
-    ;[h.svc, h.browser] = await Promise.all([startService({ PORT: String(port), PUBLIC_URL: publicUrl, ...env }), launchChromium()])
+    // Both start at once; if either fails, the other is closed, so a missing Chromium fails the file
+    // at once instead of leaving a started service holding the process open.
+    const [svc, browser] = await Promise.allSettled([startService({ PORT: String(port), PUBLIC_URL: publicUrl, ...env }), launchChromium()])
+    if (svc.status === 'rejected' || browser.status === 'rejected') {
+      if (svc.status === 'fulfilled') await svc.value.close()
+      if (browser.status === 'fulfilled') await browser.value.close()
+      throw svc.status === 'rejected' ? svc.reason : browser.status === 'rejected' ? browser.reason : new Error('unreachable')
+    }
+    h.svc = svc.value
+    h.browser = browser.value
     h.baseUrl = h.svc.baseUrl
     assert.equal(h.baseUrl, publicUrl)
     h.admin = (method, path, body) => callService(h.svc, method, `/admin/v1${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` })
