@@ -46,3 +46,31 @@ export function FormError(props: { message?: string | undefined }) {
     </p>
   ) : null
 }
+
+/** Email and password: the sign-in form of the portal and of the operator console. */
+export function SignInForm(props: { action: string; csrf: string; email?: string | undefined; next?: string | undefined }) {
+  return (
+    <PostForm action={props.action} csrf={props.csrf}>
+      {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
+      <Field name="email" label="Email" type="email" autocomplete="username" required value={props.email ?? ''} />
+      <Field name="password" label="Password" type="password" autocomplete="current-password" required />
+      <button type="submit">Sign in</button>
+    </PostForm>
+  )
+}
+
+/** A new password (sign-up, first operator, reset): the one length rule, said next to the field. */
+export function NewPasswordField(props: { minLength: number; error?: string | undefined; note?: string }) {
+  return (
+    <Field
+      name="password"
+      label="Password"
+      type="password"
+      autocomplete="new-password"
+      required
+      minLength={props.minLength}
+      hint={`At least ${props.minLength} characters.${props.note ? ` ${props.note}` : ''}`}
+      error={props.error}
+    />
+  )
+}

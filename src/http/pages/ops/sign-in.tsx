@@ -1,5 +1,5 @@
 import { Page } from '../layout.tsx'
-import { Field, FormError, PostForm } from '../forms.tsx'
+import { Field, FormError, NewPasswordField, PostForm, SignInForm } from '../forms.tsx'
 import { PASSWORD_MIN_LENGTH } from '../../../domain/sign-in.ts'
 import type { FieldErrors } from './messages.ts'
 
@@ -15,12 +15,7 @@ export function OpsLoginPage(props: { csrf: string; email?: string; error?: stri
           </p>
         ) : null}
         <FormError message={props.error} />
-        <PostForm action="/ops/login" csrf={props.csrf}>
-          {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
-          <Field name="email" label="Email" type="email" autocomplete="username" required value={props.email ?? ''} />
-          <Field name="password" label="Password" type="password" autocomplete="current-password" required />
-          <button type="submit">Sign in</button>
-        </PostForm>
+        <SignInForm action="/ops/login" csrf={props.csrf} email={props.email} next={props.next} />
       </div>
     </Page>
   )
@@ -39,16 +34,7 @@ export function OpsSetupPage(props: { csrf: string; email?: string; errors?: Fie
         <PostForm action="/ops/setup" csrf={props.csrf}>
           <Field name="token" label="Token" type="password" autocomplete="off" required hint="The ADMIN_TOKEN the service was started with." error={errors.token} />
           <Field name="email" label="Email" type="email" autocomplete="username" required value={props.email ?? ''} error={errors.email} />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minLength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            error={errors.password}
-          />
+          <NewPasswordField minLength={PASSWORD_MIN_LENGTH} error={errors.password} />
           <button type="submit">Create operator</button>
         </PostForm>
       </div>

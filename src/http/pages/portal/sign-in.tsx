@@ -1,5 +1,5 @@
 import { Page } from '../layout.tsx'
-import { Field, FormError, PostForm } from '../forms.tsx'
+import { Field, FormError, NewPasswordField, PostForm, SignInForm } from '../forms.tsx'
 import { PASSWORD_MIN_LENGTH } from '../../../domain/sign-in.ts'
 
 /** Sign-in, sign-up and password pages of the portal (pure rendering). */
@@ -11,12 +11,7 @@ export function LoginPage(props: { csrf: string; email?: string; error?: string;
     <Page title="Sign in" area="portal-public" flash={props.notice}>
       <div class="card narrow">
         <FormError message={props.error} />
-        <PostForm action="/portal/login" csrf={props.csrf}>
-          {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
-          <Field name="email" label="Email" type="email" autocomplete="username" required value={props.email ?? ''} />
-          <Field name="password" label="Password" type="password" autocomplete="current-password" required />
-          <button type="submit">Sign in</button>
-        </PostForm>
+        <SignInForm action="/portal/login" csrf={props.csrf} email={props.email} next={props.next} />
         <p class="muted">
           <a href="/portal/forgot-password">Forgot password?</a>
         </p>
@@ -37,16 +32,7 @@ export function SignupPage(props: { csrf: string; email?: string; errors?: Error
         <FormError message={errors.form} />
         <PostForm action="/portal/signup" csrf={props.csrf}>
           <Field name="email" label="Email" type="email" autocomplete="email" required value={props.email ?? ''} error={errors.email} />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minLength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            error={errors.password}
-          />
+          <NewPasswordField minLength={PASSWORD_MIN_LENGTH} error={errors.password} />
           <button type="submit">Sign up</button>
         </PostForm>
         <p>
@@ -95,16 +81,7 @@ export function SetPasswordPage(props: { csrf: string; token: string; purpose: '
             <FormError message={errors.form} />
             <PostForm action="/portal/reset-password" csrf={props.csrf}>
               <input type="hidden" name="token" value={props.token} />
-              <Field
-                name="password"
-                label="Password"
-                type="password"
-                autocomplete="new-password"
-                required
-                minLength={PASSWORD_MIN_LENGTH}
-                hint={`At least ${PASSWORD_MIN_LENGTH} characters. Setting it signs out every other session.`}
-                error={errors.password}
-              />
+              <NewPasswordField minLength={PASSWORD_MIN_LENGTH} error={errors.password} note="Setting it signs out every other session." />
               <button type="submit">Set password</button>
             </PostForm>
           </>
