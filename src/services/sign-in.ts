@@ -117,7 +117,32 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
     return inserted ? account : null
   })
   if (!created) return { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } }
-  return { ok: true, userId: created.user_id, sessionToken: await startSession(ctx, 'advertiser', created.user_id) }
+  const sessionToken = await startSession(ctx, 'advertiser', created.user_id)
+  await sendWelcome(ctx, created.user_id, email)
+  return { ok: true, userId: created.user_id, sessionToken }
+}
+
+/**
+ * The sign-up email (operations.md section 1: sign-up, reset and invoice
+ * emails go out through SMTP_URL): the user id and what still waits, so the
+ * owner of the address learns of an account opened in its name.
+ */
+async function sendWelcome(ctx: EmailContext, userId: string, email: string): Promise<void> {
+  await sendEmail(ctx, {
+    to: email,
+    subject: 'Your advertiser account was created',
+    text: [
+      'Welcome! An advertiser account was opened with this email address.',
+      '',
+      `Your user id: ${userId}`,
+      `Sign in: ${ctx.settings.publicUrl}/portal/login`,
+      '',
+      'We review new accounts within one business day; campaign writes wait for that approval.',
+      'Meanwhile you can accept the API terms and set up billing in the portal.',
+      '',
+      `If you did not sign up, reset the password (${ctx.settings.publicUrl}/portal/forgot-password) and tell us.`,
+    ].join('\n'),
+  })
 }
 
 /** Why a password check under the lockout failed: it did not match, or the source address is locked out. */

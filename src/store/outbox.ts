@@ -24,14 +24,14 @@ export async function markOutboxDelivery(db: Db, messageId: string, delivery: Ou
   await db.updateTable('outbox').set({ delivery, error }).where('message_id', '=', messageId).execute()
 }
 
-/** A recipient's messages, newest first (the index on (to_address, sent_at desc)). */
+/** A recipient's messages, newest first, in the order written within one instant (the index on (to_address, sent_at desc, seq desc)). */
 export async function listOutboxByRecipient(db: Db, toAddress: string, limit = OUTBOX_LIST_LIMIT): Promise<OutboxRow[]> {
   return db
     .selectFrom('outbox')
-    .selectAll()
+    .select(['message_id', 'to_address', 'subject', 'body', 'sent_at', 'delivery', 'error'])
     .where('to_address', '=', toAddress)
     .orderBy('sent_at', 'desc')
-    .orderBy('message_id', 'desc')
+    .orderBy('seq', 'desc')
     .limit(limit)
     .execute()
 }

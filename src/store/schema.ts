@@ -280,6 +280,8 @@ export interface OutboxTable {
   sent_at: Timestamp
   delivery: OutboxDelivery
   error: string | null
+  /** Insertion order: breaks ties of sent_at (migration 0028). */
+  seq: Generated<number>
 }
 
 /** A portal sign-in: one per account, keyed by the normalized email (migration 0018). */

@@ -49,10 +49,18 @@ test('an operator-made account is emailed a set-password link that signs the adv
   assert.equal((await again.get(path)).status, 410)
 })
 
-test('self-serve sign-up sends no set-password email (the advertiser chose a password)', async () => {
+test('self-serve sign-up sends a welcome email with the user id and no set-password link (the advertiser chose a password)', async () => {
   const email = newEmail('self-serve')
   const browser = new PortalClient(h.baseUrl)
   assert.equal((await browser.submit('/portal/signup', '/portal/signup', { email, password: 'a long enough password' })).status, 303)
   const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(email)}`)
-  assert.deepEqual(res.body.messages, [])
+  assert.equal(res.body.messages.length, 1)
+  const [message] = res.body.messages
+  assert.equal(message.subject, 'Your advertiser account was created')
+  const userId = /usr_[0-9A-Za-z]{22}/.exec(message.text)?.[0]
+  assert.ok(userId, message.text)
+  assert.match(message.text, /\/portal\/login/)
+  assert.doesNotMatch(message.text, /reset-password\?token=/)
+  // The id in the email is the account's: the overview shows the same one.
+  assert.match((await browser.get('/portal')).text, new RegExp(userId))
 })
