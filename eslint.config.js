@@ -93,7 +93,7 @@ export default tseslint.config(
   {
     // The pages' enhancement script runs in the browser, as a classic script.
     files: ['src/http/pages/assets/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', setInterval: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', URL: 'readonly', Element: 'readonly', HTMLElement: 'readonly', HTMLFormElement: 'readonly', HTMLInputElement: 'readonly' } },
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', setInterval: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', Element: 'readonly', HTMLElement: 'readonly', HTMLFormElement: 'readonly', HTMLInputElement: 'readonly' } },
   },
   {
     // Tests read JSON bodies loosely; the OpenAPI validator checks their shape.

@@ -34,8 +34,15 @@ export interface DecisionRequest {
   country: string | null
 }
 
-/** Best first: CPM descending, then creation order. */
-export function rank(candidates: Candidate[]): Candidate[] {
+/** What the auction order reads of a campaign (a live candidate, or a bid being quoted: domain/quote.ts). */
+export type Ranked = Pick<Candidate, 'cpmMicros' | 'seq'>
+
+/**
+ * Best first: CPM descending, then creation order. The one auction order:
+ * serving ranks its candidates with it, and the auction quote ranks a
+ * prospective bid among them with it.
+ */
+export function rank<T extends Ranked>(candidates: readonly T[]): T[] {
   return [...candidates].sort((a, b) => b.cpmMicros - a.cpmMicros || a.seq - b.seq)
 }
 

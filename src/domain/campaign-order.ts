@@ -119,11 +119,32 @@ export function checkIcon(raw: string | undefined): string | null {
   return raw
 }
 
-/** Applies every CampaignCreate rule that depends on the live config. Throws 400 naming the input. */
-export function validateOrder(input: CampaignCreateInput, config: OrderConfig): Order {
-  const { adLine, moderation } = checkAdLine(input.ad_line)
-  const destinationUrl = checkDestinationUrl(input.destination_url)
+/** The part of an order that places it in the auction: what an auction quote asks about (domain/quote.ts). */
+export interface BidInput {
+  cpm_usd: number
+  impressions: number
+  kind?: CampaignKind
+  target_surface?: Surface
+  target_countries?: string[]
+}
 
+export interface Bid {
+  cpmMicros: number
+  impressions: number
+  blocks: number
+  kind: CampaignKind
+  targetSurface: TargetSurface
+  targetCountries: string[] | null
+  /** The order's maximum face value, cpm × blocks. */
+  faceMicros: number
+}
+
+/**
+ * The bid, volume and targeting rules of an order that depend on the live
+ * config (bid floor, blocks, order total, surface split, country targeting),
+ * in the order POST /campaigns checks them. Throws 400 naming the input.
+ */
+export function checkBid(input: BidInput, config: OrderConfig): Bid {
   const cpmMicros = cpmUsdToMicros(input.cpm_usd)
   if (cpmMicros === null) throw invalid('cpm_usd', 'too_precise', { max_decimals: CPM_MAX_DECIMALS })
   if (cpmMicros < Math.round(config.min_cpm_usd * MICROS_PER_USD)) {
@@ -150,6 +171,16 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
     if (!config.country_targeting_enabled) throw invalid('target_countries', 'country_targeting_not_enabled')
     targetCountries = [...new Set(input.target_countries)].sort()
   }
+
+  return { cpmMicros, impressions: input.impressions, blocks, kind: input.kind ?? 'impression', targetSurface, targetCountries, faceMicros }
+}
+
+/** Applies every CampaignCreate rule that depends on the live config. Throws 400 naming the input. */
+export function validateOrder(input: CampaignCreateInput, config: OrderConfig): Order {
+  const { adLine, moderation } = checkAdLine(input.ad_line)
+  const destinationUrl = checkDestinationUrl(input.destination_url)
+
+  const { cpmMicros, blocks, targetSurface, targetCountries, faceMicros } = checkBid(input, config)
 
   return {
     adLine,

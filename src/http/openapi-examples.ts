@@ -344,6 +344,26 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
     errors: { 400: { detail: { field: 'start', reason: 'conflicting_window' } }, 404: { detail: 'campaign not found' } },
   },
+  'GET /auction/quote': {
+    status: 200,
+    response: {
+      rank: 3,
+      impressions_ahead: 4_200,
+      clearing_cpm_usd: 2.1,
+      estimated_start_at: '2026-11-02T10:10:00.000Z',
+      estimated_completion_at: '2026-11-02T10:26:40.000Z',
+      based_on: {
+        window_start: '2026-11-02T08:00:00.000Z',
+        window_end: '2026-11-02T09:00:00.000Z',
+        billable_impressions: 3_600,
+        surfaces: ['extension'],
+        countries: ['DE', 'US'],
+        impressions: 1000,
+        kind: 'impression',
+      },
+    },
+    errors: { 400: { detail: { field: 'cpm_usd', reason: 'below_minimum', minimum: 0.5 } } },
+  },
 }
 
 export interface ErrorAnswer {

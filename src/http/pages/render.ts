@@ -9,3 +9,8 @@ import { renderToString } from 'preact-render-to-string'
 export function renderDocument(page: VNode): string {
   return '<!doctype html>' + renderToString(page)
 }
+
+/** A part of a page (a fragment a page's script swaps in), escaped the same way. */
+export function renderFragment(part: VNode): string {
+  return renderToString(part)
+}

@@ -29,6 +29,58 @@
       if (document.visibilityState === 'visible') window.location.reload()
     }, seconds * 1000)
   }
+  // The create form's auction quote follows the bid, blocks, targeting and kind as they are typed
+  // (a fragment from the server, the same service as GET /v1/auction/quote). Without this script the
+  // form's "Show my place in the auction" button renders the page again with a fresh quote.
+  var quote = document.querySelector('[data-quote-url]')
+  var quoteForm = quote ? quote.closest('form') : null
+  if (quote && quoteForm) {
+    var quoteFields = ['cpm_usd', 'blocks', 'target_surface', 'target_countries', 'kind']
+    var quoteTimer = 0
+    var quoteAsked = 0
+    var quoteQuery = function () {
+      var params = new URLSearchParams()
+      for (var i = 0; i < quoteFields.length; i++) {
+        var field = quoteForm.elements.namedItem(quoteFields[i])
+        if (field && field.value !== '') params.set(quoteFields[i], field.value)
+      }
+      return params.toString()
+    }
+    // The page was rendered with the quote of the values it shows.
+    var quoteSent = quoteQuery()
+    var refreshQuote = function () {
+      var query = quoteQuery()
+      if (query === quoteSent) return
+      quoteSent = query
+      var asked = ++quoteAsked
+      quote.setAttribute('aria-busy', 'true')
+      fetch(quote.getAttribute('data-quote-url') + '?' + query, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (response) {
+          if (!response.ok) throw new Error('quote ' + response.status)
+          return response.text()
+        })
+        .then(function (html) {
+          // Only the answer to the latest question is shown (answers may arrive out of order).
+          if (asked === quoteAsked) quote.innerHTML = html
+        })
+        .catch(function () {
+          if (asked !== quoteAsked) return
+          quoteSent = ''
+          quote.textContent = 'The quote could not be updated just now. Use "Show my place in the auction" to try again.'
+        })
+        .then(function () {
+          if (asked === quoteAsked) quote.removeAttribute('aria-busy')
+        })
+    }
+    var onQuoteInput = function (event) {
+      if (!event.target || quoteFields.indexOf(event.target.name) < 0) return
+      clearTimeout(quoteTimer)
+      // Once typing pauses, so the polite live region announces one new place, not one per keystroke.
+      quoteTimer = setTimeout(refreshQuote, 400)
+    }
+    quoteForm.addEventListener('input', onQuoteInput)
+    quoteForm.addEventListener('change', onQuoteInput)
+  }
   // Copy buttons next to secrets.
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null

@@ -5,13 +5,14 @@ import { Field, PostForm } from '../forms.tsx'
 import { CheckboxField, ErrorSummary, SelectField } from '../choice-fields.tsx'
 import { count, usdBid, usdFromCents } from '../format.ts'
 import { WriteSteps } from './overview.tsx'
+import { AuctionQuoteRegion, type QuoteView } from './auction-quote.tsx'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignCreateForm } from '../../schemas/pages/forms.ts'
 import { PROVISIONING_INCOMPLETE, STORE_UNAVAILABLE, type Detail } from '../../../domain/errors.ts'
 
 type Account = Static<typeof AccountSchema>
 type Config = Account['config']
-export type CampaignFormValues = Omit<Static<typeof CampaignCreateForm>, '_csrf'>
+export type CampaignFormValues = Omit<Static<typeof CampaignCreateForm>, '_csrf' | 'action'>
 
 /** The form's fields, in page order, with their labels (the API field's words, operations.md section 5). */
 export const CAMPAIGN_FORM_FIELDS = {
@@ -259,6 +260,8 @@ export function CampaignFormPage(props: {
   account: Account
   values: CampaignFormValues
   problem?: FormProblem<CampaignFormField>
+  /** The auction quote for the values shown (null: not shown, e.g. after a refused create). */
+  quote: QuoteView | null
 }) {
   const { account, values } = props
   const config = account.config
@@ -303,6 +306,7 @@ export function CampaignFormPage(props: {
           error={errors.blocks}
           hint={`Blocks of ${count(config.block_impressions)} impressions, 1 to ${count(config.max_blocks)}. Bid × blocks is at most ${usdBid(config.max_total_usd)} per order.`}
         />
+        {props.quote ? <AuctionQuoteRegion view={props.quote} /> : null}
         {text('destination_url', 'Where a click goes: an https:// address, up to 500 characters.', { inputMode: 'url' })}
         <SelectField
           name="target_surface"
@@ -359,6 +363,9 @@ export function CampaignFormPage(props: {
         />
         <div class="actions">
           <button type="submit">Create campaign</button>
+          <button type="submit" name="action" value="quote" class="secondary">
+            Show my place in the auction
+          </button>
           <a href="/portal/campaigns">Back to campaigns</a>
         </div>
       </PostForm>

@@ -69,3 +69,27 @@ export function campaignBodyFromForm(
   }
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== ''))
 }
+
+/** The form fields an auction quote reads (the create form's, or the live quote's query). */
+export type QuoteFormValues = Pick<CampaignFormValues, 'cpm_usd' | 'blocks' | 'target_surface' | 'target_countries' | 'kind'>
+
+/**
+ * The create form's strings as an auction quote's query (GET
+ * /v1/auction/quote), converted as `campaignBodyFromForm` converts them. An
+ * empty bid is quoted at the floor (a fresh form's quote) and empty blocks as
+ * one block; the rest is judged by the API's schema and the quote service.
+ */
+export function quoteParamsFromForm(
+  values: QuoteFormValues,
+  config: { block_impressions: number; surface_split_enabled: boolean; min_cpm_usd: number },
+): Record<string, unknown> {
+  const blocks = formNumber(values.blocks, 'impressions')
+  const params: Record<string, unknown> = {
+    cpm_usd: formNumber(values.cpm_usd, 'cpm_usd') ?? config.min_cpm_usd,
+    impressions: (blocks ?? 1) * config.block_impressions,
+    target_surface: surface(values.target_surface, config.surface_split_enabled),
+    target_countries: countries(values.target_countries)?.join(','),
+    kind: optionalText(values.kind),
+  }
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== ''))
+}

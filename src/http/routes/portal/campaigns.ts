@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
-import { CampaignCreateForm } from '../../schemas/pages/forms.ts'
+import { CampaignCreateForm, CampaignQuoteQuery } from '../../schemas/pages/forms.ts'
 import { CampaignCreateSchema } from '../../schemas/campaigns.ts'
+import { QuoteQuerySchema } from '../../schemas/quote.ts'
 import { CampaignListPage } from '../../pages/portal/campaign-list.tsx'
 import { CampaignFormPage, createProblem, newCampaignValues, type CampaignFormValues } from '../../pages/portal/campaign-form.tsx'
 import { portalNotice } from '../../pages/portal/notices.ts'
+import { AuctionQuote, type QuoteView } from '../../pages/portal/auction-quote.tsx'
+import { renderFragment } from '../../pages/render.ts'
 import { presentAccount, presentCampaign } from '../../presenters.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
 import { storeTroubleError } from '../../plugins/errors.ts'
@@ -14,9 +17,10 @@ import { ApiError } from '../../../domain/errors.ts'
 import { assertWriteAccess } from '../../../services/access.ts'
 import { readAccountOverview } from '../../../services/accounts.ts'
 import { createCampaign } from '../../../services/campaigns.ts'
+import { quoteBid } from '../../../services/auction-quote.ts'
 import { listCampaigns } from '../../../services/lists.ts'
 import { asApiBody, formErrorHandler } from './api-body.ts'
-import { campaignBodyFromForm } from './campaign-form.ts'
+import { campaignBodyFromForm, quoteParamsFromForm, type QuoteFormValues } from './campaign-form.ts'
 
 /** Campaigns per page of the list (the API's paging, a shorter page). */
 export const CAMPAIGN_PAGE_SIZE = 20
@@ -29,6 +33,25 @@ const ListQuery = Type.Object({
 async function accountView(deps: RouteDeps, request: FastifyRequest) {
   const a = request.advertiser
   return presentAccount(a, await readAccountOverview(deps, a.user_id))
+}
+
+type AccountView = Awaited<ReturnType<typeof accountView>>
+
+/**
+ * The auction quote for the form's values, through the API's query schema and
+ * the quote service (GET /v1/auction/quote's). A quote the rules refuse (400)
+ * is shown as the message the form would show beside that field.
+ */
+async function quoteView(deps: RouteDeps, request: FastifyRequest, values: QuoteFormValues, account: AccountView): Promise<QuoteView> {
+  try {
+    const query = asApiBody(request, QuoteQuerySchema, quoteParamsFromForm(values, account.config))
+    const quote = await quoteBid(deps, query)
+    return { quote, bidUsd: query.cpm_usd, atFloor: (values.cpm_usd ?? '').trim() === '' }
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 400) throw err
+    const message = Object.values(createProblem(err.status, err.detail, account).fields)[0]
+    return { problem: message ? `To see your place in the auction: ${message}` : 'Check the bid and targeting to see your place in the auction.' }
+  }
 }
 
 /**
@@ -51,7 +74,9 @@ export function portalCampaignRoutes(deps: RouteDeps) {
     const problem = createProblem(error.status, error.detail, account)
     const shown = problem.freshKey ? { ...values, idempotency_key: randomUUID() } : values
     if (error.headers['retry-after']) void reply.header('retry-after', error.headers['retry-after'])
-    return reply.page(CampaignFormPage({ csrf: reply.generateCsrf(), email: request.advertiser.email, account, values: shown, problem }), error.status)
+    // The quote region stays on the page when it can be computed; store trouble shows the form without it.
+    const quote = error.status === 503 ? null : await quoteView(deps, request, values, account).catch(() => null)
+    return reply.page(CampaignFormPage({ csrf: reply.generateCsrf(), email: request.advertiser.email, account, values: shown, problem, quote }), error.status)
   }
 
   return async (app: App) => {
@@ -75,11 +100,25 @@ export function portalCampaignRoutes(deps: RouteDeps) {
       const account = await accountView(deps, request)
       // A new key per rendered form: a double submit of this form creates one campaign.
       const values = newCampaignValues(account.config, randomUUID())
-      return reply.page(CampaignFormPage({ csrf: reply.generateCsrf(), email: request.advertiser.email, account, values }))
+      const quote = await quoteView(deps, request, values, account)
+      return reply.page(CampaignFormPage({ csrf: reply.generateCsrf(), email: request.advertiser.email, account, values, quote }))
+    })
+
+    // The live quote of the create form (assets/site.js): a fragment of the page, for a signed-in advertiser. A read; writes nothing.
+    app.get('/portal/campaigns/new/quote', { schema: { querystring: CampaignQuoteQuery } }, async (request, reply) => {
+      const account = await accountView(deps, request)
+      const view = await quoteView(deps, request, request.query, account)
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderFragment(AuctionQuote({ view })))
     })
 
     app.post('/portal/campaigns/new', { schema: { body: CampaignCreateForm }, errorHandler: formErrorHandler(showProblem) }, async (request, reply) => {
       const a = request.advertiser
+      if (request.body.action === 'quote') {
+        // "Show my place in the auction" (the form without JavaScript): the same form, with the quote of its values; nothing is created.
+        const account = await accountView(deps, request)
+        const quote = await quoteView(deps, request, request.body, account)
+        return reply.page(CampaignFormPage({ csrf: reply.generateCsrf(), email: a.email, account, values: request.body, quote }))
+      }
       // The API's order: write access (403 before 402), then the body, then the create use case.
       await assertWriteAccess(deps, a)
       const { config } = await accountView(deps, request)

@@ -43,7 +43,21 @@ export const CampaignCreateForm = Form({
   pace_minutes: OptionalText(100),
   optin_leaderboard: OptionalText(10),
   start_paused: OptionalText(10),
+  /** `quote`: the no-JavaScript "Show my place in the auction" button; the form is shown again with a quote, nothing is created. */
+  action: OptionalText(20),
 })
+
+/** The create form's live quote (GET /portal/campaigns/new/quote): the fields of the form the quote reads, as typed. */
+export const CampaignQuoteQuery = Type.Object(
+  {
+    cpm_usd: OptionalText(100),
+    blocks: OptionalText(100),
+    target_surface: OptionalText(40),
+    target_countries: OptionalText(1_000),
+    kind: OptionalText(40),
+  },
+  { additionalProperties: false },
+)
 
 /** The export request form (/portal/exports): the window as typed (UTC) and one optional campaign. */
 export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalText(100), campaign: OptionalText(200) })

@@ -1,0 +1,103 @@
+import { Type } from 'typebox'
+import { DateTime, Nullable, StringEnum } from './common.ts'
+import { SURFACES } from '../../domain/auction.ts'
+import { CAMPAIGN_KINDS } from '../../domain/campaign-order.ts'
+
+export const QuoteQuerySchema = Type.Object(
+  {
+    cpm_usd: Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        'The bid to quote, USD per 1,000 impressions, judged as `POST /campaigns` judges it: at least config.min_cpm_usd ' +
+        '(400 `below_minimum` with `minimum`), at most six decimals (400 `too_precise`), and bid × blocks at most ' +
+        'config.max_total_usd (400 `order_total_exceeded`).',
+    }),
+    target_surface: Type.Optional(
+      StringEnum(SURFACES, {
+        description:
+          'As in CampaignCreate: only when config.surface_split_enabled (else 400 `surface_split_not_enabled`). Omitted: ' +
+          '`extension` while the split is on, both surfaces (blended) while it is off.',
+      }),
+    ),
+    target_countries: Type.Optional(
+      Type.String({
+        description:
+          'Comma-separated ISO 3166-1 alpha-2 codes (at most 20; 400 `invalid_format`, `empty`, `too_many_items`). Only when ' +
+          'config.country_targeting_enabled (else 400 `country_targeting_not_enabled`). Omitted: worldwide.',
+      }),
+    ),
+    impressions: Type.Optional(
+      Type.Integer({
+        minimum: 1000,
+        maximum: 100_000,
+        multipleOf: 1000,
+        description:
+          'The volume to estimate delivery for, as CampaignCreate `impressions` (blocks of config.block_impressions, at most ' +
+          'config.max_blocks; 400 `not_a_multiple_of_block`, `too_many_blocks`). Default: one block (1,000).',
+      }),
+    ),
+    kind: Type.Optional(
+      StringEnum(CAMPAIGN_KINDS, {
+        default: 'impression',
+        description:
+          'As in CampaignCreate. The intended rule for `click` is the auction\'s: rank by expected value per impression ' +
+          '(cpm_usd × estimated CTR). Until the click auction is live, both kinds are ranked by cpm_usd.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const QuoteSchema = Type.Object({
+  rank: Type.Integer({
+    minimum: 1,
+    description:
+      'The place the bid would take now among the live campaigns (active, approved, with impressions left, on an account ' +
+      'whose billing lets it serve) that serve some of the same traffic (an overlapping surface, and an overlapping country ' +
+      'list or no list), in the auction\'s order; the bid counts as created after every existing campaign, so it loses ' +
+      'equal bids. 1 = next to serve. Paused, pending or rejected, exhausted and cancelled campaigns are not counted; paced ' +
+      'campaigns are.',
+  }),
+  impressions_ahead: Type.Integer({
+    minimum: 0,
+    description: 'Impressions still to deliver on the campaigns ranked ahead (the sum over them of impressions bought minus delivered).',
+  }),
+  clearing_cpm_usd: Nullable(
+    Type.Number({
+      description:
+        'The lowest cpm_usd of a campaign that won a decision on the same traffic (the based_on surfaces and countries) within ' +
+        'the based_on window, rounded down to a multiple of $0.10 and never below config.min_cpm_usd: a price level, not ' +
+        'anyone\'s exact bid. Null when nothing won a decision there in the window.',
+    }),
+  ),
+  estimated_start_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the bid would serve its first impression if the traffic kept filling at the window\'s rate (based_on.' +
+        'billable_impressions over the window) and served the impressions ahead first: window_end + impressions_ahead × ' +
+        'window length / billable_impressions, rounded up to the second. Pacing and partial targeting overlaps are not ' +
+        'modelled. Null when the window has no billable impression.',
+    }),
+  ),
+  estimated_completion_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The same estimate for the last of `impressions`: window_end + (impressions_ahead + impressions) × window length / ' +
+        'billable_impressions, rounded up to the second. Null when the window has no billable impression.',
+    }),
+  ),
+  based_on: Type.Object(
+    {
+      window_start: { ...DateTime, description: 'One hour before window_end, or, on busy traffic, the instant of the oldest of the 10,000 most recent billable impressions read.' },
+      window_end: { ...DateTime, description: 'Now (service clock).' },
+      billable_impressions: Type.Integer({ minimum: 0, description: 'Billable impressions (views of at least 9.5 s, billed) on that traffic within the window, every advertiser\'s.' }),
+      surfaces: Type.Array(StringEnum(SURFACES), { description: 'The surfaces the bid would serve on.' }),
+      countries: Nullable(Type.Array(Type.String(), { description: 'The countries it targets (sorted, deduplicated); null: worldwide.' })),
+      impressions: Type.Integer({ description: 'The volume estimated (the `impressions` sent, or the default).' }),
+      kind: StringEnum(CAMPAIGN_KINDS),
+    },
+    { description: 'What the quote was computed from: the window of the fill rate and clearing price, and the traffic and volume quoted.' },
+  ),
+})

@@ -1,0 +1,87 @@
+import type { Surface } from '../domain/auction.ts'
+import { checkBid, type CampaignKind } from '../domain/campaign-order.ts'
+import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
+import {
+  clearingCpmMicros,
+  estimateDelivery,
+  fillWindow,
+  placeInQueue,
+  QUOTE_SAMPLE_MAX,
+  sampleStartMs,
+  surfacesOf,
+} from '../domain/quote.ts'
+import { parseFilterLists } from '../domain/report-filters.ts'
+import { readFillSample, readLowestWinningCpm } from '../store/quote.ts'
+import { loadCandidates } from '../store/serving.ts'
+import { readConfig } from '../store/settings.ts'
+import type { ServiceContext } from './context.ts'
+
+/** GET /v1/auction/quote's query (and the portal's live quote, built from the create form). */
+export interface QuoteQuery {
+  cpm_usd: number
+  target_surface?: Surface
+  /** Comma-separated ISO 3166-1 alpha-2 codes, as /v1/stats takes lists. */
+  target_countries?: string
+  impressions?: number
+  kind?: CampaignKind
+}
+
+/** The most countries an order may target (CampaignCreate `target_countries`, maxItems). */
+const MAX_TARGET_COUNTRIES = 20
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * Where a bid would stand in the live auction now (domain/quote.ts), judged
+ * by the create rules of the live config (`checkBid`: the same 400s as POST
+ * /campaigns). Reads only: the live candidates (the auction index's own
+ * load) and two aggregates of the ledger. Nothing in the answer names or
+ * prices another advertiser's campaign.
+ *
+ * `kind` is validated and carried to the ranking, which orders by CPM for
+ * both kinds until the click auction (expected value per impression) lands.
+ */
+export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
+  const config = await readConfig(ctx.db)
+  const countries =
+    q.target_countries === undefined
+      ? undefined
+      : parseFilterLists(
+          { country: q.target_countries.split(',') },
+          { campaign: 'campaign_id', creative: 'creative_id', surface: 'target_surface', country: 'target_countries' },
+          { campaign: 0, creative: 0, surface: 0, country: MAX_TARGET_COUNTRIES },
+        ).countries ?? undefined
+  const bid = checkBid(
+    { cpm_usd: q.cpm_usd, impressions: q.impressions ?? config.block_impressions, kind: q.kind, target_surface: q.target_surface, target_countries: countries },
+    config,
+  )
+
+  const nowMs = ctx.clock.nowMs()
+  const traffic = { surfaces: surfacesOf(bid.targetSurface), countries: bid.targetCountries }
+  const [queue, sample] = await Promise.all([
+    loadCandidates(ctx.db),
+    readFillSample(ctx.db, traffic, new Date(sampleStartMs(nowMs)), new Date(nowMs), QUOTE_SAMPLE_MAX),
+  ])
+  const window = fillWindow(nowMs, sample)
+  const lowest = await readLowestWinningCpm(ctx.db, traffic, new Date(window.startMs), new Date(window.endMs))
+
+  const place = placeInQueue(queue, bid)
+  const estimate = estimateDelivery(place, bid.impressions, window)
+  const clearing = clearingCpmMicros(lowest, Math.round(config.min_cpm_usd * MICROS_PER_USD))
+  return {
+    rank: place.rank,
+    impressions_ahead: place.impressionsAhead,
+    clearing_cpm_usd: clearing === null ? null : microsToUsd(clearing),
+    estimated_start_at: estimate ? iso(estimate.startMs) : null,
+    estimated_completion_at: estimate ? iso(estimate.completionMs) : null,
+    based_on: {
+      window_start: iso(window.startMs),
+      window_end: iso(window.endMs),
+      billable_impressions: window.billable,
+      surfaces: traffic.surfaces,
+      countries: traffic.countries,
+      impressions: bid.impressions,
+      kind: bid.kind,
+    },
+  }
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import {
+  clearingCpmMicros,
+  competesWith,
+  estimateDelivery,
+  fillWindow,
+  placeInQueue,
+  QUOTE_SAMPLE_MAX,
+  QUOTE_WINDOW_MS,
+  type QueuedCampaign,
+  type QuotedBid,
+} from '../../src/domain/quote.ts'
+import { checkBid } from '../../src/domain/campaign-order.ts'
+import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
+
+const queued = (cpmMicros: number, seq: number, over: Partial<QueuedCampaign> = {}): QueuedCampaign => ({
+  cpmMicros, seq, targetSurface: 'extension', targetCountries: null, impressions: 1000, billed: 0, ...over,
+})
+const bid = (cpmMicros: number, over: Partial<QuotedBid> = {}): QuotedBid => ({
+  cpmMicros, kind: 'impression', impressions: 1000, targetSurface: 'extension', targetCountries: null, ...over,
+})
+
+test('placeInQueue: the auction order, the new bid losing ties, remaining inventory ahead summed', () => {
+  const queue = [queued(3_000_000, 1, { billed: 400 }), queued(2_000_000, 2, { impressions: 2000, billed: 500 }), queued(1_000_000, 3)]
+  assert.deepEqual(placeInQueue(queue, bid(4_000_000)), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(3_000_000)), { rank: 2, impressionsAhead: 600 })
+  assert.deepEqual(placeInQueue(queue, bid(2_500_000)), { rank: 2, impressionsAhead: 600 })
+  // Equal to the second: created later, so behind it.
+  assert.deepEqual(placeInQueue(queue, bid(2_000_000)), { rank: 3, impressionsAhead: 2100 })
+  assert.deepEqual(placeInQueue(queue, bid(500_000)), { rank: 4, impressionsAhead: 3100 })
+  assert.deepEqual(placeInQueue([], bid(500_000)), { rank: 1, impressionsAhead: 0 })
+})
+
+test('placeInQueue: only campaigns that serve some of the same traffic count', () => {
+  const queue = [
+    queued(9, 1, { targetSurface: 'terminal' }),
+    queued(8, 2, { targetSurface: 'blended', impressions: 10 }),
+    queued(7, 3, { targetCountries: new Set(['FR']), impressions: 20 }),
+    queued(6, 4, { targetCountries: new Set(['DE', 'US']), impressions: 40 }),
+  ]
+  // Extension, worldwide: every campaign on the extension (any country list overlaps the world).
+  assert.deepEqual(placeInQueue(queue, bid(1)), { rank: 4, impressionsAhead: 70 })
+  // Extension, DE: the blended one and the DE/US one.
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetCountries: ['DE'] })), { rank: 3, impressionsAhead: 50 })
+  // Terminal: the terminal and blended campaigns only.
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'terminal' })).rank, 3)
+  // Blended (split off): every surface.
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'blended', targetCountries: ['JP'] })).rank, 3)
+})
+
+test('competesWith: surface and country overlap', () => {
+  assert.equal(competesWith({ targetSurface: 'terminal', targetCountries: null }, { targetSurface: 'extension', targetCountries: null }), false)
+  assert.equal(competesWith({ targetSurface: 'blended', targetCountries: null }, { targetSurface: 'terminal', targetCountries: ['US'] }), true)
+  assert.equal(competesWith({ targetSurface: 'extension', targetCountries: new Set(['US']) }, { targetSurface: 'extension', targetCountries: ['DE'] }), false)
+  assert.equal(competesWith({ targetSurface: 'extension', targetCountries: new Set(['US']) }, { targetSurface: 'extension', targetCountries: null }), true)
+})
+
+test('fillWindow: the last hour, shortened to the sample when it is full', () => {
+  const now = 10 * QUOTE_WINDOW_MS
+  assert.deepEqual(fillWindow(now, { billable: 0, oldestMs: null }), { startMs: now - QUOTE_WINDOW_MS, endMs: now, billable: 0 })
+  assert.deepEqual(fillWindow(now, { billable: 12, oldestMs: now - 5_000 }), { startMs: now - QUOTE_WINDOW_MS, endMs: now, billable: 12 })
+  assert.deepEqual(fillWindow(now, { billable: QUOTE_SAMPLE_MAX, oldestMs: now - 60_000 }), { startMs: now - 60_000, endMs: now, billable: QUOTE_SAMPLE_MAX })
+})
+
+test('estimateDelivery: queue ahead then the volume, at the window rate, rounded up to the second', () => {
+  const window = { startMs: 0, endMs: 3_600_000, billable: 3_600 } // one per second
+  assert.deepEqual(estimateDelivery({ rank: 3, impressionsAhead: 4_200 }, 1000, window), { startMs: 3_600_000 + 4_200_000, completionMs: 3_600_000 + 5_200_000 })
+  assert.deepEqual(estimateDelivery({ rank: 1, impressionsAhead: 0 }, 1000, window), { startMs: 3_600_000, completionMs: 4_600_000 })
+  // Three in an hour: 1,200 s each; 1 ahead → 1,200 s; a fraction of a second rounds up.
+  const slow = { startMs: 0, endMs: 3_600_000, billable: 3 }
+  assert.deepEqual(estimateDelivery({ rank: 2, impressionsAhead: 1 }, 1000, slow), { startMs: 3_600_000 + 1_200_000, completionMs: 3_600_000 + 1_201_200_000 })
+  const odd = { startMs: 0, endMs: 1_000, billable: 3 }
+  assert.deepEqual(estimateDelivery({ rank: 2, impressionsAhead: 1 }, 1000, odd), { startMs: 2_000, completionMs: 335_000 })
+  assert.equal(estimateDelivery({ rank: 1, impressionsAhead: 0 }, 1000, { startMs: 0, endMs: 3_600_000, billable: 0 }), null)
+})
+
+test('clearingCpmMicros: rounded down to $0.10, never below the floor, null without a winner', () => {
+  assert.equal(clearingCpmMicros(null, 500_000), null)
+  assert.equal(clearingCpmMicros(2_570_000, 500_000), 2_500_000)
+  assert.equal(clearingCpmMicros(2_500_000, 500_000), 2_500_000)
+  assert.equal(clearingCpmMicros(570_000, 550_000), 550_000)
+  assert.equal(clearingCpmMicros(400_000, 500_000), 500_000)
+})
+
+test('checkBid: the create rules and reasons of the bid, volume and targeting', () => {
+  const reason = (f: () => unknown) => {
+    try {
+      f()
+    } catch (err) {
+      return (err as { detail: { field: string; reason: string } }).detail
+    }
+    return null
+  }
+  assert.deepEqual(reason(() => checkBid({ cpm_usd: 0.4, impressions: 1000 }, DEFAULT_CONFIG)), { field: 'cpm_usd', reason: 'below_minimum', minimum: 0.5 })
+  assert.equal(reason(() => checkBid({ cpm_usd: 1.0000001, impressions: 1000 }, DEFAULT_CONFIG))?.reason, 'too_precise')
+  assert.equal(reason(() => checkBid({ cpm_usd: 100, impressions: 100_000 }, DEFAULT_CONFIG))?.reason, 'order_total_exceeded')
+  assert.equal(reason(() => checkBid({ cpm_usd: 1, impressions: 1000, target_surface: 'terminal' }, { ...DEFAULT_CONFIG, surface_split_enabled: false }))?.reason, 'surface_split_not_enabled')
+  assert.equal(reason(() => checkBid({ cpm_usd: 1, impressions: 1000, target_countries: ['US'] }, { ...DEFAULT_CONFIG, country_targeting_enabled: false }))?.reason, 'country_targeting_not_enabled')
+  const ok = checkBid({ cpm_usd: 1.25, impressions: 3000, target_countries: ['US', 'DE', 'US'] }, DEFAULT_CONFIG)
+  assert.deepEqual(ok, { cpmMicros: 1_250_000, impressions: 3000, blocks: 3, kind: 'impression', targetSurface: 'extension', targetCountries: ['DE', 'US'], faceMicros: 3_750_000 })
+  assert.equal(checkBid({ cpm_usd: 1, impressions: 1000 }, { ...DEFAULT_CONFIG, surface_split_enabled: false }).targetSurface, 'blended')
+})
