@@ -1,9 +1,6 @@
 import { sql } from 'kysely'
 import { NON_BILLABLE_REASONS, storedReasons, type NonBillableReason } from '../domain/delivery.ts'
 
-/** The ledger event types that are a recorded view: billable or not, the repeats and late views included. */
-export const VIEW_REPORT_TYPES = ['impression', 'view', 'repeat_view', 'expired_view'] as const
-
 /**
  * Recorded views that were not billable for `reason`, over ledger events aliased `e`: `view` rows and
  * repeat and late view reports whose stored reason reads as `reason` (old rows keep the names of
@@ -26,8 +23,6 @@ export const LEDGER_SUM = {
   ticks: sql`coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0)`,
   clicks: sql`count(*) FILTER (WHERE e.event_type = 'click')`,
   spend: sql`coalesce(sum(e.debit_micros), 0)`,
-  /** Recorded views: billable impressions plus every non-billable reason, exactly. */
-  recordedViews: sql`count(*) FILTER (WHERE e.event_type IN (${sql.join(VIEW_REPORT_TYPES.map((t) => sql.lit(t)))}))`,
 }
 
 /** The rollup tables' columns of the non-billable counts, in NON_BILLABLE_REASONS order (migration 0025). */
