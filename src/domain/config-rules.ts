@@ -15,7 +15,9 @@ export type ConfigRule =
   | { kind: 'fixed'; value: number }
 
 const MAX_PER_MIN = 1_000_000
-export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2'] as const
+import { EXPORT_SCHEMA_VERSIONS } from './export-csv.ts'
+
+export { EXPORT_SCHEMA_VERSIONS }
 
 const usd = (rule: Partial<Extract<ConfigRule, { kind: 'number' }>> = {}): ConfigRule => ({
   kind: 'number',

@@ -9,15 +9,46 @@ export const DWELL_TOLERANCE_MS = 1_000
 export const OFFER_TTL_MS = 3_600_000
 export const VIEWER_FREQUENCY_MS = 10_000
 
-export const NOT_BILLABLE = ['short_dwell', 'dwell_exceeds_elapsed', 'viewer_frequency', 'inventory_exhausted', 'campaign_cancelled'] as const
-export type NotBillable = (typeof NOT_BILLABLE)[number]
-/** Why a view request records nothing billable beyond NOT_BILLABLE: a repeat, an offer past its hour, an impression id that opens to nothing. */
-export const VIEW_REJECTIONS = ['duplicate', 'offer_expired', 'unknown_impression'] as const
+/**
+ * Why a recorded view is not billable: the one vocabulary of the ledger's `reason`, /v1/stats
+ * (`non_billable`), the ledger-export-v3 column `non_billable_reason` and /metrics.
+ *  - short_dwell: dwell under 9.5 s;
+ *  - repeat: the view of an impression already measured was reported again (recorded once per impression);
+ *  - too_fast: the claimed dwell is longer than the time since the offer plus the tolerance;
+ *  - viewer_frequency: the viewer had a billable impression on this surface in the last ten seconds;
+ *  - expired: the view was reported after the offer's hour (answered 410; recorded once per impression);
+ *  - block_full: the campaign has no inventory left to bill (used up, or cancelled before the offer).
+ */
+export const NON_BILLABLE_REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full'] as const
+export type NonBillableReason = (typeof NON_BILLABLE_REASONS)[number]
+/** One count per reason, every key present. */
+export type NonBillableCounts = Record<NonBillableReason, number>
+
+export const noNonBillable = (): NonBillableCounts => ({ short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0 })
+
+/**
+ * Reason strings written to ledger `view` rows before issue 25, with the reason each is read as.
+ * The ledger is append-only, so old rows keep their strings and every read maps them
+ * (src/store/ledger-sums.ts, the v3 export); new rows are written with the current names.
+ */
+export const LEGACY_REASONS: Readonly<Record<string, NonBillableReason>> = {
+  dwell_exceeds_elapsed: 'too_fast',
+  inventory_exhausted: 'block_full',
+  campaign_cancelled: 'block_full',
+}
+
+/** Every stored `reason` string read as `reason`: its own name and its legacy names. */
+export function storedReasons(reason: NonBillableReason): string[] {
+  return [reason, ...Object.keys(LEGACY_REASONS).filter((old) => LEGACY_REASONS[old] === reason)]
+}
+
+/** The /metrics label of a view request that opens to no offer (404): recorded nowhere, so not a reason above. */
+export const UNKNOWN_IMPRESSION = 'unknown_impression'
 
 /** The per-view checks that need no store state. */
-export function assessDwell(dwellMs: number, offeredAtMs: number, nowMs: number): NotBillable | null {
+export function assessDwell(dwellMs: number, offeredAtMs: number, nowMs: number): 'short_dwell' | 'too_fast' | null {
   if (dwellMs < BILLABLE_DWELL_MS) return 'short_dwell'
-  if (dwellMs > nowMs - offeredAtMs + DWELL_TOLERANCE_MS) return 'dwell_exceeds_elapsed'
+  if (dwellMs > nowMs - offeredAtMs + DWELL_TOLERANCE_MS) return 'too_fast'
   return null
 }
 
@@ -42,7 +73,7 @@ export function blockServed(blockIndex: number, blockSize: number, billed: numbe
   return Math.max(0, Math.min(blockSize, billed - blockIndex * blockSize))
 }
 
-export type ViewOutcome = { billable: true } | { billable: false; reason: NotBillable | 'duplicate' }
+export type ViewOutcome = { billable: true } | { billable: false; reason: NonBillableReason }
 
 export interface ViewToJudge {
   impressionId: string
@@ -51,7 +82,7 @@ export interface ViewToJudge {
   surface: string
   offeredAtMs: number
   /** Set when a store-free rule (assessDwell) already made the view non-billable. */
-  reason: NotBillable | null
+  reason: NonBillableReason | null
 }
 
 export interface CampaignInventory {
@@ -73,7 +104,8 @@ export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|
 
 /**
  * Judges one batch of measured views, in arrival order, against the store's
- * state: a repeat of a measured impression is a duplicate (recorded nowhere);
+ * state: a repeat of a measured impression is a `repeat` (not written with the batch: the
+ * serving engine records it apart, once per impression);
  * otherwise the view is billable unless its dwell failed, the viewer had a
  * billable impression on this surface in the last ten seconds, the campaign
  * was cancelled before the offer, or the campaign's inventory is used up.
@@ -84,17 +116,18 @@ export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, no
   const billedNow = new Set<string>() // slots billed earlier in this batch (at nowMs)
   const granted = new Map<string, number>()
   return views.map((v): ViewOutcome => {
-    if (state.recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'duplicate' }
+    if (state.recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'repeat' }
     seen.add(v.impressionId)
     if (v.reason) return { billable: false, reason: v.reason }
     const slot = viewerSlot(v.viewerKey, v.surface)
     const last = state.lastBillableMs.get(slot)
     if (billedNow.has(slot) || (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS)) return { billable: false, reason: 'viewer_frequency' }
     const c = state.campaigns.get(v.campaignId)
-    if (!c) return { billable: false, reason: 'inventory_exhausted' }
-    if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'campaign_cancelled' }
+    // A campaign unknown to the leases or cancelled before the offer has no inventory left to bill.
+    if (!c) return { billable: false, reason: 'block_full' }
+    if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const taken = granted.get(v.campaignId) ?? 0
-    if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'inventory_exhausted' }
+    if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
     granted.set(v.campaignId, taken + 1)
     billedNow.add(slot)
     return { billable: true }

@@ -15,7 +15,9 @@
  * compares the two renderings on awkward values (test/api/exports.test.ts).
  */
 
-export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2'] as const
+import { LEGACY_REASONS } from './delivery.ts'
+
+export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2', 'ledger-export-v3'] as const
 export type ExportSchemaVersion = (typeof EXPORT_SCHEMA_VERSIONS)[number]
 
 export const CSV_SEPARATOR = ','
@@ -36,6 +38,8 @@ export interface ExportLedgerRow {
   country: string | null
   billable: boolean
   debit_micros: number
+  /** The stored reason (v3's `non_billable_reason`, read through `nonBillableReasonText`). */
+  reason: string | null
 }
 
 /**
@@ -73,11 +77,41 @@ export const EXPORT_FIELDS: readonly ExportField[] = [
 /** v2 only: the account's billing-address country at the processor, the same on every row (blank when none). */
 export const V2_BILLING_COUNTRY_COLUMN = 'processor_billing_country'
 
+/**
+ * v3 only: why a recorded view was not billable, in the one vocabulary (src/domain/delivery.ts,
+ * NON_BILLABLE_REASONS; reasons stored before issue 25 are written under their current name); blank
+ * on billable impressions and on every row that is not a view report.
+ */
+export const V3_REASON_COLUMN = 'non_billable_reason'
+
 export const V1_COLUMNS = EXPORT_FIELDS.map((f) => f.column)
 export const V2_COLUMNS = [...V1_COLUMNS, V2_BILLING_COUNTRY_COLUMN]
+export const V3_COLUMNS = [...V2_COLUMNS, V3_REASON_COLUMN]
 
 export function exportColumns(version: ExportSchemaVersion): readonly string[] {
-  return version === 'ledger-export-v1' ? V1_COLUMNS : V2_COLUMNS
+  return version === 'ledger-export-v1' ? V1_COLUMNS : version === 'ledger-export-v2' ? V2_COLUMNS : V3_COLUMNS
+}
+
+/** Whether the version has v2's billing-country column (v2 and v3). */
+export const hasBillingCountry = (version: ExportSchemaVersion) => version !== 'ledger-export-v1'
+
+/**
+ * Event types a version does not list. The repeat and late view reports (migration 0025) came with
+ * v3: v1 and v2 files keep exactly the rows and event types they always had.
+ */
+export function eventTypesLeftOut(version: ExportSchemaVersion): readonly NonMeasuredViewReport[] {
+  return version === 'ledger-export-v3' ? [] : NON_MEASURED_VIEW_REPORTS
+}
+/** The ledger's view reports that are not a measured view: a repeat, a view after the offer's hour. */
+export const NON_MEASURED_VIEW_REPORTS = ['repeat_view', 'expired_view'] as const
+export type NonMeasuredViewReport = (typeof NON_MEASURED_VIEW_REPORTS)[number]
+/** The event types whose rows are recorded views (billable or not). */
+export const VIEW_REPORT_EVENT_TYPES = ['impression', 'view', ...NON_MEASURED_VIEW_REPORTS] as const
+
+/** v3's `non_billable_reason` of a row: the reason, under its current name, on a non-billable view report; else blank. */
+export function nonBillableReasonText(eventType: string, reason: string | null): string {
+  if (reason === null || eventType === 'impression' || !(VIEW_REPORT_EVENT_TYPES as readonly string[]).includes(eventType)) return ''
+  return LEGACY_REASONS[reason] ?? reason
 }
 
 /** One RFC 4180 field: quoted only when it must be. */
@@ -122,7 +156,8 @@ function fieldText(field: ExportField, row: ExportLedgerRow): string {
  */
 export function rowLine(version: ExportSchemaVersion, row: ExportLedgerRow, billingCountry: string | null): string {
   const fields = EXPORT_FIELDS.map((f) => fieldText(f, row))
-  if (version === 'ledger-export-v2') fields.push(billingCountry ?? '')
+  if (hasBillingCountry(version)) fields.push(billingCountry ?? '')
+  if (version === 'ledger-export-v3') fields.push(nonBillableReasonText(row.event_type, row.reason))
   return csvLine(fields)
 }
 

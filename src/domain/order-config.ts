@@ -2,6 +2,8 @@
  * Live order gates (Account `config`) plus the operator-only export settings.
  * Defaults live here; operators override any subset (PATCH /admin/v1/config).
  */
+import type { ExportSchemaVersion } from './export-csv.ts'
+
 export interface OrderConfig {
   block_impressions: number
   min_cpm_usd: number
@@ -17,7 +19,8 @@ export interface OrderConfig {
 export interface ServiceConfig extends OrderConfig {
   export_max_days: number
   export_max_rows: number
-  export_schema_version: 'ledger-export-v1' | 'ledger-export-v2'
+  /** ledger-export-v2 by default (operations.md); v3 adds `non_billable_reason`. */
+  export_schema_version: ExportSchemaVersion
   /** /stats refuses a live ledger scan estimated above this many events (window_too_costly). */
   stats_max_live_events: number
   /** Serving abuse limits (domain/rate-limits.ts#servingLimitsOf), per minute of service time. */

@@ -1,4 +1,5 @@
 import { invalid } from './errors.ts'
+import { NON_BILLABLE_REASONS, noNonBillable, type NonBillableCounts } from './delivery.ts'
 
 /**
  * /stats windows and routing (advertiser spec, GET /stats rules 1-7). Pure:
@@ -128,6 +129,8 @@ export interface MetricSet {
   unique_viewers: number
   spend_micros: number
   ctr: number
+  /** Recorded views that were not billable, per reason: billable_impressions + their sum = recorded views. */
+  non_billable: NonBillableCounts
 }
 
 export const ZERO_METRICS: MetricSet = {
@@ -138,6 +141,14 @@ export const ZERO_METRICS: MetricSet = {
   unique_viewers: 0,
   spend_micros: 0,
   ctr: 0,
+  non_billable: noNonBillable(),
+}
+
+/** The per-reason sums of several counts (buckets of one window add up; unique viewers would not). */
+export function sumNonBillable(counts: readonly NonBillableCounts[]): NonBillableCounts {
+  const total = noNonBillable()
+  for (const c of counts) for (const r of NON_BILLABLE_REASONS) total[r] += c[r]
+  return total
 }
 
 /** ctr = clicks / billable impressions; 0 when there were none. */

@@ -53,6 +53,9 @@ const BLOCKS = blocks([1000, 412, 0])
 const SERVED = 1412
 const SPENT_MICROS = 3_530_000
 
+/** Recorded views that were not billable, by reason (every key always present). */
+const NON_BILLABLE_EXAMPLE = { short_dwell: 1_402, repeat: 37, too_fast: 4, viewer_frequency: 118, expired: 9, block_full: 0 }
+
 const CAMPAIGN = {
   campaign_id: CAMPAIGN_ID,
   creation_channel: 'advertiser_api',
@@ -104,6 +107,7 @@ const CREATIVE = {
     spend_micros: SPENT_MICROS,
     first_served_at: '2026-11-02T09:00:12.000Z',
     last_served_at: '2026-11-04T17:41:09.000Z',
+    non_billable: NON_BILLABLE_EXAMPLE,
   },
   created_at: CREATED,
   updated_at: CREATED,
@@ -328,7 +332,16 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       end: '2026-11-03T00:00:00.000Z',
       filters: {},
       served_from: 'daily_rollup',
-      totals: { billable_impressions: 1000, viewable_ticks: 10_000, clicks: 22, events: 2_960, unique_viewers: 871, spend_micros: 2_500_000, ctr: 0.022 },
+      totals: {
+        billable_impressions: 1000,
+        viewable_ticks: 10_000,
+        clicks: 22,
+        events: 2_960,
+        unique_viewers: 871,
+        spend_micros: 2_500_000,
+        ctr: 0.022,
+        non_billable: NON_BILLABLE_EXAMPLE,
+      },
       points: [
         {
           bucket: '2026-11-02T00:00:00.000Z',
@@ -339,6 +352,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           unique_viewers: 871,
           spend_micros: 2_500_000,
           ctr: 0.022,
+          non_billable: NON_BILLABLE_EXAMPLE,
         },
       ],
     },

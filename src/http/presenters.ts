@@ -150,6 +150,7 @@ const UNAVAILABLE = {
   spend_micros: null,
   first_served_at: null,
   last_served_at: null,
+  non_billable: null,
 } as const
 
 /**
@@ -194,6 +195,7 @@ export function presentCreative(g: CampaignGraph, m: CreativeMetrics | null = nu
           spend_micros: m.spend,
           first_served_at: iso(m.first),
           last_served_at: iso(m.last),
+          non_billable: m.nonBillable,
         }
       : UNAVAILABLE,
     created_at: cr.created_at.toISOString(),

@@ -108,7 +108,7 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
     this.#empty = atZero(decisions.labels('empty'))
     const views = new Counter({
       name: METRIC_NAMES.views,
-      help: 'Measured views received, billable or not; reason says why one is not billable (none for billable).',
+      help: 'View requests received: billable (reason none), else the non-billable reason of /v1/stats (short_dwell, repeat, too_fast, viewer_frequency, expired, block_full), or unknown_impression for an id that opens to no offer.',
       labelNames: ['billable', 'reason'],
       registers,
     })

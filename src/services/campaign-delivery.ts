@@ -1,5 +1,6 @@
 import { deliveryChartPlan } from '../domain/delivery-chart.ts'
-import { bucketSpine, type Granularity } from '../domain/stats.ts'
+import type { NonBillableCounts } from '../domain/delivery.ts'
+import { bucketSpine, sumNonBillable, type Granularity } from '../domain/stats.ts'
 import type { ServiceContext } from './context.ts'
 import { getStats } from './stats.ts'
 
@@ -16,7 +17,8 @@ export interface CampaignDelivery {
   endMs: number
   /** Every bucket of [start, end), zero buckets included, in time order. */
   buckets: DeliveryBucket[]
-  totals: { billable_impressions: number; spend_micros: number }
+  /** Over the whole window: billable impressions, spend, and the recorded views not billed, by reason. */
+  totals: { billable_impressions: number; spend_micros: number; non_billable: NonBillableCounts }
 }
 
 /**
@@ -61,6 +63,7 @@ export async function readCampaignDelivery(
     totals: {
       billable_impressions: results.reduce((n, r) => n + r.totals.billable_impressions, 0),
       spend_micros: results.reduce((n, r) => n + r.totals.spend_micros, 0),
+      non_billable: sumNonBillable(results.map((r) => r.totals.non_billable)),
     },
   }
 }

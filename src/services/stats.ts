@@ -7,6 +7,7 @@ import {
   retryWindow,
   rollupEligible,
   rollupsCover,
+  sumNonBillable,
   withCtr,
   ZERO_METRICS,
   type Granularity,
@@ -51,7 +52,15 @@ export const SERIES_CAVEAT =
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(','))
 const metrics = (r: MetricRow | undefined): MetricSet =>
   r
-    ? withCtr({ billable_impressions: r.billable, viewable_ticks: r.ticks, clicks: r.clicks, events: r.events, unique_viewers: r.viewers, spend_micros: r.spend })
+    ? withCtr({
+        billable_impressions: r.billable,
+        viewable_ticks: r.ticks,
+        clicks: r.clicks,
+        events: r.events,
+        unique_viewers: r.viewers,
+        spend_micros: r.spend,
+        non_billable: r.nonBillable,
+      })
     : ZERO_METRICS
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -165,6 +174,7 @@ async function hourlyMetrics(db: Db, userId: string, split: HourlySplit): Promis
     clicks: sum((r) => r.clicks),
     spend: sum((r) => r.spend),
     viewers: dayViewers + edgeViewers,
+    nonBillable: sumNonBillable(points.map((r) => r.nonBillable)),
   }
   return { points, totals: [totals] }
 }

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Candidate, DecisionRequest } from '../domain/auction.ts'
-import { assessDwell, offerExpired, type NotBillable, type ViewOutcome } from '../domain/delivery.ts'
+import { assessDwell, offerExpired, UNKNOWN_IMPRESSION, type NonBillableReason, type ViewOutcome } from '../domain/delivery.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { ServingMetrics } from '../platform/metrics.ts'
 import type { Db } from '../store/db.ts'
 import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
 import { AuctionIndex } from './auction-index.ts'
-import { clickRow, offerRow } from './ledger-batch.ts'
+import { clickRow, offerRow, viewReportRow } from './ledger-batch.ts'
 import { LeaseBook } from './leases.ts'
 import { LedgerWriter } from './ledger-writer.ts'
 import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
@@ -106,23 +106,30 @@ export class ServingEngine {
     return { impressionId, winner }
   }
 
-  /** Records a measured view; resolves once it is durable. */
+  /**
+   * Records a view report; resolves once it is durable. An offer past its hour is recorded as an
+   * `expired_view` and answered 410; a repeat of a measured impression as a `repeat_view`, after the
+   * batch found it (both at most once per impression, never billable: `LedgerWriter#recordReport`).
+   */
   async view(impressionId: string, dwellMs: number): Promise<ViewResult> {
     const offer = this.#sealer.open(impressionId)
     if (!offer) {
-      this.#metrics?.view(false, 'unknown_impression')
+      this.#metrics?.view(false, UNKNOWN_IMPRESSION)
       return { status: 'unknown' }
     }
     const nowMs = this.#clock.nowMs()
     if (offerExpired(offer.offeredAtMs, nowMs)) {
-      this.#metrics?.view(false, 'offer_expired')
+      await this.writer.recordReport(viewReportRow('expired', impressionId, offer, new Date(nowMs), dwellMs))
+      this.#metrics?.view(false, 'expired')
       return { status: 'expired' }
     }
-    const reason: NotBillable | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs)
+    const reason: NonBillableReason | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs)
     const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason })
+    const repeat = !outcome.billable && outcome.reason === 'repeat'
+    if (repeat) await this.writer.recordReport(viewReportRow('repeat', impressionId, offer, this.#clock.now(), dwellMs))
     this.#metrics?.view(outcome.billable, outcome.billable ? null : outcome.reason)
     // Resolved once committed (a billable one is in the campaign's billed count by now); a repeat released it already.
-    if (offer.origin === this.#origin && (outcome.billable || outcome.reason !== 'duplicate')) this.index.resolveOffer(offer.campaignId, offer.offeredAtMs)
+    if (offer.origin === this.#origin && !repeat) this.index.resolveOffer(offer.campaignId, offer.offeredAtMs)
     return { status: 'recorded', outcome }
   }
 

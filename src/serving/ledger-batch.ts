@@ -1,4 +1,4 @@
-import { judgeViews, viewerSlot, type CampaignInventory, type NotBillable, type ViewOutcome, type ViewToJudge } from '../domain/delivery.ts'
+import { judgeViews, viewerSlot, type CampaignInventory, type NonBillableReason, type ViewOutcome, type ViewToJudge } from '../domain/delivery.ts'
 import type { Db } from '../store/db.ts'
 import { EventColumns, isRace, readLedgerState, writeBatch, type LedgerRow } from '../store/ledger.ts'
 import type { LeaseBook } from './leases.ts'
@@ -9,7 +9,7 @@ export interface ViewClaim {
   offer: Offer
   dwellMs: number
   /** Set when a store-free rule already made the view non-billable. */
-  reason: NotBillable | null
+  reason: NonBillableReason | null
 }
 
 /**
@@ -60,6 +60,12 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
 
 export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
 export const clickRow = (impressionId: string, offer: Offer, at: Date) => eventRow('click', impressionId, offer, at)
+/** A repeat or late view report (never billable), carrying its reason and the dwell it claimed. */
+export const viewReportRow = (reason: 'repeat' | 'expired', impressionId: string, offer: Offer, at: Date, dwellMs: number): LedgerRow => ({
+  ...eventRow(reason === 'repeat' ? 'repeat_view' : 'expired_view', impressionId, offer, at),
+  dwell_ms: dwellMs,
+  reason,
+})
 
 const MAX_ATTEMPTS = 10
 
@@ -142,7 +148,8 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
   let billable = 0
   batch.views.forEach((v, i) => {
     const o = outcomes[i]!
-    if (!o.billable && o.reason === 'duplicate') return
+    // A repeat is recorded apart (ServingEngine#view), once per impression, off this batch.
+    if (!o.billable && o.reason === 'repeat') return
     const row = eventRow(o.billable ? 'impression' : 'view', v.impressionId, v.offer, now)
     let debit = 0
     if (o.billable) {
@@ -170,7 +177,7 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
   const settled = [...taken.values()].some((t) => t.endsBlock) && (await book.settle(db, now, false, finished).then(() => true, () => false))
 
   const lost = new Set(written.lost ?? [])
-  const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'duplicate') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'duplicate' } : o))
+  const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'repeat') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'repeat' } : o))
   const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
   return { views, billedSlots, billed: billedBy, settled, retries: 0 }
 }

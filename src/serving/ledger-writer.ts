@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import type { LedgerRow } from '../store/ledger.ts'
+import { EventColumns, writeViewReports, type LedgerRow } from '../store/ledger.ts'
 import { commitLedgerBatch, type BatchResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
 import type { LeaseBook } from './leases.ts'
 import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
@@ -63,6 +63,9 @@ export class LedgerWriter {
   #offers: LedgerRow[] = []
   #clicks: { row: LedgerRow; waiter: Waiter<void> }[] = []
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
+  #reports: { row: LedgerRow; waiter: Waiter<void> }[] = []
+  /** A statement of view reports is under way (their own lane: at most one at a time). */
+  #reporting = false
   #inFlight = 0
   #scheduled = false
   #linger: NodeJS.Timeout | null = null
@@ -104,6 +107,46 @@ export class LedgerWriter {
     return new Promise((resolve, reject) => {
       this.#views.push({ claim, waiter: { resolve, reject } })
       this.#kick()
+    })
+  }
+
+  /**
+   * Records a repeat or a late view (`repeat_view`, `expired_view`: never billable); resolves once
+   * durable. These go in their own statements, one at a time, beside the view batches rather than in
+   * them: they neither wait for a batch nor make one longer or switch it to ON CONFLICT, and a flood
+   * of replays costs the billable views nothing but the store's time (docs/decisions.md,
+   * "Non-billable reasons").
+   */
+  recordReport(row: LedgerRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#reports.push({ row, waiter: { resolve, reject } })
+      this.#kickReports()
+    })
+  }
+
+  #kickReports(): void {
+    if (this.#reporting || this.#reports.length === 0) return
+    this.#reporting = true
+    // Next turn, so the reports of one tick share a statement.
+    setImmediate(() => {
+      const reports = this.#reports.splice(0, MAX_BATCH)
+      const rows = new EventColumns()
+      for (const r of reports) rows.push(r.row, 0, r.row.dwell_ms ?? null, r.row.reason ?? null)
+      const started = performance.now()
+      writeViewReports(this.#db, rows).then(
+        () => {
+          this.#onBatch?.(reports.length, (performance.now() - started) / 1000)
+          reports.forEach((r) => r.waiter.resolve())
+        },
+        (err: unknown) => {
+          this.#log.error({ err, reports: reports.length }, 'view reports write failed')
+          reports.forEach((r) => r.waiter.reject(err))
+        },
+      ).finally(() => {
+        this.#reporting = false
+        this.#kickReports()
+        this.#settle()
+      })
     })
   }
 
@@ -186,8 +229,12 @@ export class LedgerWriter {
     for (const [slot, at] of this.#lastBillable) if (atMs - at >= VIEWER_FREQUENCY_MS) this.#lastBillable.delete(slot)
   }
 
+  get #idleNow(): boolean {
+    return this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled && !this.#reporting && this.#reports.length === 0
+  }
+
   #settle(): void {
-    if (this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled) this.#idle.splice(0).forEach((resolve) => resolve())
+    if (this.#idleNow) this.#idle.splice(0).forEach((resolve) => resolve())
   }
 
   /**
@@ -203,7 +250,7 @@ export class LedgerWriter {
 
   /** Resolves once everything queued so far has committed (graceful shutdown). */
   flush(): Promise<void> {
-    if (this.#inFlight === 0 && this.#queued === 0 && !this.#scheduled) return Promise.resolve()
+    if (this.#idleNow) return Promise.resolve()
     return new Promise((resolve) => this.#idle.push(resolve))
   }
 }

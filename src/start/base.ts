@@ -11,7 +11,7 @@ import { TIMEOUTS } from '../platform/timeouts.ts'
 import { openStoreWithRetry } from './startup.ts'
 import { Metrics } from '../platform/metrics.ts'
 import { logDestination } from '../platform/log-destination.ts'
-import { NOT_BILLABLE, VIEW_REJECTIONS } from '../domain/delivery.ts'
+import { NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION } from '../domain/delivery.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -68,6 +68,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     clock = new SystemClock()
   }
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
-  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NOT_BILLABLE, ...VIEW_REJECTIONS] })
+  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION] })
   return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics }
 }

@@ -6,10 +6,14 @@ import {
   CSV_LINE_END,
   CSV_SEPARATOR,
   EXPORT_FIELDS,
+  hasBillingCountry,
+  VIEW_REPORT_EVENT_TYPES,
   type ExportField,
+  type NonMeasuredViewReport,
   type ExportSchemaVersion,
 } from '../domain/export-csv.ts'
 import { whereLedgerFilters } from './report-filters.ts'
+import { LEGACY_REASONS } from '../domain/delivery.ts'
 
 // The ledger read for an export: the page plan and each page rendered as CSV text by the store.
 // The jobs are in export-jobs.ts, their artifacts in export-chunks.ts.
@@ -19,6 +23,8 @@ export interface LedgerWindow {
   start: Date
   end: Date
   filters: ReportFilters
+  /** Event types the export's version does not list (`eventTypesLeftOut`: v1 and v2 leave out the repeat and late view reports). */
+  leaveOut: readonly NonMeasuredViewReport[]
 }
 
 function ledgerInWindow(db: Db, w: LedgerWindow) {
@@ -27,7 +33,7 @@ function ledgerInWindow(db: Db, w: LedgerWindow) {
     .where('e.user_id', '=', w.userId)
     .where('e.occurred_at', '>=', w.start)
     .where('e.occurred_at', '<', w.end)
-  return whereLedgerFilters(q, w.filters)
+  return whereLedgerFilters(w.leaveOut.length ? q.where('e.event_type', 'not in', w.leaveOut) : q, w.filters)
 }
 
 /**
@@ -58,9 +64,21 @@ export function exportLineSql(version: ExportSchemaVersion, billingCountryField:
     }
   }
   const fields = EXPORT_FIELDS.map(field)
-  if (version === 'ledger-export-v2') fields.push(sql`${billingCountryField ?? ''}::text`)
+  if (hasBillingCountry(version)) fields.push(sql`${billingCountryField ?? ''}::text`)
+  if (version === 'ledger-export-v3') fields.push(nonBillableReasonSql)
   return sql<string>`concat_ws(${CSV_SEPARATOR}, ${sql.join(fields)}) || ${CSV_LINE_END}`
 }
+
+/**
+ * v3's `non_billable_reason` (domain: nonBillableReasonText): the reason of a non-billable view
+ * report under its current name, blank on every other row. Reasons are tokens of the one vocabulary
+ * (CHECK ledger_view_reason_known, migration 0025): no quoting needed.
+ */
+const nonBillableReasonSql = sql`CASE WHEN e.event_type IN (${sql.join(VIEW_REPORT_EVENT_TYPES.filter((t) => t !== 'impression').map((t) => sql.lit(t)))})
+    THEN coalesce(CASE e.reason ${sql.join(
+      Object.entries(LEGACY_REASONS).map(([old, current]) => sql`WHEN ${sql.lit(old)} THEN ${sql.lit(current)}`),
+      sql` `,
+    )} ELSE e.reason END, '') ELSE '' END`
 
 /**
  * An instant of the ledger in whole microseconds since the epoch, as decimal

@@ -1,13 +1,22 @@
 import { sql } from 'kysely'
+import { NON_BILLABLE_REASONS, storedReasons, type NonBillableReason } from '../domain/delivery.ts'
+
+/**
+ * Recorded views that were not billable for `reason`, over ledger events aliased `e`: `view` rows and
+ * repeat and late view reports whose stored reason reads as `reason` (old rows keep the names of
+ * before issue 25: src/domain/delivery.ts, LEGACY_REASONS).
+ */
+const nonBillable = (reason: NonBillableReason) =>
+  sql`count(*) FILTER (WHERE e.event_type IN ('view', 'repeat_view', 'expired_view') AND e.reason IN (${sql.join(storedReasons(reason).map((r) => sql.lit(r)))}))`
 
 /**
  * The metric sums over ledger events aliased `e`, written once and used by
  * every rollup and every live read (docs/decisions.md, Reporting: Metrics).
- * Migration 0008 keeps its own copy for the backfill: an applied migration
- * never changes.
+ * Migrations 0008 and 0025 keep their own copies for the backfill: an
+ * applied migration never changes.
  */
 export const LEDGER_SUM = {
-  /** Every ledger event: offers, measured views, billable impressions, clicks. */
+  /** Every ledger event: offers, measured views, billable impressions, clicks, repeat and late view reports. */
   events: sql`count(*)`,
   billable: sql`count(*) FILTER (WHERE e.event_type = 'impression')`,
   /** Viewable ticks: whole seconds of measured dwell, at most ten per measured view (a view is a ten-second slot). */
@@ -16,5 +25,23 @@ export const LEDGER_SUM = {
   spend: sql`coalesce(sum(e.debit_micros), 0)`,
 }
 
-/** The rollup tables' column order: events, billable impressions, viewable ticks, clicks, spend. */
-export const LEDGER_SUMS = sql.join([LEDGER_SUM.events, LEDGER_SUM.billable, LEDGER_SUM.ticks, LEDGER_SUM.clicks, LEDGER_SUM.spend])
+/** The rollup tables' columns of the non-billable counts, in NON_BILLABLE_REASONS order (migration 0025). */
+export const NB_COLUMNS = {
+  short_dwell: 'nb_short_dwell',
+  repeat: 'nb_repeat',
+  too_fast: 'nb_too_fast',
+  viewer_frequency: 'nb_viewer_frequency',
+  expired: 'nb_expired',
+  block_full: 'nb_block_full',
+} as const satisfies Record<NonBillableReason, string>
+
+/** The per-reason sums, each `AS nb_<reason>`, in NON_BILLABLE_REASONS order. */
+export const NON_BILLABLE_SUMS = sql.join(NON_BILLABLE_REASONS.map((r) => sql`${nonBillable(r)} AS ${sql.ref(NB_COLUMNS[r])}`))
+
+/** The rollup columns, in the order of LEDGER_SUMS. */
+export const ROLLUP_COLUMNS = sql.join(
+  ['events', 'billable_impressions', 'viewable_ticks', 'clicks', 'spend_micros', ...NON_BILLABLE_REASONS.map((r) => NB_COLUMNS[r])].map((c) => sql.ref(c)),
+)
+
+/** The rollup tables' column order: events, billable impressions, viewable ticks, clicks, spend, then the non-billable counts. */
+export const LEDGER_SUMS = sql.join([LEDGER_SUM.events, LEDGER_SUM.billable, LEDGER_SUM.ticks, LEDGER_SUM.clicks, LEDGER_SUM.spend, NON_BILLABLE_SUMS])

@@ -155,6 +155,17 @@ async function insertEvents(db: Db, e: EventColumns): Promise<void> {
   await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
 }
 
+/**
+ * Writes reports of views that are never billed and are not a measured view: a repeat of a measured
+ * impression (`repeat_view`) and a view reported after the offer's hour (`expired_view`), migration
+ * 0025. The unique index `ledger_one_report` keeps at most one of each per impression, and a replay
+ * is dropped by ON CONFLICT: a client replaying one impression id grows the ledger by at most two
+ * rows. Committed apart from the view batches (src/serving/ledger-writer.ts), never billing.
+ */
+export async function writeViewReports(db: Db, e: EventColumns): Promise<void> {
+  await insertEvents(db, e)
+}
+
 /** One lease a batch bills on: `n` numbers from `expectedUsed` on (src/serving/leases.ts). */
 export interface LeaseTake {
   leaseId: number
@@ -179,7 +190,7 @@ export interface LeaseTake {
  *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
  *    NOTHING (`repeats: 'skip'`), so the unique index on measured views drops
  *    a concurrent repeat of a non-billable view (that view is then a
- *    duplicate, listed in `lost`); a dropped billable one aborts the batch,
+ *    repeat, listed in `lost`); a dropped billable one aborts the batch,
  *    since its debit was priced in sequence with the others. A batch
  *    judged from known state did not look for repeats at all: it inserts
  *    without ON CONFLICT (`repeats: 'fail'`), and a repeat fails the statement

@@ -1,6 +1,11 @@
 import { sql } from 'kysely'
 import type { Db } from './db.ts'
-import { LEDGER_SUMS } from './ledger-sums.ts'
+import { NON_BILLABLE_REASONS } from '../domain/delivery.ts'
+import { LEDGER_SUMS, NB_COLUMNS, ROLLUP_COLUMNS } from './ledger-sums.ts'
+
+const nbColumns = NON_BILLABLE_REASONS.map((r) => sql.ref(NB_COLUMNS[r]))
+/** The account's day totals of the non-billable counts, summed from its daily rows (aliased `r`). */
+const nbDaySums = sql.join(NON_BILLABLE_REASONS.map((r) => sql`sum(${sql.ref(`r.${NB_COLUMNS[r]}`)})`))
 
 /** The last UTC day (YYYY-MM-DD) closed and rolled up, or null before the first run. */
 export async function readRolledThrough(db: Db): Promise<string | null> {
@@ -39,7 +44,7 @@ export async function rollUpDay(db: Db, day: string): Promise<number> {
     await trx.deleteFrom('daily_rollups').where('day', '=', day).execute()
     await trx.deleteFrom('daily_viewers').where('day', '=', day).execute()
     const inserted = await sql`
-      INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, events, billable_impressions, viewable_ticks, clicks, spend_micros)
+      INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
       SELECT ${day}::date, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
       FROM ledger_events e
       WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
@@ -67,16 +72,16 @@ export async function rollUpDay(db: Db, day: string): Promise<number> {
     // Unfiltered account totals of the day, with its distinct viewers (see 0008).
     await sql`DELETE FROM daily_account_rollups WHERE day = ${day}::date`.execute(trx)
     await sql`
-      INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers)
+      INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers, ${sql.join(nbColumns)})
       SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros),
-        (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day)
+        (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day), ${nbDaySums}
       FROM daily_rollups r WHERE r.day = ${day}::date
       GROUP BY r.user_id, r.day`.execute(trx)
     // Hourly rows (see 0008): per dimension, and the account's distinct viewers per hour.
     await sql`DELETE FROM hourly_rollups WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
     await sql`DELETE FROM hourly_viewers WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
     await sql`
-      INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, events, billable_impressions, viewable_ticks, clicks, spend_micros)
+      INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
       SELECT date_trunc('hour', e.occurred_at, 'UTC'), e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
       FROM ledger_events e
       WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}

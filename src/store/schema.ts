@@ -156,7 +156,7 @@ export interface PreviewsTable {
 export interface LedgerEventsTable {
   event_id: ColumnType<number, never, never>
   occurred_at: Timestamp
-  event_type: 'offer' | 'impression' | 'view' | 'click'
+  event_type: 'offer' | 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view'
   impression_id: string
   user_id: string
   campaign_id: string
@@ -231,6 +231,13 @@ export interface DailyRollupsTable {
   viewable_ticks: Int8
   clicks: Int8
   spend_micros: Int8
+  /** Non-billable views per reason (migration 0025). */
+  nb_short_dwell: Int8
+  nb_repeat: Int8
+  nb_too_fast: Int8
+  nb_viewer_frequency: Int8
+  nb_expired: Int8
+  nb_block_full: Int8
 }
 
 export interface DailyViewersTable {

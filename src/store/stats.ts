@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
-import { LEDGER_SUM } from './ledger-sums.ts'
+import { LEDGER_SUM, NB_COLUMNS, NON_BILLABLE_SUMS } from './ledger-sums.ts'
+import { NON_BILLABLE_REASONS, type NonBillableCounts } from '../domain/delivery.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
 import type { Granularity, Window } from '../domain/stats.ts'
 import { isoDay } from '../domain/stats.ts'
@@ -15,7 +16,26 @@ export interface MetricRow {
   clicks: number
   spend: number
   viewers: number
+  /** Recorded views that were not billable, per reason. */
+  nonBillable: NonBillableCounts
 }
+
+/** The non-billable columns of a result row (`nb_<reason>`, as text or number). */
+type NbRow = Record<(typeof NB_COLUMNS)[keyof typeof NB_COLUMNS], string | number>
+
+const nonBillableOf = (r: NbRow): NonBillableCounts => ({
+  short_dwell: Number(r.nb_short_dwell),
+  repeat: Number(r.nb_repeat),
+  too_fast: Number(r.nb_too_fast),
+  viewer_frequency: Number(r.nb_viewer_frequency),
+  expired: Number(r.nb_expired),
+  block_full: Number(r.nb_block_full),
+})
+
+/** `sum(<alias>.nb_x) AS nb_x` for every reason: the rollups' counts summed over their rows. */
+const nbSums = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => sql`sum(${sql.ref(`${alias}.${NB_COLUMNS[reason]}`)}) AS ${sql.ref(NB_COLUMNS[reason])}`))
+/** The `nb_x` columns of a rollup row or subquery (aliased `alias`). */
+const nbColumns = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => sql.ref(`${alias}.${NB_COLUMNS[reason]}`)))
 
 function ledgerFilterSql(f: ReportFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = []
@@ -34,7 +54,16 @@ function rollupFilterSql(f: ReportFilters): RawBuilder<unknown> {
   return parts.length ? sql.join(parts, sql` `) : sql``
 }
 
-type Row = { bucket: Date | string | null; creative_id: string | null; events: string; billable: string; ticks: string; clicks: string; spend: string; viewers: string }
+type Row = {
+  bucket: Date | string | null
+  creative_id: string | null
+  events: string
+  billable: string
+  ticks: string
+  clicks: string
+  spend: string
+  viewers: string
+} & NbRow
 
 function toMetricRow(r: Row): MetricRow {
   const bucket = r.bucket === null ? null : typeof r.bucket === 'string' ? Date.parse(`${r.bucket.slice(0, 10)}T00:00:00Z`) : r.bucket.getTime()
@@ -47,6 +76,7 @@ function toMetricRow(r: Row): MetricRow {
     clicks: Number(r.clicks),
     spend: Number(r.spend),
     viewers: Number(r.viewers),
+    nonBillable: nonBillableOf(r),
   }
 }
 
@@ -73,7 +103,8 @@ export async function ledgerMetrics(
       ${LEDGER_SUM.ticks} AS ticks,
       ${LEDGER_SUM.clicks} AS clicks,
       ${LEDGER_SUM.spend} AS spend,
-      count(DISTINCT e.viewer_key) AS viewers
+      count(DISTINCT e.viewer_key) AS viewers,
+      ${NON_BILLABLE_SUMS}
     FROM ledger_events e
     WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(w.startMs)} AND e.occurred_at < ${new Date(w.endMs)}
       ${ledgerFilterSql(f)}
@@ -103,7 +134,7 @@ export async function rollupMetrics(
     // One stored row per day: its sums and its exact distinct viewers.
     const days = await sql<Row>`
       SELECT r.day::text AS bucket, NULL::text AS creative_id, r.events, r.billable_impressions AS billable, r.viewable_ticks AS ticks,
-        r.clicks, r.spend_micros AS spend, r.viewers
+        r.clicks, r.spend_micros AS spend, r.viewers, ${nbColumns('r')}
       FROM daily_account_rollups r
       WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date`.execute(db)
     return days.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
@@ -115,9 +146,9 @@ export async function rollupMetrics(
   const bucketStart = options.byBucket ? sql`greatest(${bucketDay}, ${from}::date)` : sql`${from}::date`
   const [sums, viewers] = await Promise.all([
     sql<Row>`
-      SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, 0 AS viewers FROM (
+      SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, 0 AS viewers, ${nbColumns('s')} FROM (
         SELECT ${bucket} AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
-          sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend
+          sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, ${nbSums('r')}
         FROM ${sumsTable} r
         WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${unfiltered ? sql`` : rollupFilterSql(f)}
         ${groupBy}
@@ -151,10 +182,10 @@ export async function rollupMetrics(
  */
 export async function hourlyRollupPoints(db: Db, userId: string, days: Window): Promise<MetricRow[]> {
   const result = await sql<Row>`
-    SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, coalesce(v.viewers, 0) AS viewers
+    SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, coalesce(v.viewers, 0) AS viewers, ${nbColumns('s')}
     FROM (
       SELECT r.hour AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
-        sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend
+        sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, ${nbSums('r')}
       FROM hourly_rollups r
       WHERE r.user_id = ${userId} AND r.hour >= ${new Date(days.startMs)} AND r.hour < ${new Date(days.endMs)}
       GROUP BY r.hour
@@ -240,22 +271,25 @@ export interface CreativeMetrics extends Omit<MetricRow, 'bucket' | 'creativeId'
 
 /** Exact all-time metrics of one creative from the ledger, with its first and last billable impression. */
 export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promise<CreativeMetrics> {
-  const r = await sql<{
-    events: string
-    billable: string
-    ticks: string
-    clicks: string
-    spend: string
-    viewers: string
-    first: Date | null
-    last: Date | null
-  }>`
+  const r = await sql<
+    {
+      events: string
+      billable: string
+      ticks: string
+      clicks: string
+      spend: string
+      viewers: string
+      first: Date | null
+      last: Date | null
+    } & NbRow
+  >`
     SELECT ${LEDGER_SUM.events} AS events,
       ${LEDGER_SUM.billable} AS billable,
       ${LEDGER_SUM.ticks} AS ticks,
       ${LEDGER_SUM.clicks} AS clicks,
       ${LEDGER_SUM.spend} AS spend,
       count(DISTINCT e.viewer_key) AS viewers,
+      ${NON_BILLABLE_SUMS},
       min(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS first,
       max(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS last
     FROM ledger_events e WHERE e.creative_id = ${creativeId}`.execute(db)
@@ -267,6 +301,7 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
     clicks: Number(row.clicks),
     spend: Number(row.spend),
     viewers: Number(row.viewers),
+    nonBillable: nonBillableOf(row),
     first: row.first ? new Date(row.first) : null,
     last: row.last ? new Date(row.last) : null,
   }

@@ -8,7 +8,7 @@ import { advance, decide, deliver, privateCountry, view } from '../helpers/servi
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { runPendingExports } from '../../src/services/exports/worker.ts'
-import { csvField, rowLine, CSV_QUOTE_TRIGGERS, EXPORT_FIELDS, EXPORT_SCHEMA_VERSIONS } from '../../src/domain/export-csv.ts'
+import { csvField, eventTypesLeftOut, hasBillingCountry, rowLine, CSV_QUOTE_TRIGGERS, EXPORT_FIELDS, EXPORT_SCHEMA_VERSIONS } from '../../src/domain/export-csv.ts'
 import { exportLineSql, planLedgerExport, readLedgerExportText } from '../../src/store/exports.ts'
 import { loadSettings } from '../../src/platform/env.ts'
 
@@ -477,45 +477,58 @@ test('the store renders CSV lines byte for byte like the domain formatter, on aw
     '2026-06-01 00:00:00.999+00', '2026-06-01 00:00:00.123456+00', '2026-06-01 00:00:00.999999+00', '2026-06-01 23:59:59.5+02',
     '1969-12-31 23:59:59.999+00', '0999-03-04 05:06:07.089+00', '2028-02-29 12:00:00+00', '2026-06-01 00:00:00.000500+00', '0500-01-01 00:00:00.000001+00', '0500-01-01 00:00:00.000003+00',
   ]
+  // Non-billable views carry every reason, current and stored before issue 25 (v3 writes the current name).
+  const reasons = ['short_dwell', 'dwell_exceeds_elapsed', 'viewer_frequency', 'inventory_exhausted', 'campaign_cancelled', 'too_fast', 'block_full']
   const rows = texts.map((t, i) => {
-    const type = (['offer', 'impression', 'view', 'click'] as const)[i % 4]!
+    const type = (['offer', 'impression', 'view', 'click', 'repeat_view', 'expired_view'] as const)[i % 6]!
+    const reason = type === 'view' ? reasons[i % reasons.length]! : type === 'repeat_view' ? 'repeat' : type === 'expired_view' ? 'expired' : null
     return sql`(${times[i % times.length]}::timestamptz, ${type}, ${`imp_awkward_${i}`}, ${adv.userId}, ${t}, ${texts[(i + 1) % texts.length]},
       ${surfaces[i % 2]}, ${i % 5 === 0 ? null : countries[i % 3]}, ${type === 'impression'},
-      ${type === 'impression' ? [0, 1, 2500, 9_007_199_254_740_991][i % 4]! : 0}::bigint, ${`vk_${i}`})`
+      ${type === 'impression' ? [0, 1, 2500, 9_007_199_254_740_991][i % 4]! : 0}::bigint, ${`vk_${i}`}, ${reason})`
   })
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key, reason)
     VALUES ${sql.join(rows)}`.execute(db())
-  const window = { userId: adv.userId, start: new Date('0001-01-01T00:00:00Z'), end: new Date('2100-01-01T00:00:00Z'), filters: { campaignIds: null, creativeIds: null, surfaces: null, countries: null } }
+  const window = {
+    userId: adv.userId,
+    start: new Date('0001-01-01T00:00:00Z'),
+    end: new Date('2100-01-01T00:00:00Z'),
+    filters: { campaignIds: null, creativeIds: null, surfaces: null, countries: null },
+    leaveOut: [],
+  }
   const stored = await db()
     .selectFrom('ledger_events')
-    .select(['occurred_at', 'event_type', 'campaign_id', 'creative_id', 'surface', 'country', 'billable', 'debit_micros'])
+    .select(['occurred_at', 'event_type', 'campaign_id', 'creative_id', 'surface', 'country', 'billable', 'debit_micros', 'reason'])
     .where('user_id', '=', adv.userId)
     .orderBy('occurred_at')
     .orderBy('event_id')
     .execute()
   assert.equal(stored.length, texts.length)
   for (const version of EXPORT_SCHEMA_VERSIONS) {
-    for (const billingCountry of version === 'ledger-export-v2' ? [null, 'DE', 'a,"b"\r\n'] : [null]) {
-      const expected = stored.map((r) => rowLine(version, r, billingCountry)).join('')
-      const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
-      const whole = await readLedgerExportText(db(), window, null, null, line)
-      assert.equal(whole.rows, stored.length)
+    // v1 and v2 leave out the repeat and late view reports (migration 0025); v3 lists every event.
+    const versionWindow = { ...window, leaveOut: eventTypesLeftOut(version) }
+    const listed = stored.filter((r) => !(versionWindow.leaveOut as readonly string[]).includes(r.event_type))
+    assert.equal(listed.length < stored.length, version !== 'ledger-export-v3')
+    for (const billingCountry of hasBillingCountry(version) ? [null, 'DE', 'a,"b"\r\n'] : [null]) {
+      const expected = listed.map((r) => rowLine(version, r, billingCountry)).join('')
+      const line = exportLineSql(version, hasBillingCountry(version) ? csvField(billingCountry ?? '') : null)
+      const whole = await readLedgerExportText(db(), versionWindow, null, null, line)
+      assert.equal(whole.rows, listed.length)
       assert.equal(whole.text, expected, `${version}, billing country ${JSON.stringify(billingCountry)}`)
       // The same text across pages of 7 (many events share an instant; microsecond instants included).
       // Many events share an instant here, so pages run past 7 and the plan's count is a lower bound.
-      const plan = await planLedgerExport(db(), window, 1000, 7)
-      assert.ok(plan.rows <= stored.length && plan.rows >= 7 * plan.pageEnds.length, `${plan.rows} of ${stored.length}`)
+      const plan = await planLedgerExport(db(), versionWindow, 1000, 7)
+      assert.ok(plan.rows <= listed.length && plan.rows >= 7 * plan.pageEnds.length, `${plan.rows} of ${listed.length}`)
       assert.ok(plan.pageEnds.length >= 2, 'several pages')
       assert.deepEqual([...plan.pageEnds].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)), plan.pageEnds, 'page ends in order')
       assert.equal(new Set(plan.pageEnds).size, plan.pageEnds.length, 'no empty page')
       let text = ''
       let rows = 0
       for (const [k, through] of [...plan.pageEnds, null].entries()) {
-        const page = await readLedgerExportText(db(), window, plan.pageEnds[k - 1] ?? null, through, line)
+        const page = await readLedgerExportText(db(), versionWindow, plan.pageEnds[k - 1] ?? null, through, line)
         rows += page.rows
         text += page.text
       }
-      assert.equal(rows, stored.length)
+      assert.equal(rows, listed.length)
       assert.equal(text, expected)
     }
   }

@@ -73,7 +73,7 @@ test('decisions, views (billable and not), ledger batches, a job run and request
   assert.equal(delta('adapi_serve_decisions_total', { result: 'empty' }), 1)
   assert.equal(delta('adapi_serve_views_total', { billable: 'true', reason: 'none' }), 1)
   assert.equal(delta('adapi_serve_views_total', { billable: 'false', reason: 'short_dwell' }), 1)
-  assert.equal(delta('adapi_serve_views_total', { billable: 'false', reason: 'duplicate' }), 1)
+  assert.equal(delta('adapi_serve_views_total', { billable: 'false', reason: 'repeat' }), 1)
   assert.equal(delta('adapi_serve_views_total', { billable: 'false', reason: 'unknown_impression' }), 1)
   assert.equal(delta('adapi_serve_views_total', { billable: 'false', reason: 'viewer_frequency' }), 0, 'bound in advance, at zero')
   assert.equal(delta('adapi_job_runs_total', { job: 'rollups' }), 1)

@@ -156,7 +156,7 @@ test('a campaign stops taking offers while as many are outstanding as it has lef
     .where('impression_id', '=', filled[0]!.impression_id)
     .where('event_type', '=', 'view')
     .executeTakeFirstOrThrow()
-  assert.equal(late.reason, 'inventory_exhausted')
+  assert.equal(late.reason, 'block_full')
 })
 
 test('a decision with nothing eligible is 204 with no body; a filled one has exactly the documented fields', async () => {

@@ -54,7 +54,7 @@ test('inventory taken elsewhere: the lease holds only what is left, and the last
   await sql`UPDATE campaigns SET impressions_billed = 998, impressions_leased = 998 WHERE campaign_id = ${c.campaignId}`.execute(db)
   const views = Array.from({ length: 5 }, () => claim(c))
   const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, new LeaseBook(), known())
-  assert.deepEqual(result.views.map((v) => (v.billable ? 'billable' : v.reason)), ['billable', 'billable', 'inventory_exhausted', 'inventory_exhausted', 'inventory_exhausted'])
+  assert.deepEqual(result.views.map((v) => (v.billable ? 'billable' : v.reason)), ['billable', 'billable', 'block_full', 'block_full', 'block_full'])
   assert.equal(result.settled, true, 'the last number of the campaign settles before the batch is answered')
   const row = await db.selectFrom('campaigns').select(['impressions_billed', 'status']).where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
   assert.deepEqual(row, { impressions_billed: 1000, status: 'completed' })
@@ -93,7 +93,7 @@ test('a cancelled campaign: its leases are revoked, a batch on a stale lease is 
   })
   const cancelled = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
   assert.ok(cancelled.retries >= 1)
-  assert.deepEqual(cancelled.views, [{ billable: false, reason: 'campaign_cancelled' }])
+  assert.deepEqual(cancelled.views, [{ billable: false, reason: 'block_full' }])
   assert.equal(await billedOf(c.campaignId), 1)
 })
 
@@ -105,7 +105,7 @@ test('a repeat judged billable from memory is found by the store and bills nothi
   assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [v] }, book, known())).views, [{ billable: true }])
   const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { offers: [], clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, book, known())
   assert.ok(again.retries >= 1)
-  assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }])
+  assert.deepEqual(again.views, [{ billable: false, reason: 'repeat' }])
   assert.equal(await billedOf(c.campaignId), 1)
 })
 
@@ -118,7 +118,7 @@ test('from known state a repeat of a non-billable view fails the plain insert an
   const fresh = claim(c)
   const again = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short, fresh] }, book, known())
   assert.equal(again.retries, 1, 'the unique index on measured views failed the first statement')
-  assert.deepEqual(again.views, [{ billable: false, reason: 'duplicate' }, { billable: true }])
+  assert.deepEqual(again.views, [{ billable: false, reason: 'repeat' }, { billable: true }])
   const rows = await db.selectFrom('ledger_events').select(['impression_id', 'event_type']).where('impression_id', 'in', [short.impressionId, fresh.impressionId]).orderBy('event_id').execute()
   assert.deepEqual(rows, [
     { impression_id: short.impressionId, event_type: 'view' },
@@ -188,7 +188,7 @@ test('a repeat dropped by ON CONFLICT never leaves a gap in the debit sequence',
   const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567 })
   const db = h.svc.service.store.db
   const shared = claim(c)
-  // The same view in two concurrent batches of one instance judged from the store: one bills it, the other finds it a duplicate.
+  // The same view in two concurrent batches of one instance judged from the store: one bills it, the other finds it a repeat.
   const book = new LeaseBook()
   const results = await Promise.all(
     [0, 1].map(() => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [shared, claim(c), claim(c)] }, book)),

@@ -50,7 +50,7 @@ test('dwell may not exceed the service time since the offer plus one second', as
   const early = (await decide(h.anonymous, { country, viewer_id: 'elapsed-a' }))!
   await advance(h, 1)
   assert.equal(await view(h.anonymous, early.impression_id, 10_000), 204, 'still answered 204')
-  assert.equal((await ledger(early.impression_id))[1]?.reason, 'dwell_exceeds_elapsed')
+  assert.equal((await ledger(early.impression_id))[1]?.reason, 'too_fast')
 
   const edge = (await decide(h.anonymous, { country, viewer_id: 'elapsed-b' }))!
   await advance(h, 9)
@@ -76,7 +76,7 @@ test('one billable impression per viewer per surface per ten seconds', async () 
   assert.equal(await served(adv, id), 2)
 })
 
-test('repeated views and clicks count once', async () => {
+test('repeated views and clicks count once; the repeat is recorded once, never billed', async () => {
   const adv = await h.advertiser()
   const country = privateCountry()
   const id = await create(adv, country, { destination_url: 'https://acme.dev' })
@@ -92,7 +92,12 @@ test('repeated views and clicks count once', async () => {
     assert.equal(click.headers.get('location'), 'https://acme.dev/')
   }
   const rows = await ledger(d.impression_id)
-  assert.deepEqual(rows.map((r) => r.event_type), ['offer', 'impression', 'click'])
+  assert.deepEqual(rows.map((r) => [r.event_type, r.reason, r.billable, r.debit_micros]), [
+    ['offer', null, false, 0],
+    ['impression', null, true, 2500],
+    ['repeat_view', 'repeat', false, 0],
+    ['click', null, false, 0],
+  ])
 })
 
 test('a repeat arriving after the ten-second window, or upgrading a short dwell, still bills nothing', async () => {
@@ -112,7 +117,11 @@ test('a repeat arriving after the ten-second window, or upgrading a short dwell,
   ])
   assert.deepEqual(repeats, [204, 204, 204])
   assert.equal(await served(adv, id), 1)
-  assert.deepEqual((await ledger(short.impression_id)).map((r) => [r.event_type, r.reason]), [['offer', null], ['view', 'short_dwell']])
+  assert.deepEqual((await ledger(short.impression_id)).map((r) => [r.event_type, r.reason]), [
+    ['offer', null],
+    ['view', 'short_dwell'],
+    ['repeat_view', 'repeat'],
+  ])
 })
 
 test('unknown or forged impression ids are 404; offers older than one hour are 410', async () => {
@@ -128,6 +137,12 @@ test('unknown or forged impression ids are 404; offers older than one hour are 4
   const late = await h.anonymous.post(`/serve/v1/impressions/${d.impression_id}/view`, { dwell_ms: 10_000 })
   assert.equal(late.status, 410)
   assert.ok(late.body.detail)
+  // Recorded, never billed, once however often it is replayed.
+  assert.equal(await view(h.anonymous, d.impression_id, 10_000), 410)
+  assert.deepEqual((await ledger(d.impression_id)).map((r) => [r.event_type, r.reason, r.billable, r.dwell_ms]), [
+    ['offer', null, false, null],
+    ['expired_view', 'expired', false, 10_000],
+  ])
 })
 
 test('bad serving input is 400, never 500', async () => {

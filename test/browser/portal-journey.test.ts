@@ -233,6 +233,12 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     await submit(page, 'Show')
     const stats = await charts(page)
     assert.ok(chartShows(stats, String(VIEWS)), `no stats row shows ${VIEWS} impressions: ${JSON.stringify(stats)}`)
+    // The views not billed, by reason, add up to the recorded views (issue 25).
+    const reasons = page.getByRole('table', { name: /Recorded views/ })
+    assert.match(await reasons.getByRole('row', { name: /^Billed/ }).innerText(), new RegExp(`\\b${VIEWS}\\b`))
+    for (const reason of ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full']) {
+      assert.equal(await reasons.getByRole('row', { name: new RegExp(reason) }).count(), 1, reason)
+    }
     await checkPage(page)
     await screenshot(page, 'stats')
 
@@ -249,6 +255,7 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     await checkPage(page)
     await setInstant(page, 'Start', DAY_START)
     await setInstant(page, 'End', DAY_END)
+    await setField(page, 'Columns', 'ledger-export-v3')
     await submit(page, 'Request export')
     const ran = await h.admin('POST', '/jobs/exports/run')
     assert.equal(ran.status, 200, ran.text)
@@ -261,6 +268,7 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     assert.match(csvResponse.headers()['content-type'] ?? '', /^text\/csv/)
     const lines = (await csvResponse.text()).split('\r\n').filter((l) => l !== '')
     assert.ok(lines[0]?.startsWith(EXPORT_HEADER), `CSV header: ${lines[0]}`)
+    assert.ok(lines[0]?.endsWith(',non_billable_reason'), `the chosen ledger-export-v3: ${lines[0]}`)
     // Every ledger event of the day is a row; the billable ones are the impressions delivered above, at the bid.
     const billable = lines.map((l) => l.split(',')).filter((cells) => cells[2] === campaignId && cells[6] === 'true')
     assert.equal(billable.length, VIEWS)

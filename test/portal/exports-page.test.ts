@@ -81,7 +81,7 @@ test('request → listed → the exports job runs → Download streams the API\'
   assert.match(visibleText(listed.text), /Export requested\./)
   const [job] = jobRows(listed)
   assert.ok(job, 'the job is listed')
-  assert.equal(job.cells[1], '2026-11-02 00:00 UTC to 2026-11-03 00:00 UTC Exported campaign')
+  assert.equal(job.cells[1], '2026-11-02 00:00 UTC to 2026-11-03 00:00 UTC ledger-export-v2 Exported campaign')
   assert.match(job.cells[2]!, /^(Queued|Running|Ready)$/)
   assert.equal(job.cells[4], '2026-11-03 09:00 UTC', 'expires 24 hours after the request')
 
@@ -217,4 +217,24 @@ test('form times are UTC: datetime-local and bare dates become RFC 3339 instants
   assert.equal(utcTimestamp('2026-11-02'), '2026-11-02T00:00:00Z')
   assert.equal(utcTimestamp('2026-11-02T09:30:00+02:00'), '2026-11-02T09:30:00+02:00')
   assert.equal(utcTimestamp('  '), undefined)
+})
+
+test('Columns chooses the CSV schema (the API\'s schema_version): v3 adds non_billable_reason; an unknown one is refused at the field', async () => {
+  const adv = await portalAdvertiser(h)
+  const page = await adv.browser.get(PAGE)
+  assert.ok(labels(page.text).includes('Columns'))
+  assert.equal(selectedOption(page.text, 'schema_version'), '', 'the service default unless chosen')
+  const requested = await request(adv, { start: '2026-11-02T00:00', end: '2026-11-03T00:00', campaign: '', schema_version: 'ledger-export-v3' })
+  assert.equal(requested.status, 303, requested.text.slice(0, 2000))
+  await runExports()
+  const [row] = jobRows(await adv.browser.get(PAGE))
+  assert.match(row!.cells[1]!, /ledger-export-v3/)
+  const csv = await adv.browser.get(row!.download!)
+  assert.equal(csv.status, 200)
+  assert.equal(csv.text.split('\r\n')[0], `${V2_HEADER},non_billable_reason`)
+
+  const refused = await request(adv, { start: '2026-11-02T00:00', end: '2026-11-03T00:00', campaign: '', schema_version: 'ledger-export-v9' })
+  assert.equal(refused.status, 400)
+  assert.match(fieldError(refused.text, 'schema_version') ?? '', /Choose one of the listed column sets/)
+  assert.equal(selectedOption(refused.text, 'schema_version'), null, 'an unknown value is not an option')
 })

@@ -13,17 +13,21 @@ after(async () => {
   await svc.close()
 })
 
-/** One ledger-like row per case: id, event_type, dwell_ms, debit_micros. */
+/** One ledger-like row per case: id, event_type, dwell_ms, debit_micros, reason (old names among them). */
 const EVENTS = sql`(VALUES
-  (1, 'impression', 9500, 2000),
-  (2, 'view', 999, 0),
-  (3, 'view', 1000, 0),
-  (4, 'view', 10000, 0),
-  (5, 'view', 86400000, 0),
-  (6, 'offer', 5000, 0),
-  (7, 'click', NULL::integer, 0),
-  (8, 'impression', 12000, 2500)
-) AS e(id, event_type, dwell_ms, debit_micros)`
+  (1, 'impression', 9500, 2000, NULL::text),
+  (2, 'view', 999, 0, 'short_dwell'),
+  (3, 'view', 1000, 0, 'dwell_exceeds_elapsed'),
+  (4, 'view', 10000, 0, 'viewer_frequency'),
+  (5, 'view', 86400000, 0, 'inventory_exhausted'),
+  (6, 'offer', 5000, 0, NULL),
+  (7, 'click', NULL::integer, 0, NULL),
+  (8, 'impression', 12000, 2500, NULL),
+  (9, 'repeat_view', 10000, 0, 'repeat'),
+  (10, 'expired_view', 10000, 0, 'expired'),
+  (11, 'view', 10000, 0, 'campaign_cancelled'),
+  (12, 'click', NULL::integer, 0, 'viewer_frequency')
+) AS e(id, event_type, dwell_ms, debit_micros, reason)`
 
 test('viewable ticks: whole seconds of measured dwell, at most ten per measured view; offers and clicks add none', async () => {
   const r = await sql<{ id: number; ticks: string }>`SELECT e.id, ${LEDGER_SUM.ticks} AS ticks FROM ${EVENTS} GROUP BY e.id ORDER BY e.id`.execute(
@@ -31,16 +35,24 @@ test('viewable ticks: whole seconds of measured dwell, at most ten per measured 
   )
   assert.deepEqual(
     r.rows.map((row) => Number(row.ticks)),
-    [9, 0, 1, 10, 10, 0, 0, 10],
+    [9, 0, 1, 10, 10, 0, 0, 10, 0, 0, 10, 0],
   )
 })
 
-test('the rollup sums, in the rollup tables\' column order: events, billable, ticks, clicks, spend', async () => {
+test('the rollup sums, in the rollup tables\' column order: events, billable, ticks, clicks, spend, then one count per non-billable reason', async () => {
   const r = await sql<Record<string, string>>`
     WITH s (events, billable, ticks, clicks, spend) AS (SELECT ${LEDGER_SUMS} FROM ${EVENTS}) SELECT * FROM s`.execute(svc.service.store.db)
   const row = r.rows[0]!
   assert.deepEqual(
     ['events', 'billable', 'ticks', 'clicks', 'spend'].map((k) => Number(row[k])),
-    [8, 2, 40, 1, 4500],
+    [12, 2, 50, 2, 4500],
   )
+  // Old reason names read as the current ones; a reason on a row that is no view report (a click) is never counted.
+  assert.deepEqual(
+    ['nb_short_dwell', 'nb_repeat', 'nb_too_fast', 'nb_viewer_frequency', 'nb_expired', 'nb_block_full'].map((k) => Number(row[k])),
+    [1, 1, 1, 1, 1, 2],
+  )
+  const recorded = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM ${EVENTS} WHERE e.event_type IN ('impression', 'view', 'repeat_view', 'expired_view')`.execute(svc.service.store.db)
+  assert.equal(Number(recorded.rows[0]!.n), 2 + 7, 'billable + every non-billable reason = recorded views')
 })

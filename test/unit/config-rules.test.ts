@@ -27,6 +27,7 @@ const PATCHES: Record<string, unknown>[] = [
   { block_impressions: 1000 },
   { export_max_days: 32 },
   { export_max_rows: 250_001 },
+  { export_schema_version: 'ledger-export-v4' },
   { export_schema_version: 'ledger-export-v3' },
   { export_schema_version: 'ledger-export-v1' },
   { stats_max_live_events: 0 },

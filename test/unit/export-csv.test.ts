@@ -5,6 +5,7 @@ import {
   CSV_LINE_END,
   csvField,
   csvLine,
+  eventTypesLeftOut,
   exportColumns,
   exportFileName,
   headerLine,
@@ -25,6 +26,7 @@ const row: ExportLedgerRow = {
   country: 'DE',
   billable: true,
   debit_micros: 2500,
+  reason: null,
 }
 
 test('RFC 4180 fields: quoted only when they hold a comma, a quote, CR or LF; inner quotes doubled', () => {
@@ -55,7 +57,12 @@ test('header rows, exactly', () => {
     'timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country\r\n',
   )
   assert.deepEqual(exportColumns('ledger-export-v2').slice(0, 8), exportColumns('ledger-export-v1'))
-  for (const version of ['ledger-export-v1', 'ledger-export-v2'] as const) {
+  assert.equal(
+    headerLine('ledger-export-v3'),
+    'timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country,non_billable_reason\r\n',
+  )
+  assert.deepEqual(exportColumns('ledger-export-v3').slice(0, 9), exportColumns('ledger-export-v2'))
+  for (const version of ['ledger-export-v1', 'ledger-export-v2', 'ledger-export-v3'] as const) {
     for (const column of exportColumns(version)) assert.doesNotMatch(column, /viewer|client|ip|network|impression_id/)
   }
 })
@@ -74,6 +81,26 @@ test('v2 rows append the processor billing country, blank when none is on file',
   assert.equal(rowLine('ledger-export-v2', row, 'FR'), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500,FR\r\n')
   assert.equal(rowLine('ledger-export-v2', row, null), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500,\r\n')
   assert.equal(rowLine('ledger-export-v2', { ...row, country: null }, null).split(',').length, 9)
+})
+
+test('v3 rows append the non-billable reason under its current name, blank on billable and non-view rows', () => {
+  const view = { ...row, event_type: 'view', billable: false, debit_micros: 0 }
+  assert.equal(rowLine('ledger-export-v3', row, 'FR'), '2026-11-02T09:00:10.000Z,impression,cmp_A,crv_B,extension,DE,true,2500,FR,\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, reason: 'short_dwell' }, null), '2026-11-02T09:00:10.000Z,view,cmp_A,crv_B,extension,DE,false,0,,short_dwell\r\n')
+  // Reasons stored before issue 25 are written under the name of the one vocabulary.
+  assert.equal(rowLine('ledger-export-v3', { ...view, reason: 'dwell_exceeds_elapsed' }, null).split(',')[9], 'too_fast\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, reason: 'campaign_cancelled' }, null).split(',')[9], 'block_full\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'repeat_view', reason: 'repeat' }, null).split(',')[9], 'repeat\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'expired_view', reason: 'expired' }, null).split(',')[9], 'expired\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'offer', reason: null }, null).split(',')[9], '\r\n')
+  // v2 of the same row is v3 without the last column.
+  assert.equal(rowLine('ledger-export-v2', { ...view, reason: 'short_dwell' }, 'FR') + '', rowLine('ledger-export-v3', { ...view, reason: 'short_dwell' }, 'FR').replace(',short_dwell', ''))
+})
+
+test('v1 and v2 leave out the repeat and late view reports; v3 lists every event', () => {
+  assert.deepEqual(eventTypesLeftOut('ledger-export-v1'), ['repeat_view', 'expired_view'])
+  assert.deepEqual(eventTypesLeftOut('ledger-export-v2'), ['repeat_view', 'expired_view'])
+  assert.deepEqual(eventTypesLeftOut('ledger-export-v3'), [])
 })
 
 test('a field that needs it is escaped inside a row', () => {

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { DateTime, Nullable, StringEnum } from './common.ts'
 import { CAMPAIGN_KINDS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
 import { BlockSchema, CampaignStatusSchema, CampaignSummarySchema } from './campaigns.ts'
+import { NonBillableSchema } from './stats.ts'
 
 const nullableInt = Nullable(Type.Integer())
 
@@ -43,6 +44,7 @@ export const CreativeSchema = Type.Object({
     spend_micros: nullableInt,
     first_served_at: Nullable(DateTime),
     last_served_at: Nullable(DateTime),
+    non_billable: Nullable(NonBillableSchema),
   }),
   created_at: DateTime,
   updated_at: DateTime,

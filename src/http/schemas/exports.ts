@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { DateTime, NextCursor, Nullable, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
-import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS } from '../../domain/export-csv.ts'
+import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS, V3_COLUMNS } from '../../domain/export-csv.ts'
 
 const Surface = StringEnum(SURFACES)
 const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case.' })
@@ -18,6 +18,13 @@ export const ExportCreateSchema = Type.Object(
     creative_ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100, description: 'Own creatives only; another account\'s id is 404.' })),
     surfaces: Type.Optional(Type.Array(Surface, { minItems: 1, maxItems: 20 })),
     countries: Type.Optional(Type.Array(Country, { minItems: 1, maxItems: 50, description: 'Where the ad was shown (the `country` column).' })),
+    schema_version: Type.Optional(
+      StringEnum(EXPORT_SCHEMA_VERSIONS, {
+        description:
+          'The CSV schema of this export; absent: config `export_schema_version` (default `ledger-export-v2`). ' +
+          '`ledger-export-v3` appends `non_billable_reason`. Echoed on the job.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -41,7 +48,9 @@ export const ExportJobSchema = Type.Object(
       description: 'queued → running → ready | failed. A job keeps its status after it expires (see `expires_at`).',
     }),
     status_url: Type.String({ description: 'Relative path of this status resource: `/v1/exports/{id}`.' }),
-    schema_version: StringEnum(EXPORT_SCHEMA_VERSIONS, { description: 'CSV contract version, fixed when the job was queued.' }),
+    schema_version: StringEnum(EXPORT_SCHEMA_VERSIONS, {
+      description: 'CSV contract version, fixed when the job was queued: the request\'s `schema_version`, else config `export_schema_version`.',
+    }),
     filters: ExportFiltersSchema,
     row_count: Nullable(Type.Integer({ minimum: 0, description: 'Data rows in the CSV (header excluded); set when ready.' })),
     size_bytes: Nullable(Type.Integer({ minimum: 0, description: 'Exact size of the CSV in bytes; set when ready.' })),
@@ -70,11 +79,16 @@ export const CSV_DESCRIPTION =
   `The CSV (RFC 4180, UTF-8 without BOM, CRLF line ends on every line including the last). ` +
   `A header row, then one row per ledger event in [start, end) matching the filters, ordered by timestamp then ledger order. ` +
   `Columns (schema \`ledger-export-v1\`): \`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros\`; ` +
-  `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`). ` +
-  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click`. ' +
+  `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`); ` +
+  `\`ledger-export-v3\` appends \`non_billable_reason\` to those (\`${V3_COLUMNS.join(',')}\`). ` +
+  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click`; ' +
+  'v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported ' +
+  'after the offer\'s hour, once per impression), both never billable, which v1 and v2 leave out. ' +
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
   '(the impression\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
-  'processor, the same on every row, blank when none is on file. No viewer, client, IP or network identifiers.'
+  'processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, ' +
+  'one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full` (the /stats `non_billable` keys); blank on ' +
+  'billable impressions and on offers and clicks. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */
 export const CsvResponseSchema = {

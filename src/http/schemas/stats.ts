@@ -19,14 +19,40 @@ export const StatsQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** One integer per reason, always all six (src/domain/delivery.ts, NON_BILLABLE_REASONS). */
+export const NonBillableSchema = Type.Object(
+  {
+    short_dwell: Type.Integer({ minimum: 0, description: 'Dwell under 9.5 s.' }),
+    repeat: Type.Integer({
+      minimum: 0,
+      description: 'Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed).',
+    }),
+    too_fast: Type.Integer({ minimum: 0, description: 'Claimed dwell longer than the service-clock time since the offer plus one second.' }),
+    viewer_frequency: Type.Integer({ minimum: 0, description: 'The viewer already had a billable impression on this surface in the last ten seconds.' }),
+    expired: Type.Integer({
+      minimum: 0,
+      description: 'Impressions whose view was reported after the offer\'s hour (the view request answered 410; each impression counts once).',
+    }),
+    block_full: Type.Integer({ minimum: 0, description: 'The campaign had no inventory left to bill: every bought impression billed, or cancelled before the offer.' }),
+  },
+  {
+    description:
+      'Recorded views that were not billable, by reason; each recorded view has exactly one reason or is billable, so ' +
+      'billable_impressions + the sum of these = recorded views (measured views, plus one repeat and one late report at most per impression).',
+  },
+)
+
 const metricFields = {
   billable_impressions: Type.Integer(),
   viewable_ticks: Type.Integer({ description: 'Whole seconds of measured dwell, at most ten per measured view.' }),
   clicks: Type.Integer(),
-  events: Type.Integer({ description: 'Ledger events of every type (offers, measured views, billable impressions, clicks).' }),
+  events: Type.Integer({
+    description: 'Ledger events of every type (offers, measured views, billable impressions, clicks, repeat and late view reports).',
+  }),
   unique_viewers: Type.Integer({ description: 'Distinct viewers with any event, within the bucket (or the whole interval for totals); never sum buckets.' }),
   spend_micros: Type.Integer({ minimum: 0 }),
   ctr: Type.Number({ description: 'clicks / billable_impressions; 0 when there were no billable impressions.' }),
+  non_billable: NonBillableSchema,
 }
 
 export const MetricSetSchema = Type.Object(metricFields)

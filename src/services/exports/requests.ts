@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import { ApiError, conflict, invalid, notFound } from '../../domain/errors.ts'
 import { EXPORT_CEILING } from '../../domain/order-config.ts'
 import { parseFilterLists } from '../../domain/report-filters.ts'
+import type { ExportSchemaVersion } from '../../domain/export-csv.ts'
 import { newId } from '../../platform/ids.ts'
 import { findExportJob, insertExportJob, type ExportJobRow } from '../../store/export-jobs.ts'
 import { assertFiltersOwned } from '../../store/report-filters.ts'
@@ -25,10 +26,12 @@ export interface ExportCreateInput {
   creative_ids?: string[]
   surfaces?: string[]
   countries?: string[]
+  /** The CSV schema of this export; absent: config `export_schema_version`. */
+  schema_version?: ExportSchemaVersion
 }
 
 /** The stored `filters` document: the window plus the filter dimensions that were set (the request's shape). */
-export type ExportFiltersEcho = ExportCreateInput
+export type ExportFiltersEcho = Omit<ExportCreateInput, 'schema_version'>
 
 export const EXPORT_FILTER_LIMITS = { campaign: 100, creative: 100, surface: 20, country: 50 } as const
 
@@ -45,7 +48,7 @@ export function checkExportWindow(startText: string, endText: string, maxDays: n
 
 /**
  * POST /exports: validates the window and filters (foreign ids are 404),
- * fixes the CSV schema version from config, and queues the job. The caller
+ * fixes the CSV schema version (the request's, else config's), and queues the job. The caller
  * kicks the worker afterwards.
  */
 export async function queueExport(ctx: ServiceContext, userId: string, input: ExportCreateInput): Promise<ExportJobRow> {
@@ -68,7 +71,7 @@ export async function queueExport(ctx: ServiceContext, userId: string, input: Ex
     export_id: newId('exp'),
     user_id: userId,
     status: 'queued',
-    schema_version: config.export_schema_version,
+    schema_version: input.schema_version ?? config.export_schema_version,
     filters: JSON.stringify(echo),
     window_start: start,
     window_end: end,

@@ -1,4 +1,4 @@
-import { csvField, headerLine } from '../../domain/export-csv.ts'
+import { csvField, eventTypesLeftOut, hasBillingCountry, headerLine } from '../../domain/export-csv.ts'
 import { EXPORT_CEILING } from '../../domain/order-config.ts'
 import type { ReportFilters } from '../../domain/report-filters.ts'
 import { findAccount } from '../../store/accounts.ts'
@@ -54,15 +54,21 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   if (isExpired(job, ctx.clock.nowMs())) return fail('expired')
   const config = await readConfig(ctx.db)
   const maxRows = Math.min(config.export_max_rows, EXPORT_CEILING.rows)
-  const window: LedgerWindow = { userId: job.user_id, start: job.window_start, end: job.window_end, filters: filtersOfJob(job) }
+  const version = job.schema_version
+  const window: LedgerWindow = {
+    userId: job.user_id,
+    start: job.window_start,
+    end: job.window_end,
+    filters: filtersOfJob(job),
+    leaveOut: eventTypesLeftOut(version),
+  }
   // Where each page ends, and the row limit's first count (at least that many rows: over the limit fails before rendering).
   const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
   if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
-  const version = job.schema_version
-  const billingCountry = version === 'ledger-export-v2' ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
+  const billingCountry = hasBillingCountry(version) ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
   // The store renders the lines (SQL generated from the CSV contract); the constant v2 field is formatted here, once.
-  const line = exportLineSql(version, version === 'ledger-export-v2' ? csvField(billingCountry ?? '') : null)
+  const line = exportLineSql(version, hasBillingCountry(version) ? csvField(billingCountry ?? '') : null)
   const writer = new ChunkWriter((firstSeq, chunks) => appendExportChunks(ctx.db, lease, firstSeq, chunks))
   if (!(await writer.write(headerLine(version)))) return 'lost'
 

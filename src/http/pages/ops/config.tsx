@@ -17,7 +17,7 @@ const ABOUT: Record<keyof ServiceConfig, string> = {
   read_rate_limit_per_min: 'Other API calls per account per minute.',
   export_max_days: 'Longest export window, days (at most 31).',
   export_max_rows: 'Most rows in one export (at most 250,000).',
-  export_schema_version: 'Row format of new exports.',
+  export_schema_version: 'Row format of new exports whose request names none; ledger-export-v3 adds non_billable_reason.',
   stats_max_live_events: '/v1/stats refuses a live ledger scan estimated above this many events.',
   serve_decisions_per_viewer_per_min: 'Serving: decisions per viewer per minute.',
   serve_decisions_per_address_per_min: 'Serving: decisions per client address per minute.',

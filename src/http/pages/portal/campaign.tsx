@@ -3,6 +3,7 @@ import { Page } from '../layout.tsx'
 import { Field, PostForm } from '../forms.tsx'
 import { count, usdBid, usdFromCents, usdFromMicros, utc } from '../format.ts'
 import { DeliveryCharts } from './delivery.tsx'
+import { NonBillableTable } from './non-billable.tsx'
 import type { ActionError } from './campaign-messages.ts'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
 import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
@@ -110,6 +111,8 @@ function Delivery(props: { campaign: Campaign; delivery: DeliveryView }) {
         period={period}
         what="this campaign"
       />
+      <h3>Views not billed</h3>
+      <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
       <p class="muted">
         Read like <code>GET /v1/stats</code> with this campaign as the filter. <a href={`/portal/stats?campaign_id=${encodeURIComponent(props.campaign.campaign_id)}`}>More in Stats</a>.
       </p>

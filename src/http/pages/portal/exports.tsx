@@ -11,9 +11,17 @@ import type { FormProblem } from './campaign-form.tsx'
 
 type ExportJob = Static<typeof ExportJobSchema>
 export type ExportFormValues = Omit<Static<typeof ExportRequestForm>, '_csrf'>
-type ExportFormField = 'start' | 'end' | 'campaign'
+type ExportFormField = 'start' | 'end' | 'campaign' | 'schema_version'
 
-const LABELS: Record<ExportFormField, string> = { start: 'Start', end: 'End', campaign: 'Campaign' }
+const LABELS: Record<ExportFormField, string> = { start: 'Start', end: 'End', campaign: 'Campaign', schema_version: 'Columns' }
+
+/** The CSV schemas in words (the API's `schema_version`); blank leaves the choice to the service's default. */
+const SCHEMA_CHOICES: { value: string; label: string }[] = [
+  { value: '', label: 'Standard (the service default)' },
+  { value: 'ledger-export-v1', label: 'ledger-export-v1: the basic columns' },
+  { value: 'ledger-export-v2', label: 'ledger-export-v2: adds your billing country' },
+  { value: 'ledger-export-v3', label: 'ledger-export-v3: adds why each view was not billed' },
+]
 
 /** Seconds between reloads while a job is queued or running (the API asks clients to poll no more than every five seconds). */
 export const EXPORT_REFRESH_SECONDS = 5
@@ -25,7 +33,7 @@ export const dateTimeLocal = (d: Date): string => d.toISOString().slice(0, 16)
 export function newExportValues(now: Date): ExportFormValues {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   const day = 24 * 3_600_000
-  return { start: dateTimeLocal(new Date(today - 7 * day)), end: dateTimeLocal(new Date(today + day)), campaign: '' }
+  return { start: dateTimeLocal(new Date(today - 7 * day)), end: dateTimeLocal(new Date(today + day)), campaign: '', schema_version: '' }
 }
 
 /** A refused export request in words, at the field the API's error names. */
@@ -34,6 +42,7 @@ export function exportProblem(status: number, detail: Detail): FormProblem<Expor
   const reason = typeof d.reason === 'string' ? d.reason : ''
   const field = typeof d.field === 'string' ? d.field.split('.')[0] : undefined
   if (status === 404 || field === 'campaign_ids') return { fields: { campaign: 'Choose one of your campaigns, or All campaigns.' } }
+  if (field === 'schema_version') return { fields: { schema_version: 'Choose one of the listed column sets.' } }
   if (status === 400 && (field === 'start' || field === 'end')) {
     const what = LABELS[field].toLowerCase()
     let message: string
@@ -110,7 +119,10 @@ export function ExportsPage(props: {
     >
       <ErrorSummary errors={summary} form={props.problem?.form} />
       <h2>Request a ledger export</h2>
-      <p>A CSV of every ledger event (offers, impressions, views, clicks) with its debit. No viewer identifiers are exported.</p>
+      <p>
+        A CSV of every ledger event (offers, impressions, views, clicks) with its debit. No viewer identifiers are exported.
+        With ledger-export-v3 it also lists repeated and late view reports, and gives the reason each view was not billed.
+      </p>
       <PostForm action="/portal/exports" csrf={props.csrf} class="card" label="Request a ledger export">
         <Field name="start" label="Start" type="datetime-local" value={props.values.start ?? ''} error={errors.start} hint={windowHint} id="f-start" />
         <Field name="end" label="End" type="datetime-local" value={props.values.end ?? ''} error={errors.end} hint="UTC." id="f-end" />
@@ -121,6 +133,14 @@ export function ExportsPage(props: {
           error={errors.campaign}
           hint="Optional: only this campaign's events."
           choices={[{ value: '', label: 'All campaigns' }, ...props.campaigns.map((c) => ({ value: c.campaign_id, label: c.name }))]}
+        />
+        <SelectField
+          name="schema_version"
+          label="Columns"
+          value={props.values.schema_version ?? ''}
+          error={errors.schema_version}
+          hint="Which CSV schema the file follows; each adds columns to the one before."
+          choices={SCHEMA_CHOICES}
         />
         <button type="submit">Request export</button>
       </PostForm>
@@ -156,6 +176,8 @@ export function ExportsPage(props: {
                     <td id={`export-${job.id}`}>{utc(job.created_at)}</td>
                     <td>
                       {utc(job.filters.start)} to {utc(job.filters.end)}
+                      <br />
+                      <span class="muted">{job.schema_version}</span>
                       {campaignIds.length > 0 ? (
                         <>
                           <br />

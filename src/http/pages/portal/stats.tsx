@@ -3,6 +3,7 @@ import { Page } from '../layout.tsx'
 import { Field } from '../forms.tsx'
 import { count, utc } from '../format.ts'
 import { DeliveryCharts, usdExactFromMicros } from './delivery.tsx'
+import { NonBillableTable } from './non-billable.tsx'
 import type { StatsField, StatsProblem } from './stats-messages.ts'
 import type { StatsSchema } from '../../schemas/stats.ts'
 import { bucketSpine, DAY_MS, GRANULARITIES, isMidnight, type Granularity } from '../../../domain/stats.ts'
@@ -156,6 +157,8 @@ export function StatsPage(props: StatsPageProps) {
             period={periodText(stats.start, stats.end)}
             what={chosen ? `“${chosen.name}”` : 'all your campaigns'}
           />
+          <h3>Views not billed</h3>
+          <NonBillableTable id="stats-views" billable={stats.totals.billable_impressions} nonBillable={stats.totals.non_billable} period={periodText(stats.start, stats.end)} />
           <p class="muted">
             Served from {stats.served_from === 'daily_rollup' ? 'the daily rollups' : 'the ledger'}. Unique viewers are counted within each period and do not add
             up across periods.

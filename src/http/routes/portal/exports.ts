@@ -42,6 +42,9 @@ function exportBody(values: ExportFormValues): Record<string, unknown> {
   const body: Record<string, unknown> = { start: utcTimestamp(values.start), end: utcTimestamp(values.end) }
   const campaign = (values.campaign ?? '').trim()
   if (campaign !== '') body.campaign_ids = [campaign]
+  // Blank: the service's default (config `export_schema_version`); anything else the API's schema accepts or refuses.
+  const schema = (values.schema_version ?? '').trim()
+  if (schema !== '') body.schema_version = schema
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))
 }
 

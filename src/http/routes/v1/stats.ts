@@ -17,7 +17,9 @@ export function statsRoutes(deps: RouteDeps) {
             'group_by=account, when rollups cover the window; otherwise `ledger`. A live scan estimated above the operator limit is ' +
             'refused at once: 400 `{field: "start", reason: "window_too_costly", estimated_events, max_events, retry_with?: ' +
             '{start, end, granularity}}`, where retry_with (never the window sent) is the window snapped to whole days when rollups ' +
-            'can serve it, or the longest window with the same end that fits. Unavailable reporting is 503, never zeros.',
+            'can serve it, or the longest window with the same end that fits. Unavailable reporting is 503, never zeros. ' +
+            'Every MetricSet carries `non_billable`: the recorded views that were not billable, by reason (always all six keys), ' +
+            'on both paths; billable_impressions plus their sum is the recorded views of the bucket, exactly.',
           tags: ['reporting'],
           querystring: StatsQuerySchema,
           response: { 200: StatsSchema, ...errors(400, 401, 404, 429, 503) },

@@ -30,7 +30,9 @@ export const ConfigSchema = Type.Object({
   ...OrderConfigSchema.properties,
   export_max_days: Type.Integer({ description: 'Longest export window, in days.' }),
   export_max_rows: Type.Integer({ description: 'Most rows in one export.' }),
-  export_schema_version: Type.Enum(EXPORT_SCHEMA_VERSIONS, { description: 'Row format of new exports.' }),
+  export_schema_version: Type.Enum(EXPORT_SCHEMA_VERSIONS, {
+    description: 'Row format of new exports whose request names no `schema_version` (default ledger-export-v2); ledger-export-v3 adds `non_billable_reason`.',
+  }),
   stats_max_live_events: Type.Integer({ description: '/v1/stats refuses a live ledger scan estimated above this many events.' }),
   serve_decisions_per_viewer_per_min: Type.Integer({ description: 'Serving abuse limit: POST /serve/v1/decisions per viewer per minute (429 above).' }),
   serve_decisions_per_address_per_min: Type.Integer({ description: 'Serving abuse limit: POST /serve/v1/decisions per client address per minute (429 above).' }),

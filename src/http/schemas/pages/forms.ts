@@ -60,7 +60,7 @@ export const CampaignQuoteQuery = Type.Object(
 )
 
 /** The export request form (/portal/exports): the window as typed (UTC) and one optional campaign. */
-export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalText(100), campaign: OptionalText(200) })
+export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalText(100), campaign: OptionalText(200), schema_version: OptionalText(100) })
 
 // The campaign page (routes/portal/campaign.ts). Generous bounds: the service's own length rule
 // (1-120, 3-60 characters) answers beside the field; this only caps what a form may post.

@@ -1,0 +1,67 @@
+import { count } from '../format.ts'
+import { NON_BILLABLE_REASONS, type NonBillableCounts, type NonBillableReason } from '../../../domain/delivery.ts'
+
+/** Each reason in words, with what it means (the API's `non_billable` keys, in their order). */
+const REASONS: Record<NonBillableReason, { label: string; means: string }> = {
+  short_dwell: { label: 'Short view', means: 'Seen for under 9.5 seconds.' },
+  repeat: { label: 'Repeat', means: 'The view of an impression already counted was reported again (once per impression).' },
+  too_fast: { label: 'Too fast', means: 'The reported view was longer than the time since the ad was offered.' },
+  viewer_frequency: { label: 'Same viewer', means: 'The viewer had a billable impression on this surface in the 10 seconds before.' },
+  expired: { label: 'Late', means: 'Reported more than an hour after the ad was offered (once per impression).' },
+  block_full: { label: 'Nothing left to bill', means: 'Every impression bought was already billed, or the campaign was cancelled.' },
+}
+
+/** A share of the recorded views, one decimal (none for 0 and 100), with a no-break space before `%`. */
+function share(n: number, total: number): string {
+  if (total === 0) return '—'
+  const pct = (100 * n) / total
+  return `${pct === 0 || pct === 100 ? pct.toFixed(0) : pct.toFixed(1)}\u00a0%`
+}
+
+function Row(props: { label: string; name?: string; means: string; n: number; recorded: number }) {
+  return (
+    <tr>
+      <th scope="row" class="row-name">
+        {props.label} {props.name ? <code>{props.name}</code> : null}
+        <span class="muted">{props.means}</span>
+      </th>
+      <td class="num">{count(props.n)}</td>
+      <td class="num">{share(props.n, props.recorded)}</td>
+    </tr>
+  )
+}
+
+/**
+ * The recorded views of a period, billable and not, as a small table: a person reads seven numbers
+ * faster than a chart. The rows add up to the last one (billed + every reason = recorded views).
+ */
+export function NonBillableTable(props: { id: string; billable: number; nonBillable: NonBillableCounts; period: string }) {
+  const recorded = props.billable + NON_BILLABLE_REASONS.reduce((n, r) => n + props.nonBillable[r], 0)
+  return (
+    <div class="table-wrap" role="region" aria-labelledby={`${props.id}-caption`} tabIndex={0}>
+      <table>
+        <caption id={`${props.id}-caption`}>Recorded views {props.period}: billed, and why the others were not</caption>
+        <thead>
+          <tr>
+            <th scope="col">Views</th>
+            <th scope="col" class="num">
+              Count
+            </th>
+            <th scope="col" class="num">
+              Share
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          <Row label="Billed" means="Billable impressions: the only views that cost money." n={props.billable} recorded={recorded} />
+          {NON_BILLABLE_REASONS.map((r) => (
+            <Row label={REASONS[r].label} name={r} means={REASONS[r].means} n={props.nonBillable[r]} recorded={recorded} />
+          ))}
+        </tbody>
+        <tfoot>
+          <Row label="Recorded views" means="Billed plus not billed." n={recorded} recorded={recorded} />
+        </tfoot>
+      </table>
+    </div>
+  )
+}
