@@ -292,28 +292,27 @@ export async function revokeLeases(db: Db, campaignId: string): Promise<void> {
     SELECT ${campaignId}, NULL, r.first_seq + r.used, r.size - r.used, 0, r.cpm_micros, now() FROM r`.execute(db)
 }
 
-/** Billed but unsettled impressions and spend of the campaigns (the `campaign_lease_use` view). */
-export async function leaseUse(db: Db, campaignIds: readonly string[]): Promise<Map<string, { used: number; spentMicros: number }>> {
-  if (campaignIds.length === 0) return new Map()
-  const rows = await db.selectFrom('campaign_lease_use').selectAll().where('campaign_id', 'in', [...new Set(campaignIds)]).execute()
-  return new Map(rows.map((r) => [r.campaign_id, { used: r.used, spentMicros: r.spent_micros }]))
-}
-
 /**
  * Campaign rows as delivered: the settled billed count and spend plus what leases used and did not
  * settle yet. Every read of a campaign's delivered count or spend goes through this or the view.
+ * Both halves are read again in ONE statement (one snapshot): read apart, a settlement committing
+ * between them moves `used` into the campaign row unseen, and the delivered count reads low.
  */
 export async function withLeaseUse<T extends { campaign_id: string; impressions_billed: number; lifetime_spent_micros: number }>(
   db: Db,
   rows: T[],
 ): Promise<T[]> {
-  const use = await leaseUse(
-    db,
-    rows.map((r) => r.campaign_id),
-  )
-  if (use.size === 0) return rows
+  if (rows.length === 0) return rows
+  const delivered = await db
+    .selectFrom('campaigns as c')
+    .leftJoin('campaign_lease_use as u', 'u.campaign_id', 'c.campaign_id')
+    .select(['c.campaign_id', 'c.impressions_billed', 'c.lifetime_spent_micros', 'u.used', 'u.spent_micros'])
+    .where('c.campaign_id', 'in', [...new Set(rows.map((r) => r.campaign_id))])
+    .execute()
+  const by = new Map(delivered.map((d) => [d.campaign_id, d]))
   return rows.map((r) => {
-    const u = use.get(r.campaign_id)
-    return u ? { ...r, impressions_billed: r.impressions_billed + u.used, lifetime_spent_micros: r.lifetime_spent_micros + u.spentMicros } : r
+    const d = by.get(r.campaign_id)
+    if (!d) return r
+    return { ...r, impressions_billed: d.impressions_billed + (d.used ?? 0), lifetime_spent_micros: d.lifetime_spent_micros + (d.spent_micros ?? 0) }
   })
 }
