@@ -16,6 +16,8 @@
  * example that drifts from the schema fails the build.
  */
 
+import { WEBHOOK_EXAMPLES } from './openapi-examples-webhooks.ts'
+
 type Json = unknown
 
 export interface OperationExamples {
@@ -344,6 +346,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
     errors: { 400: { detail: { field: 'start', reason: 'conflicting_window' } }, 404: { detail: 'campaign not found' } },
   },
+  ...WEBHOOK_EXAMPLES,
 }
 
 export interface ErrorAnswer {
