@@ -56,7 +56,7 @@ export const webhookHref = (id: string) => `/portal/webhooks/${encodeURIComponen
 
 function EventsFieldset(props: { values: WebhookEventType[]; error?: string | undefined }) {
   return (
-    <fieldset id="f-events" class={props.error ? 'has-error' : undefined} aria-describedby={props.error ? 'f-events-error' : undefined}>
+    <fieldset id="f-events" class={props.error ? 'events has-error' : 'events'} aria-describedby={props.error ? 'f-events-error' : undefined}>
       <legend>Events</legend>
       {props.error ? (
         <p class="field-error" id="f-events-error">
@@ -111,8 +111,9 @@ export function WebhooksPage(props: {
       {props.created ? <NewSecret endpoint={props.created.endpoint} secret={props.created.secret} /> : null}
       <p>
         Webhooks tell your server at once when something changes: we POST a signed JSON message to your endpoint, retry for 24 hours if it
-        does not answer 2xx, and log every attempt. The API stays the source of truth; <a href="/docs">the API reference</a> and
-        docs/webhooks.md show the bodies and how to verify a signature.
+        does not answer 2xx, and log every attempt. Each delivery carries the Standard Webhooks headers <code>webhook-id</code>,{' '}
+        <code>webhook-timestamp</code> and <code>webhook-signature</code>: check the signature with the endpoint's secret before you trust the
+        body. The API stays the source of truth (<a href="/docs">API reference</a>).
       </p>
       <h2>Your endpoints</h2>
       {props.endpoints.length === 0 ? (
