@@ -202,3 +202,9 @@ export async function requeueMessage(db: Db, userId: string, endpointId: string,
     .returningAll()
     .executeTakeFirst()
 }
+
+/** Deletes delivered and failed messages (their attempts cascade) of events before `before`; answers how many. */
+export async function purgeFinishedWebhookMessages(db: Db, before: Date): Promise<number> {
+  const res = await db.deleteFrom('webhook_messages').where('status', 'in', ['delivered', 'failed']).where('created_at', '<', before).executeTakeFirst()
+  return Number(res.numDeletedRows)
+}

@@ -291,3 +291,16 @@ test('an endpoint deleted before its delivery is not sent to', async () => {
   await new Promise((r) => setTimeout(r, 2000))
   assert.equal(ep.receiver.received.length, 1)
 })
+
+test('delivered messages and their log are deleted 30 days after the event by the expiry job', async () => {
+  const adv = await h.advertiser()
+  const ep = await endpoint(adv, ['export.ready'])
+  assert.equal((await adv.post('/v1/exports', { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' })).status, 202)
+  await ep.receiver.waitFor(1)
+  await until(() => adv.get(`/v1/webhook-endpoints/${ep.id}`), (r) => r.body.deliveries[0]?.status === 'delivered')
+  await advance(h, 29 * 24 * 3600)
+  assert.equal((await adv.get(`/v1/webhook-endpoints/${ep.id}`)).body.deliveries.length, 1, 'kept for 30 days')
+  await advance(h, 2 * 24 * 3600)
+  const after = await adv.get(`/v1/webhook-endpoints/${ep.id}`)
+  assert.deepEqual([after.body.deliveries, after.body.attempts], [[], []])
+})
