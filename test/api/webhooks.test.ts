@@ -304,3 +304,17 @@ test('delivered messages and their log are deleted 30 days after the event by th
   const after = await adv.get(`/v1/webhook-endpoints/${ep.id}`)
   assert.deepEqual([after.body.deliveries, after.body.attempts], [[], []])
 })
+
+test('the address is checked again at delivery: an endpoint that now points inside is refused and logged, never connected', async () => {
+  const adv = await h.advertiser()
+  const ep = await endpoint(adv, ['campaign.moderation_decided'])
+  // As if the name had been re-pointed after registration: the stored URL now names a private address.
+  await h.svc.service.store.db.updateTable('webhook_endpoints').set({ url: 'https://10.0.0.1/hook' }).where('endpoint_id', '=', ep.id).execute()
+  const created = await adv.post('/v1/campaigns', campaignBody({ target_countries: [privateCountry()] }))
+  await h.admin.post(`/admin/v1/campaigns/${created.body.campaign_id}/moderation`, { status: 'approved' })
+  const log = await until(() => adv.get(`/v1/webhook-endpoints/${ep.id}`), (r) => r.body.attempts.length === 1)
+  const [attempt] = log.body.attempts
+  assert.deepEqual([attempt.status_code, attempt.error, attempt.succeeded], [null, 'forbidden_address', false])
+  assert.equal(log.body.deliveries[0].status, 'pending', 'retried: the name may point outside again')
+  assert.equal(ep.receiver.received.length, 0)
+})
