@@ -79,7 +79,7 @@ export const TIMEOUTS = Object.freeze({
     claimMs: 15_000,
     /** How often an instance that delivers looks for due messages (real time). */
     pollMs: 1_000,
-    /** Messages one look claims (sent at once, in parallel). */
+    /** Attempts in flight at once per instance; a look claims only the free slots. */
     batch: 10,
   }),
   /** GET /readyz: the store must answer a trivial query within this. */

@@ -318,3 +318,26 @@ test('the address is checked again at delivery: an endpoint that now points insi
   assert.equal(log.body.deliveries[0].status, 'pending', 'retried: the name may point outside again')
   assert.equal(ep.receiver.received.length, 0)
 })
+
+test('a receiver that holds its request open does not hold up deliveries to others', async () => {
+  const slow = await h.advertiser()
+  const slowEp = await endpoint(slow, ['campaign.moderation_decided'])
+  slowEp.receiver.answer = () => {} // never answers: the attempt times out after 10 s
+  const fast = await h.advertiser()
+  const fastEp = await endpoint(fast, ['campaign.moderation_decided'])
+  const decide = async (adv: Advertiser) => {
+    const created = await adv.post('/v1/campaigns', campaignBody({ target_countries: [privateCountry()] }))
+    assert.equal((await h.admin.post(`/admin/v1/campaigns/${created.body.campaign_id}/moderation`, { status: 'approved' })).status, 200)
+  }
+  await decide(slow)
+  await slowEp.receiver.waitFor(1)
+  const started = performance.now()
+  await decide(fast)
+  await fastEp.receiver.waitFor(1, undefined, 5_000)
+  assert.ok(performance.now() - started < 5_000)
+  // The held attempt ends at the 10 s timeout (polled slowly: reads count against the rate limit).
+  await new Promise((r) => setTimeout(r, 9_500))
+  const timedOut = await until(() => slow.get(`/v1/webhook-endpoints/${slowEp.id}`), (r) => r.body.attempts?.length === 1, 10_000)
+  assert.equal(timedOut.body.attempts[0].error, 'timeout')
+  assert.ok(timedOut.body.attempts[0].duration_ms >= 9_000)
+})

@@ -15,11 +15,8 @@ export interface DeliveryLog {
   warn(obj: object, msg?: string): void
 }
 
-export interface DeliveryRun {
-  delivered: number
-  retrying: number
-  failed: number
-}
+/** What an attempt left its message as. */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed'
 
 /**
  * The address a delivery connects to: the URL's literal address, or the first its name resolves
@@ -75,7 +72,13 @@ async function send(ctx: ServiceContext, m: ClaimedMessage, attemptedAt: Date, s
   }
 }
 
-async function deliverOne(ctx: ServiceContext, log: DeliveryLog, m: ClaimedMessage, token: string, signal: AbortSignal): Promise<keyof DeliveryRun | null> {
+/**
+ * Sends one claimed message and records the attempt: delivered, retrying (next attempt on the
+ * backoff) or failed (past its 24 hours). Answers null when nothing was recorded: shutting down
+ * (the claim is given back) or the claim lapsed meanwhile.
+ */
+export async function deliverClaimed(ctx: ServiceContext, log: DeliveryLog, m: ClaimedMessage, signal: AbortSignal): Promise<DeliveryOutcome | null> {
+  const token = m.claim_token ?? ''
   const attemptedAt = ctx.clock.now()
   const started = performance.now()
   let sent: Sent
@@ -120,15 +123,11 @@ async function deliverOne(ctx: ServiceContext, log: DeliveryLog, m: ClaimedMessa
 }
 
 /**
- * One look for due messages: claims up to a batch (for a claim's length of real time) and sends
- * them in parallel. Safe on any number of instances at once; a claim that lapses (a crashed
- * sender) makes the message due again, so delivery is at least once, with the same `webhook-id`.
+ * Claims up to `limit` due messages for a claim's length of real time. Safe on any number of
+ * instances at once; a claim that lapses (a crashed sender) makes the message due again, so
+ * delivery is at least once, with the same `webhook-id`.
  */
-export async function deliverDueWebhooks(ctx: ServiceContext, log: DeliveryLog, signal: AbortSignal): Promise<DeliveryRun> {
-  const token = randomUUID()
-  const claimed = await claimDueMessages(ctx.db, ctx.clock.now(), TIMEOUTS.webhooks.batch, token, TIMEOUTS.webhooks.claimMs)
-  const run: DeliveryRun = { delivered: 0, retrying: 0, failed: 0 }
-  const outcomes = await Promise.all(claimed.map((m) => deliverOne(ctx, log, m, token, signal)))
-  for (const o of outcomes) if (o !== null) run[o]++
-  return run
+export async function claimDueWebhooks(ctx: ServiceContext, limit: number): Promise<ClaimedMessage[]> {
+  if (limit <= 0) return []
+  return claimDueMessages(ctx.db, ctx.clock.now(), limit, randomUUID(), TIMEOUTS.webhooks.claimMs)
 }
