@@ -16,6 +16,8 @@
  * example that drifts from the schema fails the build.
  */
 
+import { WEBHOOK_EXAMPLES } from './openapi-examples-webhooks.ts'
+
 type Json = unknown
 
 export interface OperationExamples {
@@ -378,6 +380,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
     errors: { 400: { detail: { field: 'cpm_usd', reason: 'below_minimum', minimum: 0.5 } } },
   },
+  ...WEBHOOK_EXAMPLES,
 }
 
 export interface ErrorAnswer {

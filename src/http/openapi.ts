@@ -41,6 +41,12 @@ bills exactly the CPM. Delivered value is kept in micro-USD; cents are derived b
 unchanged as \`cursor\` for the next page, until it is null. \`limit\` is 1-200 (default 50). Cursors are opaque;
 a malformed one, or one from the other list, is 400 with \`detail.field\` \`cursor\`.
 
+**Webhooks.** Polling stays the contract. As an addition, \`/webhook-endpoints\` registers endpoints that are sent
+\`campaign.exhausted\`, \`campaign.moderation_decided\`, \`invoice.finalized\`, \`invoice.payment_failed\` and
+\`export.ready\` as they happen: a POST of \`{"type", "timestamp", "data"}\` with the Standard Webhooks headers
+\`webhook-id\` (the same on every retry), \`webhook-timestamp\` and \`webhook-signature\` (\`v1,\` + base64 HMAC-SHA256,
+keyed by the decoded secret, of \`id.timestamp.body\`), at least once, retried with exponential backoff for 24 hours.
+
 **Time.** Every timestamp is UTC from the service clock.
 `.trim()
 

@@ -3,15 +3,19 @@ import type { Db } from '../store/db.ts'
 import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
 import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
+import { purgeFinishedWebhookMessages } from '../store/webhooks.ts'
 
 const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */
 const PREVIEW_TOMBSTONE_MS = 7 * 24 * HOUR
 /** Export artifacts are deleted by the first run after they expire (the download answers 410 either way); the job row stays readable a week longer. */
 const EXPORT_TOMBSTONE_MS = 7 * 24 * HOUR
+/** Delivered and failed webhook messages (with their attempt log) are kept this long after the event, then deleted. */
+const WEBHOOK_LOG_MS = 30 * 24 * HOUR
 
 /**
- * Daily at 00:30 UTC: deletes expired artifacts, ended sessions and spent password links. Expiry itself is checked on
+ * Daily at 00:30 UTC: deletes expired artifacts, ended sessions, spent password links and webhook
+ * messages finished over 30 days ago. Expiry itself is checked on
  * every read, so this only reclaims space. Idempotent: a rerun finds nothing more to delete.
  */
 export function expiryJob(db: Db): Job {
@@ -29,12 +33,14 @@ export function expiryJob(db: Db): Job {
       const jobs = await purgeExpiredExports(db, now, EXPORT_TOMBSTONE_MS)
       const sessions = await deleteExpiredSessions(db, now)
       const links = await deleteExpiredPasswordTokens(db, now)
+      const webhooks = await purgeFinishedWebhookMessages(db, new Date(now.getTime() - WEBHOOK_LOG_MS))
       return {
         previews_deleted: previews,
         export_artifacts_deleted: jobs.artifacts_deleted,
         export_jobs_deleted: jobs.jobs_deleted,
         sessions_deleted: sessions,
         password_links_deleted: links,
+        webhook_messages_deleted: webhooks,
       }
     },
   }

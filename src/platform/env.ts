@@ -31,6 +31,8 @@ export interface Settings {
   startupTimeoutSeconds: number
   /** After SIGTERM/SIGINT, how long a web instance keeps serving (with /readyz at 503) before it closes its listener. */
   shutdownDrainSeconds: number
+  /** WEBHOOKS_ALLOW_LOOPBACK: webhook endpoints may be http(s)://127.0.0.1, localhost or [::1] (tests and local development only). */
+  webhooksAllowLoopback: boolean
 }
 
 /** AES-256 keys with a one-byte id; the first seals, all open (rotation). */
@@ -126,6 +128,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const startupTimeoutSeconds = seconds('STARTUP_TIMEOUT_SECONDS', value('STARTUP_TIMEOUT_SECONDS'), 30, 3600)
   const shutdownDrainSeconds = seconds('SHUTDOWN_DRAIN_SECONDS', value('SHUTDOWN_DRAIN_SECONDS'), 5, 300)
 
+  const allowLoopbackRaw = value('WEBHOOKS_ALLOW_LOOPBACK') ?? 'false'
+  if (allowLoopbackRaw !== 'true' && allowLoopbackRaw !== 'false') {
+    fail('WEBHOOKS_ALLOW_LOOPBACK', `must be "true" or "false" (true: for tests and local development only), got "${allowLoopbackRaw}"`)
+  }
+
   const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
   const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
 
@@ -148,6 +155,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     keySealingKeys,
     startupTimeoutSeconds,
     shutdownDrainSeconds,
+    webhooksAllowLoopback: allowLoopbackRaw === 'true',
   }
 }
 

@@ -69,6 +69,19 @@ export const TIMEOUTS = Object.freeze({
     /** Retry-After (seconds) on a 503 for a stalled dependency or the deadline. */
     retryAfterS: 2,
   }),
+  webhooks: Object.freeze({
+    /** One delivery attempt: resolving, connecting, sending and the receiver's answer together (else `timeout`, retried). */
+    attemptMs: 10_000,
+    /**
+     * A sender's claim on a message (real time, the store's clock): longer than an attempt, so a live
+     * sender never shares a message; a crashed sender's message is sent again once it lapses.
+     */
+    claimMs: 15_000,
+    /** How often an instance that delivers looks for due messages (real time). */
+    pollMs: 1_000,
+    /** Attempts in flight at once per instance; a look claims only the free slots. */
+    batch: 10,
+  }),
   /** GET /readyz: the store must answer a trivial query within this. */
   readinessMs: 2_000,
 })

@@ -39,3 +39,18 @@ export async function openApiKey(ctx: SealingContext, account: { user_id: string
   if (account.api_key_sealed === null) return null
   return (await keySealer(ctx)).open(account.api_key_sealed, sealContext(account.user_id))
 }
+
+/**
+ * A webhook endpoint's signing secret, sealed under the same ring (the sender must sign with it, so
+ * it cannot be kept as a digest), bound to its endpoint: copied onto another row, it does not open.
+ */
+const webhookContext = (endpointId: string) => `webhook_secret:${endpointId}`
+
+export async function sealWebhookSecret(ctx: SealingContext, endpointId: string, secret: string): Promise<Buffer> {
+  return (await keySealer(ctx)).seal(secret, webhookContext(endpointId))
+}
+
+/** The endpoint's secret, or null when its sealed copy does not open with this instance's ring. */
+export async function openWebhookSecret(ctx: SealingContext, endpointId: string, sealed: Buffer): Promise<string | null> {
+  return (await keySealer(ctx)).open(sealed, webhookContext(endpointId))
+}

@@ -5,19 +5,32 @@ import { pageOf, PAGE_LIMIT_DEFAULT } from '../domain/pagination.ts'
 import type { ModerationStatus } from '../domain/campaign-order.ts'
 import { findCampaignByIdForOperator, listModerationQueue, updateCreative, type ModerationQueueRow } from '../store/campaigns.ts'
 import type { ServiceContext } from './context.ts'
+import { enqueueWebhookEvent } from '../store/webhooks.ts'
 import { decodeInstantCursor, type Page, type PageRequest } from './lists.ts'
 
 /**
  * Operator decision on a creative: only `approved` creatives serve. A
  * rejection may carry a reason (domain/moderation.ts), kept in
  * `moderation_reason` and shown to the advertiser; a decision replaces the
- * content-safety reason the line was held for.
+ * content-safety reason the line was held for. The account's webhook
+ * endpoints hear of it (`campaign.moderation_decided`).
  */
 export async function moderateCampaign(ctx: ServiceContext, campaignId: string, status: ModerationDecision, reason?: string) {
   const moderationReason = decisionReason(status, reason)
   const campaign = await findCampaignByIdForOperator(ctx.db, campaignId)
   if (!campaign) throw notFound('campaign')
-  await updateCreative(ctx.db, campaignId, { moderation_status: status, moderation_reason: moderationReason, updated_at: ctx.clock.now() })
+  const now = ctx.clock.now()
+  // The decision and its webhook event (campaign.moderation_decided) commit together.
+  await ctx.db.transaction().execute(async (trx) => {
+    await updateCreative(trx, campaignId, { moderation_status: status, moderation_reason: moderationReason, updated_at: now })
+    await enqueueWebhookEvent(trx, {
+      userId: campaign.user_id,
+      type: 'campaign.moderation_decided',
+      key: `campaign.moderation_decided:${campaignId}:${now.toISOString()}:${status}`,
+      at: now,
+      data: { campaign_id: campaignId, moderation_status: status, moderation_reason: moderationReason, decided_at: now.toISOString() },
+    })
+  })
   return { campaign_id: campaignId, moderation_status: status, moderation_reason: moderationReason }
 }
 

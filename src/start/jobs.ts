@@ -4,6 +4,7 @@ import { expiryJob } from '../jobs/expiry.ts'
 import { invoicingJob } from '../jobs/invoicing.ts'
 import { exportsJob, kickExports } from '../jobs/exports.ts'
 import { rollupsJob, runRollups } from '../jobs/rollups.ts'
+import { WebhookSender } from '../jobs/webhooks.ts'
 import type { Base } from './base.ts'
 
 /** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
@@ -37,4 +38,11 @@ export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number)
   await runRollups(base.store.jobsDb, base.clock.now())
   await scheduler.start(tickMs)
   kickExports(scheduler, base.log)
+}
+
+/** Starts sending due webhooks (ROLE=all and worker; a web instance only writes them to the outbox). */
+export function startWebhookSender(base: Base): WebhookSender {
+  const sender = new WebhookSender({ db: base.store.db, clock: base.clock, settings: base.settings }, base.log.child({ component: 'webhooks' }))
+  sender.start()
+  return sender
 }

@@ -8,6 +8,7 @@ import { openBase, type InstanceOptions } from './base.ts'
 import { createScheduler, runJobs } from './jobs.ts'
 import { listening, STEPS, type Instance, type Progress } from './instance.ts'
 import { createWeb, listenOrClose } from './web.ts'
+import { startWebhookSender } from './jobs.ts'
 
 export interface Service {
   app: App
@@ -30,6 +31,7 @@ async function wireAll(settings: Settings, options: InstanceOptions) {
   // Before serving: close any day that ended while the service was down, run
   // every occurrence that fell due since the stored watermarks, start queued exports.
   await runJobs(base, scheduler, options.tickMs)
+  const webhooks = startWebhookSender(base)
   return {
     base,
     scheduler,
@@ -37,6 +39,7 @@ async function wireAll(settings: Settings, options: InstanceOptions) {
     close: async (progress: Progress = () => {}) => {
       await web.close(progress)
       progress(STEPS.jobs)
+      await webhooks.stop()
       await scheduler.stop()
       progress(STEPS.store)
       await base.store.close()

@@ -4,7 +4,7 @@ import { listenForJobSignals } from '../store/job-signals.ts'
 import { notReadyDetail, readiness } from '../services/status.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
-import { createScheduler, runJobs } from './jobs.ts'
+import { createScheduler, runJobs, startWebhookSender } from './jobs.ts'
 import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
 import { checkOperatorToken } from '../services/operators.ts'
 import { bearerToken, INVALID_OPERATOR_TOKEN, TOO_MANY_OPERATOR_TOKENS } from '../http/plugins/admin-auth.ts'
@@ -17,7 +17,7 @@ import { requestId } from '../http/app.ts'
  * occurrence once) and the export worker, woken at once by web instances
  * through PostgreSQL NOTIFY (and every minute regardless). Under
  * CLOCK=manual it follows the clock an operator moves on a web instance and
- * runs what falls due on the way. Its only HTTP is /healthz, /readyz and, with ADMIN_TOKEN, /metrics (where the job metrics are).
+ * runs what falls due on the way. It sends webhooks (src/jobs/webhooks.ts). Its only HTTP is /healthz, /readyz and, with ADMIN_TOKEN, /metrics (where the job metrics are).
  */
 export async function startWorker(settings: Settings, options: InstanceOptions = {}): Promise<Instance> {
   if (settings.databaseUrl === null) throw new Error('ROLE=worker needs DATABASE_URL') // loadSettings refuses it first
@@ -26,12 +26,14 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
   const health = healthServer(base)
   let stopListening = async () => {}
   let stopFollowing = () => {}
+  let stopWebhooks = async () => {}
   // /readyz answers 503 (draining) while the running job finishes; the health listener closes after it.
   const close = async (progress: Progress = () => {}) => {
     stopFollowing()
     progress(STEPS.signals)
     await stopListening()
     progress(STEPS.jobs)
+    await stopWebhooks()
     await scheduler.stop()
     progress(STEPS.health)
     if (health.listening) await new Promise<void>((resolve) => health.close(() => resolve()))
@@ -45,6 +47,8 @@ export async function startWorker(settings: Settings, options: InstanceOptions =
       (err) => base.log.warn({ err }, 'job signals interrupted; reconnecting (jobs still run on their schedule)'),
     )
     await runJobs(base, scheduler, options.tickMs)
+    const webhooks = startWebhookSender(base)
+    stopWebhooks = () => webhooks.stop()
     stopFollowing = followStoredClock(base, (clock, to) => scheduler.advanceManualClock(to, (at) => clock.set(at)))
     await new Promise<void>((resolve, reject) => {
       health.once('error', reject)

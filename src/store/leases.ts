@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Db } from './db.ts'
 import { impressionsCostMicros } from '../domain/money.ts'
 import { grantSize } from '../domain/leases.ts'
+import { enqueueExhaustedCampaigns } from './webhooks.ts'
 
 // Impression budget leases (migration 0023; docs/decisions.md, "Serving"). A serving instance bills
 // views against numbers it leased (src/serving/leases.ts); the views hot path only appends ledger rows
@@ -154,6 +155,8 @@ async function settleRows(db: Db, rows: readonly LockedLease[], free: (r: Locked
       AND (u.impressions_billed >= (b.block_index + 1) * b.impressions_target
         OR (u.activated_at IS NOT NULL AND b.status = 'queued' AND b.block_index = u.impressions_billed / b.impressions_target))
   `.execute(db)
+  // Webhooks: campaigns this settlement completed (`campaign.exhausted`), in the same transaction.
+  await enqueueExhaustedCampaigns(db, settled.map(([id]) => id), now)
 }
 
 /**

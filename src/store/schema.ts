@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { ExportsTables } from './schema-exports.ts'
+import type { WebhooksTables } from './schema-webhooks.ts'
 import type { BillingMode } from '../domain/billing-schedule.ts'
 import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, TargetSurface } from '../domain/campaign-order.ts'
 import type { CampaignStatus } from '../domain/campaign-state.ts'
@@ -353,7 +354,7 @@ export interface AuditLogTable {
   source_address: string
 }
 
-export interface Database extends ExportsTables {
+export interface Database extends ExportsTables, WebhooksTables {
   operators: OperatorsTable
   audit_log: AuditLogTable
   logins: LoginsTable

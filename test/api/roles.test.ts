@@ -7,6 +7,7 @@ import { startInstance } from '../../src/start/roles.ts'
 import type { Instance } from '../../src/start/instance.ts'
 import { campaignBody } from '../helpers/api.ts'
 import { ADMIN_TOKEN, createDatabase, STORE } from '../helpers/service.ts'
+import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 /**
  * Issue 20: ROLE=web serves and runs no job; ROLE=worker runs every job
@@ -72,9 +73,10 @@ test(
   async () => {
     const database = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_roles')
     const clock = new ShiftedClock('2026-11-08T23:58:00Z') // Sunday, two minutes before midnight UTC
-    const env = { DATABASE_URL: database.url, PORT: '0', ADMIN_TOKEN, TRUST_PROXY: '1', LOG_LEVEL: 'info' }
+    const env = { DATABASE_URL: database.url, PORT: '0', ADMIN_TOKEN, TRUST_PROXY: '1', LOG_LEVEL: 'info', WEBHOOKS_ALLOW_LOOPBACK: 'true' }
     const logs = { worker: logSink(), webA: logSink(), webB: logSink() }
     const started: Instance[] = []
+    const receiver = await WebhookReceiver.start()
     try {
       const start = async (role: string, sink: ReturnType<typeof logSink>) => {
         const instance = await startInstance(loadSettings({ ...env, ROLE: role }), { clock, logStream: sink.stream, tickMs: 100 })
@@ -127,6 +129,11 @@ test(
       clock.jumpTo('2026-11-09T06:00:00.500Z')
       await until('the invoicing occurrence', async () => (await watermark('invoicing')) === '2026-11-09T06:00:00.000Z')
 
+      // Webhooks: written by the web instance that made the change, sent by the worker only.
+      const hook = await call(webA.url, 'POST', '/v1/webhook-endpoints', { url: receiver.url, events: ['export.ready'] }, auth)
+      assert.equal(hook.status, 201, hook.text)
+      receiver.secret = hook.body.secret
+
       // An export queued on a web instance is woken on the worker at once (no minute tick passes here).
       const queued = await call(webB.url, 'POST', '/v1/exports', { start: '2026-11-08T00:00:00Z', end: '2026-11-09T00:00:00Z' }, auth)
       assert.equal(queued.status, 202, queued.text)
@@ -140,6 +147,11 @@ test(
         250, // a read counts against the account's rate limit
       )
       assert.ok(ready.row_count >= 4, 'the four billable views of Sunday at least')
+      const [hooked] = await receiver.waitFor(1, 'export.ready', 5_000)
+      assert.ok(hooked!.verified)
+      const delivered = (lines: Record<string, any>[]) => lines.filter((l) => l.msg === 'webhook delivered')
+      await until('the delivery logged', async () => delivered(logs.worker.lines).length === 1)
+      assert.deepEqual([...delivered(logs.webA.lines), ...delivered(logs.webB.lines)], [], 'ROLE=web sends no webhook')
 
       // Some more ticks: nothing runs again.
       await new Promise((r) => setTimeout(r, 500))
@@ -169,6 +181,7 @@ test(
       assert.ok(logs.worker.lines.every((l) => l.level < 50), 'the worker logged no error')
     } finally {
       for (const instance of started.reverse()) await instance.close()
+      await receiver.close()
       await database.drop()
     }
   },

@@ -13,6 +13,7 @@ const PORTAL_NAV: NavItem[] = [
   { href: '/portal/campaigns', label: 'Campaigns' },
   { href: '/portal/stats', label: 'Stats' },
   { href: '/portal/exports', label: 'Exports' },
+  { href: '/portal/webhooks', label: 'Webhooks' },
   { href: '/portal/billing', label: 'Billing' },
   { href: '/portal/key', label: 'API key' },
   { href: '/portal/terms', label: 'Terms' },

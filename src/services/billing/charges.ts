@@ -5,6 +5,7 @@ import type { ChargeResult, PaymentProcessor } from '../../platform/payment-proc
 import { findAccount, lockAccount } from '../../store/accounts.ts'
 import { findInvoice, invoicesAwaitingAction, invoicesWithStatus, recordBillingEvent, reopenUnpaidAsNet30, updateInvoice, type InvoiceRow } from '../../store/billing.ts'
 import { reconcileStanding } from '../collection.ts'
+import { enqueueWebhookEvent } from '../../store/webhooks.ts'
 import type { ServiceContext } from '../context.ts'
 
 // Collecting an invoice: charges through the processor and their outcomes, retries after a new card,
@@ -65,7 +66,23 @@ async function recordChargeOutcome(ctx: ServiceContext, invoice: InvoiceRow, res
     if (current && current.status !== 'paid' && current.status !== 'void') {
       if (result.status === 'succeeded') await updateInvoice(trx, invoice.invoice_id, { status: 'paid', paid_at: now, pending_charge_id: null })
       else if (result.status === 'requires_action') await updateInvoice(trx, invoice.invoice_id, { status: 'open', pending_charge_id: result.chargeId })
-      else await updateInvoice(trx, invoice.invoice_id, { status: 'payment_failed', pending_charge_id: null })
+      else {
+        await updateInvoice(trx, invoice.invoice_id, { status: 'payment_failed', pending_charge_id: null })
+        // One event per declined attempt (charge_attempts counts them), in the transaction that records it.
+        await enqueueWebhookEvent(trx, {
+          userId,
+          type: 'invoice.payment_failed',
+          key: `invoice.payment_failed:${invoice.invoice_id}:${current.charge_attempts}`,
+          at: now,
+          data: {
+            invoice_id: invoice.invoice_id,
+            total_cents: invoice.total_cents,
+            charge_attempts: current.charge_attempts,
+            failure_code: result.code,
+            due_at: invoice.due_at.toISOString(),
+          },
+        })
+      }
     }
     await recordBillingEvent(trx, {
       user_id: userId,

@@ -13,6 +13,7 @@ import {
   unchargedAutopayInvoices,
   type InvoiceRow,
 } from '../../store/billing.ts'
+import { enqueueWebhookEvent } from '../../store/webhooks.ts'
 import type { EmailContext } from '../email.ts'
 import { chargeInvoice, type BillingContext } from './charges.ts'
 import { emailFinalizedInvoice } from './invoice-email.ts'
@@ -83,6 +84,23 @@ export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: B
     if (invoice.credits_applied_cents > 0) {
       await recordBillingEvent(trx, { ...base, event_type: 'credit_applied', amount_cents: invoice.credits_applied_cents })
     }
+    await enqueueWebhookEvent(trx, {
+      userId,
+      type: 'invoice.finalized',
+      key: `invoice.finalized:${invoice.invoice_id}`,
+      at: now,
+      data: {
+        invoice_id: invoice.invoice_id,
+        billing_mode: invoice.billing_mode,
+        period_start: invoice.period_start.toISOString(),
+        period_end: invoice.period_end.toISOString(),
+        amount_cents: invoice.amount_cents,
+        credits_applied_cents: invoice.credits_applied_cents,
+        total_cents: invoice.total_cents,
+        status: invoice.status,
+        due_at: invoice.due_at.toISOString(),
+      },
+    })
     return invoice
   })
   if (invoice) await emailFinalizedInvoice(ctx, invoice)

@@ -8,6 +8,7 @@ import { exportLineSql, planLedgerExport, readLedgerExportText, type ExportTextP
 import { componentDisabled } from '../../domain/components.ts'
 import { readComponentStates, readConfig } from '../../store/settings.ts'
 import type { ServiceContext } from '../context.ts'
+import { enqueueWebhookEvent } from '../../store/webhooks.ts'
 import { ChunkWriter } from './artifact.ts'
 import { isExpired, type ExportFiltersEcho } from './requests.ts'
 
@@ -98,12 +99,28 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   }
   const sha256 = await writer.end()
   if (sha256 === null) return 'lost'
-  const ready = await markExportReady(ctx.db, lease, {
-    row_count: rows,
-    size_bytes: writer.size,
-    sha256,
-    artifact_encoding: writer.encoding,
-    finished_at: ctx.clock.now(),
+  const finishedAt = ctx.clock.now()
+  // The job becomes ready and its webhook event (export.ready) is written in one transaction.
+  const ready = await ctx.db.transaction().execute(async (trx) => {
+    const marked = await markExportReady(trx, lease, { row_count: rows, size_bytes: writer.size, sha256, artifact_encoding: writer.encoding, finished_at: finishedAt })
+    if (marked) {
+      await enqueueWebhookEvent(trx, {
+        userId: job.user_id,
+        type: 'export.ready',
+        key: `export.ready:${job.export_id}`,
+        at: finishedAt,
+        data: {
+          export_id: job.export_id,
+          status_url: `/v1/exports/${job.export_id}`,
+          schema_version: job.schema_version,
+          row_count: rows,
+          size_bytes: writer.size,
+          sha256,
+          expires_at: job.expires_at.toISOString(),
+        },
+      })
+    }
+    return marked
   })
   return ready ? 'ready' : 'lost'
 }

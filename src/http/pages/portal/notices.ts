@@ -15,6 +15,8 @@ const NOTICES: Record<string, string> = {
   card_authenticated: 'Thank you: your card is authenticated.',
   net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
   created: 'Campaign created.',
+  webhook_deleted: 'Endpoint deleted. Nothing more is sent to it.',
+  webhook_resent: 'Delivery queued to be sent again now, with the same id.',
   export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',
   // The campaign page.
   campaign_paused: 'Campaign paused. It keeps its place in the auction.',

@@ -8,6 +8,7 @@ import { portalCampaignRoutes } from './campaigns.ts'
 import { portalExportRoutes } from './exports.ts'
 import { portalCampaignPageRoutes } from './campaign.ts'
 import { portalStatsRoutes } from './stats.ts'
+import { portalWebhookRoutes } from './webhooks.ts'
 import { requireAdvertiser } from './session.ts'
 import { ErrorPage } from '../../pages/error-page.tsx'
 
@@ -21,7 +22,7 @@ export function portalRoutes(deps: RouteDeps) {
     await app.register(portalSignInRoutes(deps))
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireAdvertiser(deps))
-      const families = [portalOverviewRoutes, portalKeyRoutes, portalTermsRoutes, portalBillingRoutes, portalCampaignRoutes, portalCampaignPageRoutes, portalStatsRoutes, portalExportRoutes]
+      const families = [portalOverviewRoutes, portalKeyRoutes, portalTermsRoutes, portalBillingRoutes, portalCampaignRoutes, portalCampaignPageRoutes, portalStatsRoutes, portalExportRoutes, portalWebhookRoutes]
       for (const routes of families) await signedIn.register(routes(deps))
       // Any other path under /portal: a page-shaped 404 (static routes always win over the wildcard).
       signedIn.get('/portal/*', async (_request, reply) => reply.page(ErrorPage({ status: 404, message: 'There is no such page in the portal.' }), 404))

@@ -1,4 +1,5 @@
 import { Type, type TProperties } from 'typebox'
+import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhooks.ts'
 
 /**
  * Form bodies of the HTML pages. Every field is text (forms post strings);
@@ -66,3 +67,9 @@ export const ExportRequestForm = Form({ start: OptionalText(100), end: OptionalT
 // (1-120, 3-60 characters) answers beside the field; this only caps what a form may post.
 export const RenameForm = Form({ name: text(8_000) })
 export const AdLineForm = Form({ ad_line: text(8_000) })
+
+/** The add-endpoint form (/portal/webhooks): the URL and one checkbox per event (`event_<name>`, present when ticked). */
+export const WebhookEndpointForm = Form({
+  url: OptionalText(2_000),
+  ...Object.fromEntries(WEBHOOK_EVENT_TYPES.map((event) => [`event_${event}`, OptionalText(10)])),
+})
