@@ -125,7 +125,9 @@ test('a mixed auction of impression and click campaigns keeps every invariant of
         const priced = billed.reduce((sum, _, i) => sum + impressionDebitMicros(c.cpmMicros, c.preset + 1 + i), 0)
         assert.equal(debits, priced, 'Σ ledger debits = Σ n-th prices')
         assert.equal(s.lifetime_spent_micros, debits, 'spend = Σ ledger debits')
-        assert.equal(s.status === 'completed', s.impressions_billed === s.impressions)
+        // A cancelled campaign stays cancelled when views or clicks of its earlier offers sell it out.
+        if (s.cancelled_at === null) assert.equal(s.status === 'completed', s.impressions_billed === s.impressions)
+        else assert.notEqual(s.status, 'completed')
         if (c.kind === 'click') {
           assert.ok(mine.filter((r) => r.event_type === 'impression').every((r) => r.debit_micros === 0), 'a click campaign\'s views bill nothing')
           const days = billed.map((r) => `${r.viewer_key}|${utcDay(r.occurred_at.getTime())}`)
@@ -154,7 +156,13 @@ test('a mixed auction of impression and click campaigns keeps every invariant of
       }
     }),
     // Each run is a few seconds of real HTTP traffic; a failure is shrunk for at most two minutes.
-    { numRuns: Number(process.env.PROPERTY_RUNS ?? 12), interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true },
+    {
+      numRuns: Number(process.env.PROPERTY_RUNS ?? 12),
+      interruptAfterTimeLimit: 120_000,
+      markInterruptAsFailure: true,
+      // Replays a reported counterexample: PROPERTY_SEED and PROPERTY_PATH from the failure message.
+      ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED), path: process.env.PROPERTY_PATH, endOnFailure: true } : {}),
+    },
   )
-  assert.ok(reached.clicks > 0 && reached.impressions > 0 && reached.soldOut > 0, JSON.stringify(reached))
+  if (!process.env.PROPERTY_SEED) assert.ok(reached.clicks > 0 && reached.impressions > 0 && reached.soldOut > 0, JSON.stringify(reached))
 })
