@@ -71,9 +71,9 @@ export const CSV_DESCRIPTION =
   `A header row, then one row per ledger event in [start, end) matching the filters, ordered by timestamp then ledger order. ` +
   `Columns (schema \`ledger-export-v1\`): \`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros\`; ` +
   `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`). ` +
-  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click`. ' +
+  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign). ' +
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
-  '(the impression\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
+  '(the unit\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */
