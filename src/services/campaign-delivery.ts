@@ -16,7 +16,8 @@ export interface CampaignDelivery {
   endMs: number
   /** Every bucket of [start, end), zero buckets included, in time order. */
   buckets: DeliveryBucket[]
-  totals: { billable_impressions: number; spend_micros: number }
+  /** Over the whole window: `clicks` and the billable impressions they are a share of (the campaign's CTR). */
+  totals: { billable_impressions: number; clicks: number; spend_micros: number }
 }
 
 /**
@@ -60,6 +61,7 @@ export async function readCampaignDelivery(
     buckets,
     totals: {
       billable_impressions: results.reduce((n, r) => n + r.totals.billable_impressions, 0),
+      clicks: results.reduce((n, r) => n + r.totals.clicks, 0),
       spend_micros: results.reduce((n, r) => n + r.totals.spend_micros, 0),
     },
   }
