@@ -82,3 +82,21 @@ test('offers are not clicks: a click campaign with five clicks left keeps taking
   const filled = await Promise.all(Array.from({ length: 40 }, (_, i) => decide(h.anonymous, { country, viewer_id: `left-${process.pid}-${i}` })))
   assert.equal(filled.filter((d) => d !== null).length, 40, 'an impression campaign would stop at five outstanding offers')
 })
+
+test('pace_minutes spreads the purchased clicks: offers stop once the clicks delivered reach the schedule', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  // 1,000 clicks over 1,000 minutes: the k-th click is due after k minutes.
+  await create(adv, [country], { cpm_usd: 5, kind: 'click', pace_minutes: 1000, ad_line: 'Paced click line' })
+  await advance(h, 30)
+  assert.equal(await winner(country), undefined, 'nothing due before the first minute')
+  await advance(h, 31)
+  const offers: Decision[] = []
+  for (let i = 0; i < 5; i++) offers.push((await decide(h.anonymous, { country, viewer_id: `paced-${process.pid}-${i}` }))!)
+  assert.ok(offers.every((o) => o?.ad_line === 'Paced click line'), 'offers are not clicks: several offers for the one click due')
+  assert.equal((await h.anonymous.get(new URL(offers[0]!.click_url).pathname)).status, 302)
+  await advance(h, 1)
+  assert.equal(await winner(country), undefined, 'one click delivered: on schedule until the second minute')
+  await advance(h, 60)
+  assert.equal(await winner(country), 'Paced click line')
+})
