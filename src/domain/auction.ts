@@ -40,13 +40,8 @@ export interface DecisionRequest {
   country: string | null
 }
 
-/** What the auction orders a bid by. */
-export interface Bid {
-  /** Creation order: the earlier-created campaign wins a tie. */
-  seq: number
-  cpmMicros: number
-  kind: CampaignKind
-}
+/** What the auction order reads of a campaign (a live candidate, or a bid being quoted). */
+export type Ranked = Pick<Candidate, 'cpmMicros' | 'seq' | 'kind'>
 
 /**
  * A bid's expected value per impression, in micro-USD per 1,000 impressions, as an exact fraction:
@@ -54,7 +49,7 @@ export interface Bid {
  * estimated CTR on the decision's surface (`domain/ctr.ts#estimateCtr`). `ctr` is ignored for an
  * impression campaign.
  */
-export function auctionValue(bid: Pick<Bid, 'kind' | 'cpmMicros'>, ctr: Fraction): Fraction {
+export function auctionValue(bid: Pick<Ranked, 'kind' | 'cpmMicros'>, ctr: Fraction): Fraction {
   const cpm = BigInt(bid.cpmMicros)
   return bid.kind === 'click' ? { num: cpm * ctr.num, den: ctr.den } : { num: cpm, den: 1n }
 }
@@ -68,7 +63,7 @@ export function compareBids(a: { value: Fraction; seq: number }, b: { value: Fra
  * Best first: expected value per impression descending (`auctionValue`, with `ctrOf` giving each
  * click campaign's estimated CTR on the surface being ranked), then creation order.
  */
-export function rank<T extends Bid>(bids: readonly T[], ctrOf: (bid: T) => Fraction): T[] {
+export function rank<T extends Ranked>(bids: readonly T[], ctrOf: (bid: T) => Fraction): T[] {
   return bids
     .map((bid) => ({ bid, seq: bid.seq, value: auctionValue(bid, bid.kind === 'click' ? ctrOf(bid) : IGNORED_CTR) }))
     .sort(compareBids)

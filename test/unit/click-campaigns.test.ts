@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { auctionValue, outstandingUnits, rank, type Bid } from '../../src/domain/auction.ts'
+import { auctionValue, outstandingUnits, rank, type Ranked } from '../../src/domain/auction.ts'
 import { clickDaySlot, judgeClicks, utcDay, type ClickState, type ClickToJudge } from '../../src/domain/clicks.ts'
 import { CAMPAIGN_PSEUDO_IMPRESSIONS, compareFractions, CTR_PRIOR, estimateCtr, platformCtr, PLATFORM_PSEUDO_IMPRESSIONS, type Fraction } from '../../src/domain/ctr.ts'
 
@@ -50,7 +50,7 @@ test('auction value: an impression campaign is worth its CPM, a click campaign i
 })
 
 test('rank: expected value first, equal values by creation order, exactly (no float ties)', () => {
-  const bid = (seq: number, cpmMicros: number, kind: Bid['kind']) => ({ seq, cpmMicros, kind })
+  const bid = (seq: number, cpmMicros: number, kind: Ranked['kind']) => ({ seq, cpmMicros, kind })
   const third: Fraction = { num: 1n, den: 3n }
   const ranked = rank(
     [bid(5, 1_000_000, 'impression'), bid(2, 3_000_000, 'click'), bid(3, 999_999, 'impression'), bid(1, 1_000_001, 'impression'), bid(4, 3_000_000, 'click')],
