@@ -95,6 +95,9 @@ const MAX_ATTEMPTS = 10
  * or taken over), after which the leases are read again and the batch judged again from the store.
  * A batch that bills the last number of a block or campaign settles the leases before it resolves,
  * so block statuses and completion follow at once.
+ *
+ * `kinds` is shared by every batch of an instance (the writer's): a fresh one reads the batch's
+ * campaigns' kinds from the store first.
  */
 export async function commitLedgerBatch(
   db: Db,
