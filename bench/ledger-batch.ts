@@ -28,6 +28,7 @@ import { sql } from 'kysely'
 import { openStore, type Db } from '../src/store/db.ts'
 import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../src/serving/leases.ts'
+import { CampaignKinds } from '../src/serving/campaign-kinds.ts'
 import { OfferSealer } from '../src/serving/offer-token.ts'
 import { readProcStat } from '../tools/lib/cpu.ts'
 import { createDatabase } from '../tools/lib/postgres.ts'
@@ -93,8 +94,10 @@ async function run(db: Db): Promise<void> {
       }
       return { impressionId: sealer.seal(offer), offer, dwellMs: 10_000, reason: null }
     })
+  // Shared across batches, as the serving writer shares it: each campaign's kind is read once.
+  const kinds = new CampaignKinds()
   const commit = async (views: ViewClaim[]) => {
-    const result = await commitLedgerBatch(db, new Date(nowMs++), { offers: [], clicks: [], views }, book, known)
+    const result = await commitLedgerBatch(db, new Date(nowMs++), { offers: [], clicks: [], views }, book, known, kinds)
     if (result.retries > 0 || !result.views.every((v) => v.billable)) throw new Error('a benchmark batch was not billed from known state')
     if (performance.now() - settledAt >= 1_000) {
       settledAt = performance.now()
@@ -166,7 +169,7 @@ async function seed(db: Db): Promise<string[]> {
   for (const id of ids) {
     await sql`INSERT INTO campaigns (campaign_id, user_id, creation_channel, name, status, kind, cpm_micros, impressions, block_count,
         target_surface, optin_leaderboard, start_paused, amount_cents, created_at, updated_at, activated_at)
-      VALUES (${id}, 'usr_bench', 'advertiser_api', 'bench', 'active', 'standard', ${CPM_MICROS}, ${BLOCKS * BLOCK_IMPRESSIONS}, ${BLOCKS},
+      VALUES (${id}, 'usr_bench', 'advertiser_api', 'bench', 'active', 'impression', ${CPM_MICROS}, ${BLOCKS * BLOCK_IMPRESSIONS}, ${BLOCKS},
         'extension', false, false, 0, ${now}, ${now}, ${now})`.execute(db)
     await sql`INSERT INTO blocks (campaign_id, block_index, status, impressions_target, started_at)
       SELECT ${id}, g, CASE WHEN g = 0 THEN 'serving' ELSE 'queued' END, ${BLOCK_IMPRESSIONS}, CASE WHEN g = 0 THEN ${now}::timestamptz END

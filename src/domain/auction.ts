@@ -1,8 +1,12 @@
+import type { CampaignKind } from './campaign-order.ts'
+import { compareFractions, type Fraction } from './ctr.ts'
+
 /**
  * The live auction (operations.md section 2). Among eligible campaigns the
- * highest CPM wins; equal bids go to the campaign created first (creation
- * sequence, not timestamp). A cheaper bid serves only when every better one
- * is ineligible.
+ * highest expected value per impression wins (`auctionValue`: an impression
+ * campaign's CPM; a click campaign's CPM × its estimated CTR on the surface);
+ * equal values go to the campaign created first (creation sequence, not
+ * timestamp). A lower value serves only when every better one is ineligible.
  */
 export const SURFACES = ['extension', 'terminal'] as const
 export type Surface = (typeof SURFACES)[number]
@@ -13,11 +17,13 @@ export interface Candidate {
   creativeId: string
   seq: number
   cpmMicros: number
+  /** What the campaign buys: impressions, or clicks (docs/decisions.md, "Click campaigns"). */
+  kind: CampaignKind
   targetSurface: Surface | 'blended'
   targetCountries: ReadonlySet<string> | null
   paceMinutes: number | null
   impressions: number
-  /** Billable impressions delivered (authoritative after each commit; refreshed from the store). */
+  /** Units delivered: billable impressions, or billable clicks for a click campaign (authoritative after each commit; refreshed from the store). */
   billed: number
   /** First activation, ms; null for a campaign never active. */
   activatedAtMs: number | null
@@ -35,15 +41,48 @@ export interface DecisionRequest {
 }
 
 /** What the auction order reads of a campaign (a live candidate, or a bid being quoted: domain/quote.ts). */
-export type Ranked = Pick<Candidate, 'cpmMicros' | 'seq'>
+export type Ranked = Pick<Candidate, 'cpmMicros' | 'seq' | 'kind'>
 
 /**
- * Best first: CPM descending, then creation order. The one auction order:
- * serving ranks its candidates with it, and the auction quote ranks a
- * prospective bid among them with it.
+ * A bid's expected value per impression, in micro-USD per 1,000 impressions, as an exact fraction:
+ * an impression campaign's CPM; a click campaign's CPM (its price per 1,000 clicks) × `ctr`, its
+ * estimated CTR on the decision's surface (`domain/ctr.ts#estimateCtr`). `ctr` is ignored for an
+ * impression campaign.
  */
-export function rank<T extends Ranked>(candidates: readonly T[]): T[] {
-  return [...candidates].sort((a, b) => b.cpmMicros - a.cpmMicros || a.seq - b.seq)
+export function auctionValue(bid: Pick<Ranked, 'kind' | 'cpmMicros'>, ctr: Fraction): Fraction {
+  const cpm = BigInt(bid.cpmMicros)
+  return bid.kind === 'click' ? { num: cpm * ctr.num, den: ctr.den } : { num: cpm, den: 1n }
+}
+
+/** The auction's order of two valued bids: higher value first, then creation order. Exact. */
+export function compareBids(a: { value: Fraction; seq: number }, b: { value: Fraction; seq: number }): number {
+  return compareFractions(b.value, a.value) || a.seq - b.seq
+}
+
+/**
+ * The one auction order: serving ranks its candidates with it, and the auction quote ranks a
+ * prospective bid among them with it. Best first: expected value per impression descending
+ * (`auctionValue`, with `ctrOf` giving each click campaign's estimated CTR on the surface being
+ * ranked), then creation order.
+ */
+export function rank<T extends Ranked>(bids: readonly T[], ctrOf: (bid: T) => Fraction): T[] {
+  return bids
+    .map((bid) => ({ bid, seq: bid.seq, value: auctionValue(bid, bid.kind === 'click' ? ctrOf(bid) : IGNORED_CTR) }))
+    .sort(compareBids)
+    .map((v) => v.bid)
+}
+
+const IGNORED_CTR: Fraction = { num: 1n, den: 1n }
+
+/**
+ * Offers outstanding, in the campaign's unit (`mayTakeOffer`): an impression campaign's offers
+ * count one each; a click campaign's count as the clicks they are expected to bring,
+ * ⌊offers × CTR⌋, so that offers never starve it (an offer is not a click) while a campaign with
+ * few clicks left still stops handing out far more offers than it can bill.
+ */
+export function outstandingUnits(kind: CampaignKind, offers: number, ctr: Fraction): number {
+  if (kind !== 'click' || offers === 0) return offers
+  return Number((BigInt(offers) * ctr.num) / ctr.den)
 }
 
 /**
@@ -54,7 +93,7 @@ export function rank<T extends Ranked>(candidates: readonly T[]): T[] {
  */
 export const OUTSTANDING_WINDOW_MS = 30_000
 
-/** What the offer rule needs of a campaign. */
+/** What the offer rule needs of a campaign (in its unit: impressions, or clicks). */
 export interface Delivery {
   impressions: number
   billed: number
@@ -91,8 +130,9 @@ export function targets(c: Candidate, request: DecisionRequest): boolean {
 }
 
 /**
- * The campaigns each request can target, prepared once per ranked list (a
- * reload of the auction index), in auction order: per surface, the list for
+ * The campaigns each request can target, prepared once per reload of the
+ * auction index, in auction order: ranked per surface (a click campaign's
+ * value depends on its CTR there: `ctrOf`), then per surface the list for
  * a request without a country or with one no campaign names, and one list
  * per country some campaign names. A decision then walks only campaigns
  * whose targeting accepts it, with no filtering per request.
@@ -101,10 +141,11 @@ export class EligibleLists {
   readonly #untargeted: Record<Surface, readonly Candidate[]>
   readonly #byCountry: Record<Surface, ReadonlyMap<string, readonly Candidate[]>>
 
-  constructor(ranked: readonly Candidate[]) {
+  constructor(candidates: readonly Candidate[], ctrOf: (c: Candidate, surface: Surface) => Fraction) {
     const countries = new Set<string>()
-    for (const c of ranked) for (const country of c.targetCountries ?? []) countries.add(country)
-    const lists = (surface: Surface, country: string | null) => ranked.filter((c) => targets(c, { surface, country }))
+    for (const c of candidates) for (const country of c.targetCountries ?? []) countries.add(country)
+    const ranked = { extension: rank(candidates, (c) => ctrOf(c, 'extension')), terminal: rank(candidates, (c) => ctrOf(c, 'terminal')) }
+    const lists = (surface: Surface, country: string | null) => ranked[surface].filter((c) => targets(c, { surface, country }))
     const perCountry = (surface: Surface) => new Map([...countries].map((country) => [country, lists(surface, country)] as const))
     this.#untargeted = { extension: lists('extension', null), terminal: lists('terminal', null) }
     this.#byCountry = { extension: perCountry('extension'), terminal: perCountry('terminal') }
@@ -119,9 +160,10 @@ export class EligibleLists {
 /**
  * The winner among `eligible` (campaigns whose targeting accepts the request,
  * in auction order: `EligibleLists#of`), or null when none may take an offer
- * now. `outstanding` gives a campaign's offers not yet resolved.
+ * now. `outstanding` gives a campaign's offers not yet resolved, in its unit
+ * (`outstandingUnits`).
  */
-export function runAuction(eligible: readonly Candidate[], nowMs: number, outstanding: (campaignId: string) => number): Candidate | null {
-  for (const c of eligible) if (mayTakeOffer(c, outstanding(c.campaignId), nowMs)) return c
+export function runAuction(eligible: readonly Candidate[], nowMs: number, outstanding: (c: Candidate) => number): Candidate | null {
+  for (const c of eligible) if (mayTakeOffer(c, outstanding(c), nowMs)) return c
   return null
 }

@@ -1,4 +1,5 @@
 import { rank, SURFACES, type Candidate, type Ranked, type Surface } from './auction.ts'
+import type { Fraction } from './ctr.ts'
 import type { Bid, TargetSurface } from './campaign-order.ts'
 
 /**
@@ -54,26 +55,42 @@ export interface Place {
 }
 
 /**
+ * A click campaign's estimated CTR on a surface (`domain/ctr.ts#estimateCtr`), which the auction
+ * multiplies its CPM by; `null` asks for the bid's own (a campaign with no clicks observed yet).
+ * Not asked for impression campaigns.
+ */
+export type CtrOf = (c: QueuedCampaign | null, surface: Surface) => Fraction
+
+/**
  * The bid's place among the live campaigns that compete for its traffic,
- * through the auction's own order (`auction.ts#rank`) with the bid entered
- * as the newest campaign. Campaigns that cannot serve (paused, not approved,
+ * through the auction's own order (`auction.ts#rank`: expected value per
+ * impression, then creation) with the bid entered as the newest campaign.
+ * The order is per surface (a click campaign's value depends on its CTR
+ * there), so a campaign is ahead when it outranks the bid on some surface
+ * the bid serves. Campaigns that cannot serve (paused, not approved,
  * exhausted, stopped by billing) are not in `queue` at all; paced campaigns
  * are, since they stay ahead of the bid for what they have left.
  */
-export function placeInQueue(queue: readonly QueuedCampaign[], bid: QuotedBid): Place {
+export function placeInQueue(queue: readonly QueuedCampaign[], bid: QuotedBid, ctrOf: CtrOf): Place {
   const competing = queue.filter((c) => competesWith(c, bid))
   const mine: QueuedCampaign = {
     cpmMicros: bid.cpmMicros,
     seq: NEW_BID_SEQ,
+    kind: bid.kind,
     targetSurface: bid.targetSurface,
     targetCountries: bid.targetCountries && new Set(bid.targetCountries),
     impressions: bid.impressions,
     billed: 0,
   }
-  const ordered = rank([...competing, mine])
-  const position = ordered.indexOf(mine)
-  const ahead = ordered.slice(0, position)
-  return { rank: position + 1, impressionsAhead: ahead.reduce((sum, c) => sum + Math.max(0, c.impressions - c.billed), 0) }
+  const ahead = new Set<QueuedCampaign>()
+  for (const surface of surfacesOf(bid.targetSurface)) {
+    const there = competing.filter((c) => surfacesOf(c.targetSurface).includes(surface))
+    const ordered = rank([...there, mine], (c) => ctrOf(c === mine ? null : c, surface))
+    for (const c of ordered.slice(0, ordered.indexOf(mine))) ahead.add(c)
+  }
+  let impressionsAhead = 0
+  for (const c of ahead) impressionsAhead += Math.max(0, c.impressions - c.billed)
+  return { rank: ahead.size + 1, impressionsAhead }
 }
 
 /** The most recent billable impressions on the bid's traffic, as read from the ledger. */

@@ -1,5 +1,6 @@
-import type { Surface } from '../domain/auction.ts'
+import type { Candidate, Surface } from '../domain/auction.ts'
 import { checkBid, type CampaignKind } from '../domain/campaign-order.ts'
+import { CTR_PRIOR, estimateCtr } from '../domain/ctr.ts'
 import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
 import {
   clearingCpmMicros,
@@ -9,10 +10,12 @@ import {
   QUOTE_SAMPLE_MAX,
   sampleStartMs,
   surfacesOf,
+  type CtrOf,
+  type QueuedCampaign,
 } from '../domain/quote.ts'
 import { parseFilterLists } from '../domain/report-filters.ts'
 import { readFillSample, readLowestWinningCpm } from '../store/quote.ts'
-import { loadCandidates } from '../store/serving.ts'
+import { loadCandidates, readClickCtrCounts } from '../store/serving.ts'
 import { readConfig } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 
@@ -38,8 +41,11 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * load) and two aggregates of the ledger. Nothing in the answer names or
  * prices another advertiser's campaign.
  *
- * `kind` is validated and carried to the ranking, which orders by CPM for
- * both kinds until the click auction (expected value per impression) lands.
+ * Both kinds rank as the auction does, by expected value per impression: a
+ * click campaign's CPM times its estimated CTR on the surface, from the same
+ * click counts and estimator the serving index uses (`domain/ctr.ts`); the
+ * bid itself, a click campaign with nothing observed, at the surface's
+ * platform estimate.
  */
 export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
   const config = await readConfig(ctx.db)
@@ -62,10 +68,11 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
     loadCandidates(ctx.db),
     readFillSample(ctx.db, traffic, new Date(sampleStartMs(nowMs)), new Date(nowMs), QUOTE_SAMPLE_MAX),
   ])
+  const ctrOf = await clickEstimates(ctx, queue, bid.kind)
   const window = fillWindow(nowMs, sample)
   const lowest = await readLowestWinningCpm(ctx.db, traffic, new Date(window.startMs), new Date(window.endMs))
 
-  const place = placeInQueue(queue, bid)
+  const place = placeInQueue(queue, bid, ctrOf)
   const estimate = estimateDelivery(place, bid.impressions, window)
   const clearing = clearingCpmMicros(lowest, Math.round(config.min_cpm_usd * MICROS_PER_USD))
   return {
@@ -83,5 +90,20 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
       impressions: bid.impressions,
       kind: bid.kind,
     },
+  }
+}
+
+/**
+ * The CTR each click campaign of `queue` (and a new click bid) is ranked with, per surface: read
+ * only when a click campaign takes part, as the serving index does.
+ */
+async function clickEstimates(ctx: ServiceContext, queue: readonly Candidate[], bidKind: CampaignKind): Promise<CtrOf> {
+  if (bidKind !== 'click' && !queue.some((c) => c.kind === 'click')) return () => CTR_PRIOR
+  const counts = await readClickCtrCounts(ctx.db)
+  const ids = new Map<QueuedCampaign, string>(queue.map((c) => [c, c.campaignId]))
+  const none = { impressions: 0, clicks: 0 }
+  return (c, surface) => {
+    const own = c === null ? undefined : counts.campaigns.get(ids.get(c) ?? '')?.[surface]
+    return estimateCtr(own ?? none, counts.platform[surface])
   }
 }

@@ -8,8 +8,8 @@ import { applyCollectionEvent } from './collection.ts'
 import type { ServiceContext } from './context.ts'
 
 /**
- * Records a request for Net 30 terms. The portal will call this; for now an
- * operator endpoint does. An account with no arrangement waits in
+ * Records a request for Net 30 terms (the portal's "Request Net 30", and the
+ * operator API on an advertiser's behalf). An account with no arrangement waits in
  * `setup_pending`; one already collecting keeps its arrangement until an
  * operator approves (POST /admin/v1/accounts/{id}/billing with Net 30).
  */

@@ -1,8 +1,14 @@
-import { EligibleLists, rank, runAuction, type Candidate, type DecisionRequest } from '../domain/auction.ts'
+import { EligibleLists, outstandingUnits, runAuction, type Candidate, type DecisionRequest, type Surface } from '../domain/auction.ts'
+import { estimateCtr, type Fraction } from '../domain/ctr.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import { loadCandidates, readServingEpoch } from '../store/serving.ts'
+import { loadCandidates, readClickCtrCounts, readServingEpoch, type ClickCtrCounts } from '../store/serving.ts'
+import type { CampaignKinds } from './campaign-kinds.ts'
 import { OutstandingOffers } from './outstanding-offers.ts'
+
+const NONE = { impressions: 0, clicks: 0 }
+/** Never read: no campaign is loaded before the first reload. */
+const NO_CTR: Fraction = { num: 0n, den: 1n }
 
 /** How stale other instances' delivery counts may get before a reload (pacing and inventory). */
 const DELIVERY_REFRESH_MS = 1_000
@@ -24,8 +30,13 @@ export class AuctionIndex {
   readonly #db: Db
   readonly #clock: Clock
   /** The ranked campaigns by surface and country, prepared at each reload (domain/auction.ts). */
-  #eligible = new EligibleLists([])
+  #eligible = new EligibleLists([], () => NO_CTR)
   #byCampaign = new Map<string, Candidate>()
+  /** Click campaigns' observed counts, read with each reload that has a click campaign to rank. */
+  #ctrCounts: ClickCtrCounts | null = null
+  /** Each serving click campaign's estimated CTR per surface, from `#ctrCounts`. */
+  #ctr = new Map<string, Record<Surface, Fraction>>()
+  readonly #kinds: CampaignKinds | null
   readonly #outstanding = new OutstandingOffers()
   #epoch = -1
   #loadedAt = 0
@@ -36,9 +47,11 @@ export class AuctionIndex {
   /** Reloads run one at a time, in the order their reads returned. */
   #reloads: Promise<void> = Promise.resolve()
 
-  constructor(db: Db, clock: Clock) {
+  /** `kinds` learns each loaded campaign's kind (the ledger batches look them up there). */
+  constructor(db: Db, clock: Clock, kinds: CampaignKinds | null = null) {
     this.#db = db
     this.#clock = clock
+    this.#kinds = kinds
   }
 
   /**
@@ -49,7 +62,10 @@ export class AuctionIndex {
   async decide(request: DecisionRequest): Promise<{ winner: Candidate; offeredAtMs: number } | null> {
     await this.#fresh()
     const nowMs = this.#clock.nowMs()
-    const winner = runAuction(this.#eligible.of(request), nowMs, (campaignId) => this.#outstanding.count(campaignId, nowMs))
+    const winner = runAuction(this.#eligible.of(request), nowMs, (c) => {
+      const offers = this.#outstanding.count(c.campaignId, nowMs)
+      return c.kind === 'click' ? outstandingUnits(c.kind, offers, this.estimatedCtr(c.campaignId, request.surface)) : offers
+    })
     if (!winner) return null
     this.#outstanding.add(winner.campaignId, nowMs)
     return { winner, offeredAtMs: nowMs }
@@ -117,7 +133,21 @@ export class AuctionIndex {
       const known = this.#byCampaign.get(c.campaignId)
       if (known && known.billed > c.billed) c.billed = known.billed
     }
-    this.#eligible = new EligibleLists(rank(candidates))
+    this.#kinds?.learn(candidates)
+    // Read with every reload (at most about once a second, and at each epoch move) while a click
+    // campaign serves, so new clicks move the estimates; never when none does.
+    const counts = candidates.some((c) => c.kind === 'click') ? await readClickCtrCounts(this.#db) : null
+    this.#ctrCounts = counts
+    this.#ctr = new Map()
+    for (const c of candidates) {
+      if (c.kind !== 'click' || !counts) continue
+      const own = counts.campaigns.get(c.campaignId)
+      this.#ctr.set(c.campaignId, {
+        extension: estimateCtr(own?.extension ?? NONE, counts.platform.extension),
+        terminal: estimateCtr(own?.terminal ?? NONE, counts.platform.terminal),
+      })
+    }
+    this.#eligible = new EligibleLists(candidates, (c, surface) => this.estimatedCtr(c.campaignId, surface))
     this.#byCampaign = new Map(candidates.map((c) => [c.campaignId, c]))
     this.#outstanding.prune(this.#byCampaign, this.#clock.nowMs())
     this.#epoch = Math.max(this.#epoch, epoch)
@@ -128,6 +158,14 @@ export class AuctionIndex {
   inventoryOf(campaignId: string): { impressions: number; billed: number; cpmMicros: number } | undefined {
     const c = this.#byCampaign.get(campaignId)
     return c && { impressions: c.impressions, billed: c.billed, cpmMicros: c.cpmMicros }
+  }
+
+  /**
+   * A click campaign's estimated CTR on `surface` as of the last reload (`domain/ctr.ts#estimateCtr`);
+   * for a campaign not loaded, the estimate of a new click campaign there.
+   */
+  estimatedCtr(campaignId: string, surface: Surface): Fraction {
+    return this.#ctr.get(campaignId)?.[surface] ?? estimateCtr(NONE, this.#ctrCounts?.platform[surface] ?? NONE)
   }
 
   destinationOf(campaignId: string): string | undefined {

@@ -8,7 +8,8 @@ import type { Db } from '../store/db.ts'
 import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
 import { AuctionIndex } from './auction-index.ts'
-import { clickRow, offerRow, viewReportRow } from './ledger-batch.ts'
+import { offerRow, viewReportRow, type ClickResult } from './ledger-batch.ts'
+import { CampaignKinds } from './campaign-kinds.ts'
 import { LeaseBook } from './leases.ts'
 import { LedgerWriter } from './ledger-writer.ts'
 import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
@@ -44,8 +45,9 @@ export class ServingEngine {
     this.#clock = clock
     this.#sealer = sealer
     this.#viewers = viewers
-    this.index = new AuctionIndex(db, clock)
-    this.writer = new LedgerWriter(db, clock, log, new LeaseBook(), {
+    const kinds = new CampaignKinds()
+    this.index = new AuctionIndex(db, clock, kinds)
+    this.writer = new LedgerWriter(db, clock, log, new LeaseBook(), kinds, {
       // The index counts delivery: what it knew plus what this batch billed (a reload brings the store's).
       onCommit: (result) =>
         this.index.applyBilled(new Map([...result.billed].map(([id, n]) => [id, (this.index.inventoryOf(id)?.billed ?? 0) + n]))),
@@ -133,14 +135,18 @@ export class ServingEngine {
     return { status: 'recorded', outcome }
   }
 
-  /** Records the first click of an impression and returns where to send the viewer. */
-  async click(impressionId: string): Promise<string | null> {
+  /**
+   * Records the first click of an impression (billed on a click campaign when `judgeClicks` allows)
+   * and returns, once the click is durable, where to send the viewer and what became of the click.
+   * A repeat, an expired offer or a click the campaign cannot bill still redirects.
+   */
+  async click(impressionId: string): Promise<{ destination: string; outcome: ClickResult } | null> {
     const offer = this.#sealer.open(impressionId)
     if (!offer) return null
     const destination = this.index.destinationOf(offer.campaignId) ?? (await findDestination(this.#db, offer.campaignId))
     if (!destination) return null
-    await this.writer.recordClick(clickRow(impressionId, offer, this.#clock.now()))
-    return destination
+    const outcome = await this.writer.recordClick({ impressionId, offer })
+    return { destination, outcome }
   }
 
   /** Commits what is queued, then settles and frees this instance's leases. */

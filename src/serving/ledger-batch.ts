@@ -1,6 +1,9 @@
 import { judgeViews, viewerSlot, type CampaignInventory, type NonBillableReason, type ViewOutcome, type ViewToJudge } from '../domain/delivery.ts'
+import { judgeClicks, type ClickOutcome, type ClickToJudge } from '../domain/clicks.ts'
+import type { CampaignKind } from '../domain/campaign-order.ts'
 import type { Db } from '../store/db.ts'
-import { EventColumns, isRace, readLedgerState, writeBatch, type LedgerRow } from '../store/ledger.ts'
+import { EventColumns, isRace, readClickState, readLedgerState, writeBatch, type LedgerRow } from '../store/ledger.ts'
+import { CampaignKinds } from './campaign-kinds.ts'
 import type { LeaseBook } from './leases.ts'
 import type { Offer } from './offer-token.ts'
 
@@ -23,11 +26,21 @@ export interface KnownState {
   lastBillableMs: ReadonlyMap<string, number>
 }
 
+/** A click: the viewer is redirected once it is durable. */
+export interface ClickClaim {
+  impressionId: string
+  offer: Offer
+}
+
+/** What became of a click: judged on a click campaign (`judgeClicks`), or recorded on an impression campaign, where clicks bill nothing. */
+export type ClickResult = ClickOutcome | { billable: false; reason: 'impression_campaign' }
+
 export interface BatchResult {
   views: ViewOutcome[]
+  clicks: ClickResult[]
   /** Viewer slots that got a billable impression in this batch. */
   billedSlots: string[]
-  /** Impressions this batch billed, per campaign. */
+  /** Units this batch billed, per campaign: impressions, or clicks for a click campaign. */
   billed: Map<string, number>
   /** The batch ended a block or a campaign, and its leases were settled before it was answered. */
   settled: boolean
@@ -37,7 +50,7 @@ export interface BatchResult {
 
 export interface LedgerBatch {
   offers: LedgerRow[]
-  clicks: LedgerRow[]
+  clicks: ClickClaim[]
   views: ViewClaim[]
 }
 
@@ -59,7 +72,6 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
 }
 
 export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
-export const clickRow = (impressionId: string, offer: Offer, at: Date) => eventRow('click', impressionId, offer, at)
 /** A repeat or late view report (never billable), carrying its reason and the dwell it claimed. */
 export const viewReportRow = (reason: 'repeat' | 'expired', impressionId: string, offer: Offer, at: Date, dwellMs: number): LedgerRow => ({
   ...eventRow(reason === 'repeat' ? 'repeat_view' : 'expired_view', impressionId, offer, at),
@@ -78,24 +90,42 @@ const MAX_ATTEMPTS = 10
  * here (`impressionDebitMicros(cpm, n)`), and one statement writes the events, the leases' `used`
  * and the viewers' last billable instants (`store/ledger.ts#writeBatch`).
  *
+ * Click campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"): their views are judged
+ * by the same rules but bill nothing and take no lease number (a qualified one is an `impression`
+ * row with debit 0); their clicks are judged (`judgeClicks`, on one read of the store:
+ * `readClickState`) and a billable click bills the next number of a lease exactly like a billable
+ * impression of an impression campaign. A click on an impression campaign is recorded, never billed.
+ *
  * No lock is held between judging and writing: the statement re-checks what the judgment relied on
  * and aborts as a whole when the store moved (a repeat, a viewer billed elsewhere, a lease revoked
  * or taken over), after which the leases are read again and the batch judged again from the store.
  * A batch that bills the last number of a block or campaign settles the leases before it resolves,
  * so block statuses and completion follow at once.
+ *
+ * `kinds` is shared by every batch of an instance (the writer's): a fresh one reads the batch's
+ * campaigns' kinds from the store first.
  */
-export async function commitLedgerBatch(db: Db, now: Date, batch: LedgerBatch, book: LeaseBook, known?: KnownState): Promise<BatchResult> {
-  if (batch.views.length === 0) {
+export async function commitLedgerBatch(
+  db: Db,
+  now: Date,
+  batch: LedgerBatch,
+  book: LeaseBook,
+  known?: KnownState,
+  kinds: CampaignKinds = new CampaignKinds(),
+): Promise<BatchResult> {
+  const kindOf = batch.clicks.length + batch.views.length === 0 ? new Map<string, CampaignKind>() : await kinds.of(db, campaignsOf(batch))
+  if (batch.views.length === 0 && !batch.clicks.some((k) => kindOf.get(k.offer.campaignId) === 'click')) {
     const rows = new EventColumns()
     for (const r of batch.offers) rows.push(r, 0, null, null)
-    for (const r of batch.clicks) rows.push(r, 0, null, null)
+    for (const k of batch.clicks) rows.push(eventRow('click', k.impressionId, k.offer, now), 0, null, null)
     await writeBatch(db, now, rows, book.holder, [], 0, 'skip')
-    return { views: [], billedSlots: [], billed: new Map(), settled: false, retries: 0 }
+    const clicks = batch.clicks.map((): ClickResult => ({ billable: false, reason: 'impression_campaign' }))
+    return { views: [], clicks, billedSlots: [], billed: new Map(), settled: false, retries: 0 }
   }
   return book.exclusive(async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await judgeAndWrite(db, now, batch, book, attempt === 1 ? known : undefined)
+        const result = await judgeAndWrite(db, now, batch, book, kindOf, attempt === 1 ? known : undefined)
         result.retries = attempt - 1
         return result
       } catch (err) {
@@ -106,8 +136,24 @@ export async function commitLedgerBatch(db: Db, now: Date, batch: LedgerBatch, b
   })
 }
 
-async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseBook, known?: KnownState): Promise<BatchResult> {
+function* campaignsOf(batch: LedgerBatch): Iterable<string> {
+  for (const v of batch.views) yield v.offer.campaignId
+  for (const k of batch.clicks) yield k.offer.campaignId
+}
+
+/** Views bill nothing on a click campaign: judged against unbounded inventory, never cancelled. */
+const CLICK_CAMPAIGN_VIEWS: CampaignInventory = { impressions: Infinity, billed: 0, cancelledAtMs: null }
+
+async function judgeAndWrite(
+  db: Db,
+  now: Date,
+  batch: LedgerBatch,
+  book: LeaseBook,
+  kindOf: ReadonlyMap<string, CampaignKind>,
+  known?: KnownState,
+): Promise<BatchResult> {
   const nowMs = now.getTime()
+  const isClickCampaign = (campaignId: string) => kindOf.get(campaignId) === 'click'
   const toJudge = batch.views.map(
     (v): ViewToJudge => ({
       impressionId: v.impressionId,
@@ -118,14 +164,26 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
       reason: v.reason,
     }),
   )
+  // Clicks of impression campaigns are only recorded; the others are judged.
+  const judged = batch.clicks.filter((k) => isClickCampaign(k.offer.campaignId))
+  const clicksToJudge = judged.map((k): ClickToJudge => ({ impressionId: k.impressionId, campaignId: k.offer.campaignId, viewerKey: k.offer.viewerKey, offeredAtMs: k.offer.offeredAtMs }))
   // Repeats are not known here: the unique index finds them, and a repeat aborts the write.
   const seen = known ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs } : await readLedgerState(db, toJudge)
+  const clickSeen = clicksToJudge.length > 0 ? await readClickState(db, clicksToJudge, nowMs) : { clicked: new Set<string>(), billedDays: new Set<string>() }
   // What the batch would bill with unbounded inventory: the room its leases need.
   const unbounded = new Map<string, CampaignInventory>()
-  for (const v of toJudge) unbounded.set(v.campaignId, { impressions: Infinity, billed: 0, cancelledAtMs: book.campaign(v.campaignId)?.cancelledAtMs ?? null })
+  for (const v of [...toJudge, ...clicksToJudge]) {
+    if (!unbounded.has(v.campaignId)) unbounded.set(v.campaignId, { impressions: Infinity, billed: 0, cancelledAtMs: book.campaign(v.campaignId)?.cancelledAtMs ?? null })
+  }
+  const viewCampaigns = (of: ReadonlyMap<string, CampaignInventory>) =>
+    new Map([...of].map(([id, c]) => [id, isClickCampaign(id) ? CLICK_CAMPAIGN_VIEWS : c]))
   const demand = new Map<string, number>()
-  judgeViews(toJudge, { ...seen, campaigns: unbounded }, nowMs).forEach((o, i) => {
-    if (o.billable) demand.set(toJudge[i]!.campaignId, (demand.get(toJudge[i]!.campaignId) ?? 0) + 1)
+  const count = (into: Map<string, number>, id: string) => into.set(id, (into.get(id) ?? 0) + 1)
+  judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(unbounded) }, nowMs).forEach((o, i) => {
+    if (o.billable && !isClickCampaign(toJudge[i]!.campaignId)) count(demand, toJudge[i]!.campaignId)
+  })
+  judgeClicks(clicksToJudge, { ...clickSeen, campaigns: unbounded }, nowMs).forEach((o, i) => {
+    if (o.billable) count(demand, clicksToJudge[i]!.campaignId)
   })
   await book.ensure(db, demand, now)
   const campaigns = new Map<string, CampaignInventory>()
@@ -133,18 +191,39 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
     const c = book.campaign(id)
     if (c) campaigns.set(id, { impressions: book.room(id), billed: 0, cancelledAtMs: c.cancelledAtMs })
   }
-  const outcomes = judgeViews(toJudge, { ...seen, campaigns }, nowMs)
+  const outcomes = judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(new Map([...unbounded.keys()].map((id) => [id, campaigns.get(id) ?? NO_ROOM]))) }, nowMs)
+  const clickOutcomes = judgeClicks(clicksToJudge, { ...clickSeen, campaigns }, nowMs)
 
   const billedBy = new Map<string, number>()
   outcomes.forEach((o, i) => {
-    if (o.billable) billedBy.set(toJudge[i]!.campaignId, (billedBy.get(toJudge[i]!.campaignId) ?? 0) + 1)
+    if (o.billable && !isClickCampaign(toJudge[i]!.campaignId)) count(billedBy, toJudge[i]!.campaignId)
+  })
+  clickOutcomes.forEach((o, i) => {
+    if (o.billable) count(billedBy, clicksToJudge[i]!.campaignId)
   })
   const taken = new Map([...billedBy].map(([id, n]) => [id, book.take(id, n)]))
   const next = new Map([...taken.keys()].map((id) => [id, 0]))
+  const nextDebit = (campaignId: string) => {
+    const k = next.get(campaignId)!
+    next.set(campaignId, k + 1)
+    return taken.get(campaignId)!.debits[k]!
+  }
 
   const rows = new EventColumns()
   for (const r of batch.offers) rows.push(r, 0, null, null)
-  for (const r of batch.clicks) rows.push(r, 0, null, null)
+  const clickResults = new Map<ClickClaim, ClickResult>()
+  judged.forEach((k, i) => clickResults.set(k, clickOutcomes[i]!))
+  let billableClicks = 0
+  for (const k of batch.clicks) {
+    const o = clickResults.get(k)
+    if (o?.billable === false && o.reason === 'repeat') continue
+    const row = eventRow('click', k.impressionId, k.offer, now)
+    if (!o) rows.push(row, 0, null, null, false)
+    else if (o.billable) {
+      billableClicks++
+      rows.push(row, nextDebit(k.offer.campaignId), null, null, true)
+    } else rows.push(row, 0, null, o.reason, false)
+  }
   let billable = 0
   batch.views.forEach((v, i) => {
     const o = outcomes[i]!
@@ -154,13 +233,13 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
     let debit = 0
     if (o.billable) {
       billable++
-      const k = next.get(v.offer.campaignId)!
-      debit = taken.get(v.offer.campaignId)!.debits[k]!
-      next.set(v.offer.campaignId, k + 1)
+      // A click campaign's qualified view: counted as a billable impression, with no debit.
+      if (!isClickCampaign(v.offer.campaignId)) debit = nextDebit(v.offer.campaignId)
     }
     rows.push(row, debit, v.dwellMs, o.billable ? null : o.reason)
   })
 
+  const clickCampaignIds = [...new Set([...unbounded.keys()].filter(isClickCampaign))]
   const written = await writeBatch(
     db,
     now,
@@ -170,6 +249,7 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
     billable,
     // Clicks repeat often (a double click): a batch carrying them keeps dropping repeats quietly.
     known !== undefined && batch.clicks.length === 0 ? 'fail' : 'skip',
+    clickCampaignIds.length > 0 ? { campaignIds: clickCampaignIds, billableClicks } : null,
   )
   for (const [id, t] of taken) book.commit(id, t)
   // Committed: a failed settlement must not fail (and retry) the batch; the settle timer catches up.
@@ -179,5 +259,9 @@ async function judgeAndWrite(db: Db, now: Date, batch: LedgerBatch, book: LeaseB
   const lost = new Set(written.lost ?? [])
   const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'repeat') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'repeat' } : o))
   const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
-  return { views, billedSlots, billed: billedBy, settled, retries: 0 }
+  const clicks = batch.clicks.map((k): ClickResult => clickResults.get(k) ?? { billable: false, reason: 'impression_campaign' })
+  return { views, clicks, billedSlots, billed: billedBy, settled, retries: 0 }
 }
+
+/** A campaign this instance could get no lease on: nothing left to bill. */
+const NO_ROOM: CampaignInventory = { impressions: 0, billed: 0, cancelledAtMs: null }

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
 import { EventColumns, writeViewReports, type LedgerRow } from '../store/ledger.ts'
-import { commitLedgerBatch, type BatchResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
+import { commitLedgerBatch, type BatchResult, type ClickClaim, type ClickResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
+import type { CampaignKinds } from './campaign-kinds.ts'
 import type { LeaseBook } from './leases.ts'
 import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
 
@@ -58,10 +59,11 @@ export class LedgerWriter {
   readonly #onBatch: ((rows: number, seconds: number) => void) | undefined
   readonly #known: KnownState
   readonly #book: LeaseBook
+  readonly #kinds: CampaignKinds
   readonly #lastBillable = new Map<string, number>()
   #prunedAt = 0
   #offers: LedgerRow[] = []
-  #clicks: { row: LedgerRow; waiter: Waiter<void> }[] = []
+  #clicks: { claim: ClickClaim; waiter: Waiter<ClickResult> }[] = []
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
   #reports: { row: LedgerRow; waiter: Waiter<void> }[] = []
   /** A statement of view reports is under way (their own lane: at most one at a time). */
@@ -76,6 +78,7 @@ export class LedgerWriter {
     clock: Clock,
     log: FastifyBaseLogger,
     book: LeaseBook,
+    kinds: CampaignKinds,
     hooks: {
       onCommit: (result: BatchResult) => void
       /** Each batch once it committed or failed: its rows and how long the commit took (metrics). */
@@ -88,6 +91,7 @@ export class LedgerWriter {
     this.#onCommit = hooks.onCommit
     this.#onBatch = hooks.onBatch
     this.#book = book
+    this.#kinds = kinds
     this.#known = { lastBillableMs: this.#lastBillable }
   }
 
@@ -96,9 +100,10 @@ export class LedgerWriter {
     this.#kick()
   }
 
-  recordClick(row: LedgerRow): Promise<void> {
+  /** Resolves once the click is durable, with what became of it. */
+  recordClick(claim: ClickClaim): Promise<ClickResult> {
     return new Promise((resolve, reject) => {
-      this.#clicks.push({ row, waiter: { resolve, reject } })
+      this.#clicks.push({ claim, waiter: { resolve, reject } })
       this.#kick()
     })
   }
@@ -184,7 +189,8 @@ export class LedgerWriter {
     const now = this.#clock.now()
     const started = performance.now()
     const measured = () => this.#onBatch?.(offers.length + clicks.length + views.length, (performance.now() - started) / 1000)
-    commitLedgerBatch(this.#db, now, { offers, clicks: clicks.map((c) => c.row), views: views.map((v) => v.claim) }, this.#book, this.#known).then(
+    const batch = { offers, clicks: clicks.map((c) => c.claim), views: views.map((v) => v.claim) }
+    commitLedgerBatch(this.#db, now, batch, this.#book, this.#known, this.#kinds).then(
       (result) => {
         this.#inFlight--
         measured()
@@ -193,7 +199,7 @@ export class LedgerWriter {
         this.#remember(result.billedSlots, now.getTime())
         this.#onCommit(result)
         this.#start()
-        clicks.forEach((c) => c.waiter.resolve())
+        clicks.forEach((c, i) => c.waiter.resolve(result.clicks[i]!))
         views.forEach((v, i) => v.waiter.resolve(result.views[i]!))
         this.#settle()
       },

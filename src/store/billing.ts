@@ -48,7 +48,8 @@ export async function lockDeliveredMicros(db: Db, userId: string, before: Date):
     .select(sql<string>`coalesce(sum(debit_micros), 0)`.as('micros'))
     .where('user_id', '=', userId)
     .where('occurred_at', '>=', before)
-    .where('event_type', '=', 'impression')
+    // Billable impressions and billable clicks (click campaigns) carry debits; nothing else does.
+    .where('billable', '=', true)
     .executeTakeFirstOrThrow()
   return lifetime - Number(later.micros)
 }

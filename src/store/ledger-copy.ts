@@ -66,7 +66,7 @@ export function encodeBinary(e: EventColumns): Buffer {
     text(e.surface[i]!)
     text(e.country[i]!)
     at = buf.writeInt32BE(1, at)
-    at = buf.writeUInt8(e.type[i] === 'impression' ? 1 : 0, at)
+    at = buf.writeUInt8(e.billable[i] ? 1 : 0, at)
     at = buf.writeInt32BE(8, at)
     at = buf.writeBigInt64BE(BigInt(e.debit[i]!), at)
     const dwell = e.dwell[i]!
@@ -102,7 +102,7 @@ export function encodeText(e: EventColumns): string {
         e.creative[i]!,
         e.surface[i]!,
         e.country[i]!,
-        e.type[i] === 'impression' ? 't' : 'f',
+        e.billable[i] ? 't' : 'f',
         String(e.debit[i]!),
         e.dwell[i] === null ? null : String(e.dwell[i]),
         e.reason[i]!,

@@ -3,6 +3,7 @@ import { executePrepared, postgresPoolOf, type Db } from './db.ts'
 import { copyOffers } from './ledger-copy.ts'
 import type { LedgerEventsTable } from './schema.ts'
 import { viewerSlot, VIEWER_FREQUENCY_MS, type LedgerState, type ViewToJudge } from '../domain/delivery.ts'
+import { clickDaySlot, utcDay, type ClickState, type ClickToJudge } from '../domain/clicks.ts'
 
 // The ledger's group-commit statements. Judging a batch, and retrying one a concurrent batch overtook,
 // is the serving layer's (src/serving/ledger-batch.ts).
@@ -58,6 +59,28 @@ export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promi
   }
 }
 
+/**
+ * What a batch of clicks on click campaigns is judged against besides its leases, in one statement:
+ * impressions already clicked, and viewers who already have a billable click on the campaign on the
+ * UTC day of `nowMs` (`viewer_click_days`, migration 0024).
+ */
+export async function readClickState(db: Db, clicks: readonly ClickToJudge[], nowMs: number): Promise<Pick<ClickState, 'clicked' | 'billedDays'>> {
+  const day = utcDay(nowMs)
+  const { rows } = await executePrepared(
+    db,
+    sql<{ clicked: string[] | null; days: [string, string][] | null }>`
+    SELECT
+      (SELECT json_agg(impression_id) FROM ledger_events
+        WHERE event_type = 'click' AND impression_id = ANY(${clicks.map((k) => k.impressionId)}::text[])) AS clicked,
+      (SELECT json_agg(json_build_array(d.campaign_id, d.viewer_key))
+        FROM unnest(${clicks.map((k) => k.campaignId)}::text[], ${clicks.map((k) => k.viewerKey)}::text[]) AS k(campaign_id, viewer_key)
+        JOIN viewer_click_days d ON d.campaign_id = k.campaign_id AND d.viewer_key = k.viewer_key AND d.day = ${day}::date) AS days
+  `.compile(db),
+  )
+  const r = rows[0]!
+  return { clicked: new Set(r.clicked ?? []), billedDays: new Set((r.days ?? []).map(([campaign, viewer]) => clickDaySlot(campaign, viewer, day))) }
+}
+
 /** The batch's events as one array per column: one statement text whatever the batch size. */
 export class EventColumns {
   atMs: number[] = []
@@ -68,12 +91,14 @@ export class EventColumns {
   creative: string[] = []
   surface: string[] = []
   country: (string | null)[] = []
+  billable: boolean[] = []
   debit: number[] = []
   dwell: (number | null)[] = []
   reason: (string | null)[] = []
   viewer: string[] = []
 
-  push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null): void {
+  /** `billable`: an impression row always is; a click row is when a click campaign bills it. */
+  push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression'): void {
     this.atMs.push(new Date(r.occurred_at).getTime())
     this.type.push(r.event_type)
     this.impression.push(r.impression_id)
@@ -82,6 +107,7 @@ export class EventColumns {
     this.creative.push(r.creative_id)
     this.surface.push(r.surface)
     this.country.push(r.country ?? null)
+    this.billable.push(billable)
     this.debit.push(debitMicros)
     this.dwell.push(dwellMs)
     this.reason.push(reason)
@@ -98,13 +124,13 @@ const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campa
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.event_type = 'impression' AS billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key
+    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
-      ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.debit}::int8[], ${e.dwell}::int4[],
+      ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.billable}::bool[], ${e.debit}::int8[], ${e.dwell}::int4[],
       ${e.reason}::text[], ${e.viewer}::text[]
-    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, debit_micros, dwell_ms, reason, viewer_key, ord)`
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, ord)`
 }
 
 /** How a batch of offers is written on PostgreSQL (the embedded store always inserts). */
@@ -166,6 +192,14 @@ export async function writeViewReports(db: Db, e: EventColumns): Promise<void> {
   await insertEvents(db, e)
 }
 
+/** A batch's rows of click campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"). */
+export interface ClickCampaignRows {
+  /** The click campaigns the batch writes rows of: their qualified views and clicks are counted (`click_ctr_counts`). */
+  campaignIds: string[]
+  /** Billable clicks the batch writes: each takes its viewer's day on its campaign (`viewer_click_days`). */
+  billableClicks: number
+}
+
 /** One lease a batch bills on: `n` numbers from `expectedUsed` on (src/serving/leases.ts). */
 export interface LeaseTake {
   leaseId: number
@@ -196,7 +230,12 @@ export interface LeaseTake {
  *    without ON CONFLICT (`repeats: 'fail'`), and a repeat fails the statement
  *    on that index (23505), after which the batch is judged again from the
  *    store. Skipping ON CONFLICT's pre-check of every unique index saves
- *    PostgreSQL about 5-10 % of its CPU a view (docs/performance.md).
+ *    PostgreSQL about 5-10 % of its CPU a view (docs/performance.md);
+ *  - clicks on click campaigns (`clickRows`; a batch without them runs the statement without these
+ *    parts): every billable click is written (a concurrent repeat dropped by ON CONFLICT fails the
+ *    check, since it was priced in sequence) and takes its viewer's UTC day on the campaign, which
+ *    must still be free. The same statement counts the click campaigns' qualified views and clicks
+ *    in this instance's rows of `click_ctr_counts` (the auction's CTR estimate).
  */
 export async function writeBatch(
   db: Db,
@@ -206,9 +245,10 @@ export async function writeBatch(
   leases: readonly LeaseTake[],
   expectBillable: number,
   repeats: 'skip' | 'fail',
+  clickRows: ClickCampaignRows | null = null,
 ): Promise<{ lost: string[] | null }> {
   const nowMs = now.getTime()
-  if (!e.type.some((t) => t === 'impression' || t === 'view')) {
+  if (clickRows === null && !e.type.some((t) => t === 'impression' || t === 'view')) {
     // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
     if (e.type.length > 0) await (e.type.every((t) => t === 'offer') ? writeOffers(db, e) : insertEvents(db, e))
     return { lost: null }
@@ -224,7 +264,7 @@ export async function writeBatch(
              dwell_ms, reason, viewer_key
       FROM input ORDER BY ord
       ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
-      RETURNING event_type, impression_id, surface, viewer_key
+      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable
     ),
     lease AS (
       UPDATE impression_leases l SET used = l.used + s.n
@@ -239,7 +279,25 @@ export async function writeBatch(
       ON CONFLICT (viewer_key, surface) DO UPDATE SET billed_at_ms = excluded.billed_at_ms
         WHERE v.billed_at_ms <= excluded.billed_at_ms - ${VIEWER_FREQUENCY_MS}::int8
       RETURNING 1
-    )
+    )${
+      clickRows
+        ? sql`,
+    click_days AS (
+      INSERT INTO viewer_click_days (campaign_id, viewer_key, day)
+      SELECT campaign_id, viewer_key, ${utcDay(nowMs)}::date FROM ins WHERE event_type = 'click' AND billable
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    ),
+    ctr AS (
+      INSERT INTO click_ctr_counts AS k (campaign_id, surface, holder, impressions, clicks)
+      SELECT campaign_id, surface, ${holder}::text, count(*) FILTER (WHERE event_type = 'impression'), count(*) FILTER (WHERE event_type = 'click')
+      FROM ins WHERE event_type IN ('impression', 'click') AND campaign_id = ANY(${clickRows.campaignIds}::text[])
+      GROUP BY campaign_id, surface
+      ON CONFLICT (campaign_id, surface, holder) DO UPDATE SET impressions = k.impressions + excluded.impressions, clicks = k.clicks + excluded.clicks
+      RETURNING 1
+    )`
+        : sql``
+    }
     SELECT
       ledger_batch_check(
         (SELECT count(*) FROM freq) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
@@ -247,6 +305,12 @@ export async function writeBatch(
         -- a gap in the lease's numbers priced above, so the batch is judged again from the store.
         AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int
         AND (SELECT count(*) FROM lease) = ${leases.length}::int
+        ${
+          clickRows
+            ? sql`AND (SELECT count(*) FROM ins WHERE event_type = 'click' AND billable) = ${clickRows.billableClicks}::int
+        AND (SELECT count(*) FROM click_days) = ${clickRows.billableClicks}::int`
+            : sql``
+        }
       ) AS ok,
       -- Views dropped by ON CONFLICT; an insert without it writes every row or fails.
       ${

@@ -178,6 +178,22 @@ export interface ViewerLastBillableTable {
   billed_at_ms: Int8
 }
 
+/** A viewer's billable click on a campaign that day (migration 0024): at most one. */
+export interface ViewerClickDaysTable {
+  campaign_id: string
+  viewer_key: string
+  day: ColumnType<string, string, never>
+}
+
+/** Click campaigns' qualified views and clicks per surface and serving instance (migration 0024). */
+export interface ClickCtrCountsTable {
+  campaign_id: string
+  surface: string
+  holder: string
+  impressions: Int8
+  clicks: Int8
+}
+
 export interface ServingEpochTable {
   id: number
   epoch: Int8
@@ -373,6 +389,8 @@ export interface Database extends ExportsTables, WebhooksTables {
   ledger_events: LedgerEventsTable
   serving_epoch: ServingEpochTable
   viewer_last_billable: ViewerLastBillableTable
+  viewer_click_days: ViewerClickDaysTable
+  click_ctr_counts: ClickCtrCountsTable
   accounts: AccountsTable
   settings: SettingsTable
   component_states: ComponentStatesTable

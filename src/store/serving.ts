@@ -1,6 +1,8 @@
 import { sql, type CompiledQuery } from 'kysely'
 import { executePrepared, type Db } from './db.ts'
-import type { Candidate } from '../domain/auction.ts'
+import { SURFACES, type Candidate, type Surface } from '../domain/auction.ts'
+import type { CampaignKind } from '../domain/campaign-order.ts'
+import type { CtrCounts } from '../domain/ctr.ts'
 
 /** The epoch read, compiled once per store (it runs before every wave of decisions). */
 const epochQueries = new WeakMap<Db, CompiledQuery<{ epoch: number }>>()
@@ -28,6 +30,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
       'cr.creative_id',
       'c.seq',
       'c.cpm_micros',
+      'c.kind',
       'c.target_surface',
       'c.target_countries',
       'c.pace_minutes',
@@ -53,6 +56,7 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
     creativeId: r.creative_id,
     seq: r.seq,
     cpmMicros: r.cpm_micros,
+    kind: r.kind,
     targetSurface: r.target_surface,
     targetCountries: r.target_countries ? new Set(r.target_countries) : null,
     paceMinutes: r.pace_minutes,
@@ -70,4 +74,45 @@ export async function loadCandidates(db: Db): Promise<Candidate[]> {
 export async function findDestination(db: Db, campaignId: string): Promise<string | undefined> {
   const row = await db.selectFrom('creatives').select('destination_url').where('campaign_id', '=', campaignId).executeTakeFirst()
   return row?.destination_url
+}
+
+/** The kinds of these campaigns (a campaign's kind never changes); unknown ids are absent. */
+export async function readCampaignKinds(db: Db, campaignIds: readonly string[]): Promise<Map<string, CampaignKind>> {
+  if (campaignIds.length === 0) return new Map()
+  const rows = await db.selectFrom('campaigns').select(['campaign_id', 'kind']).where('campaign_id', 'in', [...new Set(campaignIds)]).execute()
+  return new Map(rows.map((r) => [r.campaign_id, r.kind]))
+}
+
+/** Observed counts of click campaigns per surface: each active one's, and the platform's over every click campaign. */
+export interface ClickCtrCounts {
+  campaigns: Map<string, Record<Surface, CtrCounts>>
+  platform: Record<Surface, CtrCounts>
+}
+
+const noCounts = (): Record<Surface, CtrCounts> => ({ extension: { impressions: 0, clicks: 0 }, terminal: { impressions: 0, clicks: 0 } })
+
+/**
+ * The CTR estimator's inputs (src/domain/ctr.ts), summed over the serving instances' rows of
+ * `click_ctr_counts` (migration 0024): a small table, one row per click campaign, surface and
+ * instance, counted by the ledger statement that writes the rows it counts.
+ */
+export async function readClickCtrCounts(db: Db): Promise<ClickCtrCounts> {
+  const { rows } = await sql<{ campaign_id: string | null; surface: string; impressions: number; clicks: number }>`
+    SELECT k.campaign_id, k.surface, sum(k.impressions)::int8 AS impressions, sum(k.clicks)::int8 AS clicks
+      FROM click_ctr_counts k JOIN campaigns c ON c.campaign_id = k.campaign_id
+      WHERE c.status = 'active' GROUP BY k.campaign_id, k.surface
+    UNION ALL
+    SELECT NULL, surface, sum(impressions)::int8, sum(clicks)::int8 FROM click_ctr_counts GROUP BY surface`.execute(db)
+  const counts: ClickCtrCounts = { campaigns: new Map(), platform: noCounts() }
+  for (const r of rows) {
+    const surface = SURFACES.find((s) => s === r.surface)
+    if (!surface) continue
+    let into = counts.platform
+    if (r.campaign_id !== null) {
+      into = counts.campaigns.get(r.campaign_id) ?? noCounts()
+      counts.campaigns.set(r.campaign_id, into)
+    }
+    into[surface] = { impressions: r.impressions, clicks: r.clicks }
+  }
+  return counts
 }

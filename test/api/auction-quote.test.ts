@@ -44,7 +44,9 @@ test('rank and impressions_ahead across advertisers: the auction order, a new bi
   assert.deepEqual(await q(2), { rank: 4, impressions_ahead: 6000 })
   assert.deepEqual(await q(1), { rank: 5, impressions_ahead: 10_000 }, "the caller's own campaign at the same bid is ahead too")
   assert.deepEqual(await q(0.5), { rank: 5, impressions_ahead: 10_000 })
-  assert.deepEqual(await q(2.5, { kind: 'click' }), { rank: 2, impressions_ahead: 1000 }, 'click bids rank by cpm_usd until the click auction lands')
+  // A click bid ranks by expected value per impression: its CPM × the 1 % prior CTR (no clicks observed here).
+  assert.deepEqual(await q(2.5, { kind: 'click' }), { rank: 5, impressions_ahead: 10_000 }, '$2.50 a thousand clicks is worth $0.025 a thousand impressions')
+  assert.deepEqual(await q(250, { kind: 'click' }), { rank: 2, impressions_ahead: 1000 }, '$250 a thousand clicks at 1 % is worth $2.50')
 
   // Delivered impressions leave the queue: 3 billable impressions go to the best bid.
   assert.equal(await deliver(h, country, 3), 3)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { clickRow, commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { revokeLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
@@ -131,7 +131,7 @@ test('from known state, a batch carrying a repeated click drops it in place with
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const clicked = claim(c)
-  const click = clickRow(clicked.impressionId, clicked.offer, NOW)
+  const click = { impressionId: clicked.impressionId, offer: clicked.offer }
   const book = new LeaseBook()
   await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] }, book)
   const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, book, known())

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test'
 import { ADMIN_TOKEN, callService, startService, STORE, type TestService } from '../helpers/service.ts'
 import { campaignBody } from '../helpers/api.ts'
 import { OUTSTANDING_WINDOW_MS } from '../../src/domain/auction.ts'
+import { impressionDebitMicros } from '../../src/domain/money.ts'
 
 /**
  * Two service instances on one PostgreSQL: changes made through one take
@@ -173,4 +174,41 @@ test('rotation: an instance on OFFER_KEYS seals under its new key and still open
     // The third instance's clock moved alone: bring B level with A again.
     await call(b, 'POST', '/admin/v1/clock', { advance_seconds: 10 }, admin)
   }
+})
+
+test('click campaigns through both instances: each click billed once, one per viewer per day, never more than bought', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await call(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QC'], kind: 'click', cpm_usd: 3.123457, impressions: 1000 }), auth)
+  assert.equal(created.status, 201, created.text)
+  const id = created.body.campaign_id
+  await a.service.store.db.updateTable('campaigns').set({ impressions_billed: 990, impressions_leased: 990 }).where('campaign_id', '=', id).execute()
+  await advanceBoth(2)
+  const instances = [a, b]
+  const decide = (i: number, viewer: string) => call(instances[i % 2]!, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: viewer, country: 'QC' })
+  const offers = await Promise.all([
+    ...Array.from({ length: 24 }, (_, i) => decide(i, `click-two-${i}`)),
+    ...Array.from({ length: 4 }, (_, i) => decide(i, 'click-two-same')),
+  ])
+  for (const o of offers) assert.equal(o.status, 200, o.text)
+  // Every click goes to the instance that did not make the offer, each one twice (a double click).
+  const clicks = offers.flatMap((o, i) => [instances[(i + 1) % 2]!, instances[(i + 1) % 2]!].map((svc) => fetch(svc.baseUrl + new URL(o.body.click_url).pathname, { redirect: 'manual' })))
+  for (const res of await Promise.all(clicks)) assert.equal(res.status, 302)
+
+  const rows = await a.service.store.db
+    .selectFrom('ledger_events')
+    .select(['impression_id', 'billable', 'debit_micros', 'reason', 'viewer_key'])
+    .where('campaign_id', '=', id)
+    .where('event_type', '=', 'click')
+    .execute()
+  assert.equal(rows.length, offers.length, 'one click row per impression')
+  const billable = rows.filter((r) => r.billable)
+  assert.equal(billable.length, 10, 'exactly the ten clicks left')
+  const sameViewer = offers.slice(24).map((o) => o.body.impression_id)
+  assert.ok(billable.filter((r) => sameViewer.includes(r.impression_id)).length <= 1, 'one billable click per viewer per day')
+  const priced = Array.from({ length: 10 }, (_, i) => impressionDebitMicros(3_123_457, 991 + i))
+  assert.deepEqual(billable.map((r) => r.debit_micros).sort(), priced.sort(), 'numbers 991-1000, each billed once')
+  const campaign = await call(b, 'GET', `/v1/campaigns/${id}`, undefined, auth)
+  assert.equal(campaign.body.impressions_served, 1000)
+  assert.equal(campaign.body.status, 'completed')
+  assert.equal(campaign.body.lifetime_spent_micros, priced.reduce((s, x) => s + x, 0))
 })

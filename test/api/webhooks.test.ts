@@ -6,7 +6,8 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 // Webhooks over real HTTP to a real receiver on 127.0.0.1 (WEBHOOKS_ALLOW_LOOPBACK=true), on both
 // stores. The clock is manual: retries wait on the service clock, which the tests move.
-const h = useService({ WEBHOOKS_ALLOW_LOOPBACK: 'true' }, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
+// Reads are polled while the sender works in real time: the read limit must not be what a test meets.
+const h = useService({ WEBHOOKS_ALLOW_LOOPBACK: 'true' }, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
 
 let receiver: WebhookReceiver
 before(async () => {

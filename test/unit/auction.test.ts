@@ -1,23 +1,26 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { EligibleLists, rank, runAuction, type Candidate } from '../../src/domain/auction.ts'
+import { EligibleLists, runAuction, type Candidate } from '../../src/domain/auction.ts'
+import { CTR_PRIOR } from '../../src/domain/ctr.ts'
 
 function candidate(id: string, cpm: number, seq: number, over: Partial<Candidate> = {}): Candidate {
   return {
-    campaignId: id, userId: 'u', creativeId: `cr-${id}`, seq, cpmMicros: cpm, targetSurface: 'blended', targetCountries: null,
+    campaignId: id, userId: 'u', creativeId: `cr-${id}`, seq, cpmMicros: cpm, kind: 'impression', targetSurface: 'blended', targetCountries: null,
     paceMinutes: null, impressions: 10, billed: 0, activatedAtMs: 0, pausedMs: 0, adLine: id, brand: null, iconUrl: null, destinationUrl: 'https://example.com',
     ...over,
   }
 }
 
 test('eligible lists: per surface and country, in auction order, prepared once', () => {
-  const ranked = rank([
-    candidate('us-ext', 9, 1, { targetSurface: 'extension', targetCountries: new Set(['US']) }),
-    candidate('eu', 8, 2, { targetCountries: new Set(['DE', 'FR']) }),
-    candidate('term', 7, 3, { targetSurface: 'terminal' }),
-    candidate('any', 5, 4),
-  ])
-  const lists = new EligibleLists(ranked)
+  const lists = new EligibleLists(
+    [
+      candidate('any', 5, 4),
+      candidate('us-ext', 9, 1, { targetSurface: 'extension', targetCountries: new Set(['US']) }),
+      candidate('term', 7, 3, { targetSurface: 'terminal' }),
+      candidate('eu', 8, 2, { targetCountries: new Set(['DE', 'FR']) }),
+    ],
+    () => CTR_PRIOR,
+  )
   const ids = (surface: 'extension' | 'terminal', country: string | null) => lists.of({ surface, country }).map((c) => c.campaignId)
   assert.deepEqual(ids('extension', 'US'), ['us-ext', 'any'])
   assert.deepEqual(ids('extension', 'DE'), ['eu', 'any'])
@@ -29,10 +32,10 @@ test('eligible lists: per surface and country, in auction order, prepared once',
 })
 
 test('runAuction: the first eligible campaign that may take an offer wins', () => {
-  const ranked = rank([candidate('full', 9, 1, { billed: 10 }), candidate('held', 8, 2, { impressions: 3, billed: 1 }), candidate('low', 1, 3)])
-  const eligible = new EligibleLists(ranked).of({ surface: 'extension', country: null })
+  const all = [candidate('full', 9, 1, { billed: 10 }), candidate('held', 8, 2, { impressions: 3, billed: 1 }), candidate('low', 1, 3)]
+  const eligible = new EligibleLists(all, () => CTR_PRIOR).of({ surface: 'extension', country: null })
   assert.equal(runAuction(eligible, 0, () => 0)?.campaignId, 'held')
   // Two outstanding offers fill the held campaign's last two impressions.
-  assert.equal(runAuction(eligible, 0, (id) => (id === 'held' ? 2 : 0))?.campaignId, 'low')
+  assert.equal(runAuction(eligible, 0, (c) => (c.campaignId === 'held' ? 2 : 0))?.campaignId, 'low')
   assert.equal(runAuction([], 0, () => 0), null)
 })

@@ -12,10 +12,13 @@ import {
   type QuotedBid,
 } from '../../src/domain/quote.ts'
 import { checkBid } from '../../src/domain/campaign-order.ts'
+import { CTR_PRIOR } from '../../src/domain/ctr.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
 
+/** Impression campaigns only: no CTR is asked for. */
+const noClicks = () => CTR_PRIOR
 const queued = (cpmMicros: number, seq: number, over: Partial<QueuedCampaign> = {}): QueuedCampaign => ({
-  cpmMicros, seq, targetSurface: 'extension', targetCountries: null, impressions: 1000, billed: 0, ...over,
+  cpmMicros, seq, kind: 'impression', targetSurface: 'extension', targetCountries: null, impressions: 1000, billed: 0, ...over,
 })
 const bid = (cpmMicros: number, over: Partial<QuotedBid> = {}): QuotedBid => ({
   cpmMicros, kind: 'impression', impressions: 1000, targetSurface: 'extension', targetCountries: null, ...over,
@@ -23,13 +26,29 @@ const bid = (cpmMicros: number, over: Partial<QuotedBid> = {}): QuotedBid => ({
 
 test('placeInQueue: the auction order, the new bid losing ties, remaining inventory ahead summed', () => {
   const queue = [queued(3_000_000, 1, { billed: 400 }), queued(2_000_000, 2, { impressions: 2000, billed: 500 }), queued(1_000_000, 3)]
-  assert.deepEqual(placeInQueue(queue, bid(4_000_000)), { rank: 1, impressionsAhead: 0 })
-  assert.deepEqual(placeInQueue(queue, bid(3_000_000)), { rank: 2, impressionsAhead: 600 })
-  assert.deepEqual(placeInQueue(queue, bid(2_500_000)), { rank: 2, impressionsAhead: 600 })
+  assert.deepEqual(placeInQueue(queue, bid(4_000_000), noClicks), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(3_000_000), noClicks), { rank: 2, impressionsAhead: 600 })
+  assert.deepEqual(placeInQueue(queue, bid(2_500_000), noClicks), { rank: 2, impressionsAhead: 600 })
   // Equal to the second: created later, so behind it.
-  assert.deepEqual(placeInQueue(queue, bid(2_000_000)), { rank: 3, impressionsAhead: 2100 })
-  assert.deepEqual(placeInQueue(queue, bid(500_000)), { rank: 4, impressionsAhead: 3100 })
-  assert.deepEqual(placeInQueue([], bid(500_000)), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(2_000_000), noClicks), { rank: 3, impressionsAhead: 2100 })
+  assert.deepEqual(placeInQueue(queue, bid(500_000), noClicks), { rank: 4, impressionsAhead: 3100 })
+  assert.deepEqual(placeInQueue([], bid(500_000), noClicks), { rank: 1, impressionsAhead: 0 })
+})
+
+test('placeInQueue: click campaigns and click bids rank by CPM × estimated CTR on each surface, as the auction does', () => {
+  const click = queued(100_000_000, 1, { kind: 'click', targetSurface: 'blended', impressions: 500 })
+  const imp = queued(2_000_000, 2, { impressions: 700 })
+  // The click campaign is worth $100 × 2 % = $2.00 on the extension and $100 × 0.5 % = $0.50 on the terminal.
+  const ctrOf = (c: QueuedCampaign | null, surface: 'extension' | 'terminal') =>
+    c === null ? { num: 1n, den: 100n } : surface === 'extension' ? { num: 2n, den: 100n } : { num: 1n, den: 200n }
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 1200 })
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'terminal' }), ctrOf), { rank: 1, impressionsAhead: 0 })
+  // Blended: ahead where it outranks the bid on either surface.
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 1200 })
+  // A click bid of $210 at its own 1 %: $2.10, ahead of both on the extension.
+  assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0 })
+  // $200 at 1 % is $2.00: equal to both campaigns on the extension, and created after them, so behind both.
+  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 1200 })
 })
 
 test('placeInQueue: only campaigns that serve some of the same traffic count', () => {
@@ -40,13 +59,13 @@ test('placeInQueue: only campaigns that serve some of the same traffic count', (
     queued(6, 4, { targetCountries: new Set(['DE', 'US']), impressions: 40 }),
   ]
   // Extension, worldwide: every campaign on the extension (any country list overlaps the world).
-  assert.deepEqual(placeInQueue(queue, bid(1)), { rank: 4, impressionsAhead: 70 })
+  assert.deepEqual(placeInQueue(queue, bid(1), noClicks), { rank: 4, impressionsAhead: 70 })
   // Extension, DE: the blended one and the DE/US one.
-  assert.deepEqual(placeInQueue(queue, bid(1, { targetCountries: ['DE'] })), { rank: 3, impressionsAhead: 50 })
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetCountries: ['DE'] }), noClicks), { rank: 3, impressionsAhead: 50 })
   // Terminal: the terminal and blended campaigns only.
-  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'terminal' })).rank, 3)
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'terminal' }), noClicks).rank, 3)
   // Blended (split off): every surface.
-  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'blended', targetCountries: ['JP'] })).rank, 3)
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'blended', targetCountries: ['JP'] }), noClicks).rank, 3)
 })
 
 test('competesWith: surface and country overlap', () => {

@@ -103,9 +103,9 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     app.get('/impressions/:impression_id/click', { schema: { params: ImpressionParams } }, async (request, reply) => {
       const wait = await overLimit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
       if (wait !== null) return tooMany(reply, wait)
-      const destination = await serving.click(request.params.impression_id)
-      if (!destination) return refuse(reply, 404, 'impression not found')
-      return reply.header('cache-control', 'no-store').redirect(destination, 302)
+      const click = await serving.click(request.params.impression_id)
+      if (!click) return refuse(reply, 404, 'impression not found')
+      return reply.header('cache-control', 'no-store').redirect(click.destination, 302)
     })
   }
 }

@@ -30,7 +30,18 @@ export const CampaignCreateSchema = Type.Object(
     idempotency_key: Type.String({ pattern: '^[A-Za-z0-9_.:\\-]{1,64}$', description: 'Scoped to the account. Same key and payload replays; a different payload is 409.' }),
     brand: Type.Optional(Type.String({ description: 'At most 120 user-perceived characters.' })),
     name: Type.Optional(Type.String({ description: '1-120 user-perceived characters. Default `API campaign - YYYY-MM-DD`.' })),
-    kind: Type.Optional(StringEnum(CAMPAIGN_KINDS, { default: 'impression' })),
+    kind: Type.Optional(
+      StringEnum(CAMPAIGN_KINDS, {
+        default: 'impression',
+        description:
+          'What the order buys. `impression` (default): `impressions` billable impressions at `cpm_usd` per 1,000. `click`: `impressions` ' +
+          'clicks, in blocks of 1,000 clicks, at `cpm_usd` per 1,000 clicks (the same validation and `amount_cents`); billed per unique ' +
+          'click: the first click of an impression, on an offer younger than one hour, at most one per viewer per campaign per UTC day, ' +
+          'never beyond the clicks bought; the n-th billable click debits what the n-th billable impression would. Its views are measured ' +
+          'and counted (`billable_impressions`, the CTR denominator) but debit nothing. In the auction a click campaign is worth ' +
+          '`cpm_usd` × its estimated CTR on the surface per impression. Not editable after creation.',
+      }),
+    ),
     target_surface: Type.Optional(
       StringEnum(SURFACES, {
         description: 'Only when config.surface_split_enabled (else 400 `surface_split_not_enabled`). Omitted: `extension`-only. Split disabled: blended.',
@@ -56,8 +67,8 @@ export const CampaignCreatedSchema = Type.Object({
   creation_channel: Type.Literal('advertiser_api'),
   status: StringEnum(['active', 'paused']),
   moderation_status: StringEnum(['approved', 'pending']),
-  impressions: Type.Integer(),
-  blocks: Type.Integer(),
+  impressions: Type.Integer({ description: 'Units bought: impressions, or clicks for a `click` campaign.' }),
+  blocks: Type.Integer({ description: 'impressions / 1,000 (blocks of 1,000 clicks for a `click` campaign).' }),
   cpm_usd: Type.Number(),
   amount_cents: Type.Integer({ description: 'Maximum face value, cpm × blocks, rounded half up to cents. Not a charge.' }),
   currency: Type.Literal('usd'),
@@ -68,8 +79,8 @@ export const CampaignCreatedSchema = Type.Object({
 export const BlockSchema = Type.Object({
   block_index: Type.Integer({ description: '0-based delivery order.' }),
   status: StringEnum(BLOCK_STATUSES),
-  impressions_served: Type.Integer({ description: 'Billable impressions delivered from this block.' }),
-  impressions_target: Type.Integer(),
+  impressions_served: Type.Integer({ description: 'Units delivered from this block: billable impressions, or billable clicks for a `click` campaign.' }),
+  impressions_target: Type.Integer({ description: 'The block\'s size: 1,000 impressions, or 1,000 clicks for a `click` campaign.' }),
   started_at: Nullable(DateTime),
   exhausted_at: Nullable(DateTime),
 })
@@ -88,10 +99,12 @@ const campaignFields = {
   moderation_status: Nullable(StringEnum(MODERATION_STATUSES)),
   lifetime_spent_micros: Type.Integer(),
   report_uuid: Nullable(Type.String()),
-  kind: StringEnum(CAMPAIGN_KINDS),
-  cpm_usd: Type.Number(),
-  impressions: Type.Integer({ description: 'Impressions bought.' }),
-  impressions_served: Type.Integer({ description: 'Sum of impressions_served over the blocks.' }),
+  kind: StringEnum(CAMPAIGN_KINDS, {
+    description: '`impression`: bought and billed per billable impression. `click`: bought and billed per unique click (see CampaignCreate `kind`); `impressions`, `impressions_served`, the blocks and `lifetime_spent_micros` then count clicks.',
+  }),
+  cpm_usd: Type.Number({ description: 'Price per 1,000 units: impressions, or clicks for a `click` campaign.' }),
+  impressions: Type.Integer({ description: 'Units bought: impressions, or clicks for a `click` campaign.' }),
+  impressions_served: Type.Integer({ description: 'Sum of impressions_served over the blocks: billable impressions, or billable clicks for a `click` campaign.' }),
   amount_cents: Type.Integer(),
   target_surface: StringEnum(TARGET_SURFACES),
   target_countries: Nullable(Type.Array(Type.String())),

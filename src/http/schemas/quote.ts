@@ -40,8 +40,9 @@ export const QuoteQuerySchema = Type.Object(
       StringEnum(CAMPAIGN_KINDS, {
         default: 'impression',
         description:
-          'As in CampaignCreate. The intended rule for `click` is the auction\'s: rank by expected value per impression ' +
-          '(cpm_usd × estimated CTR). Until the click auction is live, both kinds are ranked by cpm_usd.',
+          'As in CampaignCreate. Ranked as the auction ranks: by expected value per impression, `cpm_usd` for an ' +
+          '`impression` bid, `cpm_usd × estimated CTR` on each surface for a `click` bid (a new click campaign is estimated at ' +
+          'the surface\'s platform CTR, 1 % before any click campaign was observed there), then creation order.',
       }),
     ),
   },

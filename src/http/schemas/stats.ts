@@ -43,15 +43,19 @@ export const NonBillableSchema = Type.Object(
 )
 
 const metricFields = {
-  billable_impressions: Type.Integer(),
+  billable_impressions: Type.Integer({
+    description: 'Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing.',
+  }),
   viewable_ticks: Type.Integer({ description: 'Whole seconds of measured dwell, at most ten per measured view.' }),
-  clicks: Type.Integer(),
+  clicks: Type.Integer({
+    description: 'Recorded clicks: the first click of each impression (repeats count once), billable or not. A `click` campaign is billed for the billable ones only.',
+  }),
   events: Type.Integer({
     description: 'Ledger events of every type (offers, measured views, billable impressions, clicks, repeat and late view reports).',
   }),
   unique_viewers: Type.Integer({ description: 'Distinct viewers with any event, within the bucket (or the whole interval for totals); never sum buckets.' }),
-  spend_micros: Type.Integer({ minimum: 0 }),
-  ctr: Type.Number({ description: 'clicks / billable_impressions; 0 when there were no billable impressions.' }),
+  spend_micros: Type.Integer({ minimum: 0, description: 'Σ debits: billable impressions of `impression` campaigns and billable clicks of `click` campaigns.' }),
+  ctr: Type.Number({ description: 'clicks / billable_impressions; 0 when there were no billable impressions. The same for both kinds.' }),
   non_billable: NonBillableSchema,
 }
 

@@ -55,6 +55,14 @@ function Badge(props: { map: Record<string, { text: string; tone: string }>; val
   return <span class={shown.tone ? `badge ${shown.tone}` : 'badge'}>{shown.text}</span>
 }
 
+/** The unit a campaign is bought, delivered and billed in (docs/decisions.md, "Click campaigns"). */
+const unitOf = (c: Pick<Campaign, 'kind'>) => (c.kind === 'click' ? 'clicks' : 'impressions')
+
+/** Clicks as a share of billable impressions, like the API's `ctr`, in percent with two decimals. */
+function ctrText(clicks: number, billable: number): string {
+  return billable === 0 ? '—' : `${((clicks / billable) * 100).toFixed(2)} %`
+}
+
 export function reportUrl(publicUrl: string, uuid: string): string {
   return `${publicUrl}/reports/${uuid}`
 }
@@ -132,6 +140,8 @@ export function CampaignPage(props: CampaignPageProps) {
   const canCancel = changes(cancelTransition(c.status))
   const canRewrite = adLineRewriteConflict(c.status) === null
   const creative = c.creatives[0]
+  const unit = unitOf(c)
+  const totals = props.delivery.ok ? props.delivery.delivery.totals : null
   return (
     <Page title={c.name} heading={c.name} area="portal" path={base} session={{ csrf: props.csrf, who: props.email }} flash={props.notice ?? null}>
       <p class="muted">
@@ -152,7 +162,14 @@ export function CampaignPage(props: CampaignPageProps) {
           <p class="stat">
             {count(c.impressions_served)} / {count(c.impressions)}
           </p>
-          <p class="muted">Billable impressions</p>
+          <p class="muted">{c.kind === 'click' ? 'Billable clicks (the unit this campaign buys)' : 'Billable impressions'}</p>
+        </div>
+        <div class="card">
+          <div class="stat-label">Clicks / CTR</div>
+          <p class="stat">{totals ? `${count(totals.clicks)} / ${ctrText(totals.clicks, totals.billable_impressions)}` : '—'}</p>
+          <p class="muted">
+            {totals ? `Clicks over ${count(totals.billable_impressions)} billable impressions, as in the chart below` : 'Not available right now'}
+          </p>
         </div>
         <div class="card">
           <div class="stat-label">Spend</div>
@@ -218,7 +235,9 @@ export function CampaignPage(props: CampaignPageProps) {
       <h2 id="blocks-h">Blocks</h2>
       <div class="table-wrap" role="region" aria-labelledby="blocks-h" tabIndex={0}>
         <table>
-          <caption>Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} impressions, delivered in order</caption>
+          <caption>
+            Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} {unit}, delivered in order
+          </caption>
           <thead>
             <tr>
               <th scope="col">Block</th>
@@ -280,10 +299,12 @@ export function CampaignPage(props: CampaignPageProps) {
         <dt>Kind</dt>
         <dd>{c.kind === 'click' ? 'Click' : 'Impression'}</dd>
         <dt>Bid (CPM, USD)</dt>
-        <dd>{usdBid(c.cpm_usd)} per 1,000 impressions</dd>
+        <dd>
+          {usdBid(c.cpm_usd)} per 1,000 {unit}
+        </dd>
         <dt>Bought</dt>
         <dd>
-          {count(c.impressions)} impressions in {count(c.blocks.length)} {c.blocks.length === 1 ? 'block' : 'blocks'}, at most{' '}
+          {count(c.impressions)} {unit} in {count(c.blocks.length)} {c.blocks.length === 1 ? 'block' : 'blocks'}, at most{' '}
           {usdFromCents(c.amount_cents)}
         </dd>
         <dt>Target surface</dt>
@@ -336,7 +357,7 @@ export function CancelCampaignPage(props: { csrf: string; email: string; campaig
       {cancellable ? (
         <>
           <p>
-            Delivery stops for good; a cancelled campaign cannot be resumed. The {count(c.impressions_served)} impressions delivered so far (
+            Delivery stops for good; a cancelled campaign cannot be resumed. The {count(c.impressions_served)} {unitOf(c)} delivered so far (
             {usdFromMicros(c.lifetime_spent_micros)}) are billed; the other {count(c.impressions - c.impressions_served)} never are.
           </p>
           <div class="actions">

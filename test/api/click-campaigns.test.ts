@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql } from 'kysely'
+import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { advance, decide, privateCountry, view, type Decision } from '../helpers/serving.ts'
+import { impressionDebitMicros } from '../../src/domain/money.ts'
+
+/**
+ * `kind: click` campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"): bought and billed
+ * per unique click, through the ledger batch and the impression budget leases; their views are
+ * judged by the views' rules and bill nothing.
+ */
+const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
+const db = () => h.svc.service.store.db
+
+async function create(adv: Advertiser, country: string, overrides: Record<string, unknown> = {}): Promise<string> {
+  const res = await adv.post('/v1/campaigns', campaignBody({ target_countries: [country], impressions: 1000, kind: 'click', ...overrides }))
+  assert.equal(res.status, 201, res.text)
+  return res.body.campaign_id
+}
+
+let viewers = 0
+const viewer = () => `click-viewer-${process.pid}-${viewers++}`
+
+async function offer(country: string, viewerId = viewer()): Promise<Decision> {
+  const d = await decide(h.anonymous, { country, viewer_id: viewerId })
+  assert.ok(d, 'the campaign wins the auction')
+  return d
+}
+
+async function click(d: Decision): Promise<void> {
+  const res = await h.anonymous.get(new URL(d.click_url).pathname)
+  assert.equal(res.status, 302, res.text)
+  assert.equal(res.headers.get('location'), 'https://acme.dev/ci')
+}
+
+/** The ledger rows of one impression, straight from the store. */
+async function ledger(impressionId: string) {
+  return db()
+    .selectFrom('ledger_events')
+    .select(['event_type', 'billable', 'debit_micros', 'reason'])
+    .where('impression_id', '=', impressionId)
+    .orderBy('event_id')
+    .execute()
+}
+
+const campaign = async (adv: Advertiser, id: string) => (await adv.get(`/v1/campaigns/${id}`)).body
+
+test('a click campaign bills the first click of an impression at the n-th click price; its views bill nothing', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const cpm = 2.345678
+  const id = await create(adv, country, { cpm_usd: cpm })
+  const offers = await Promise.all(Array.from({ length: 5 }, () => offer(country)))
+  await advance(h, 10)
+  for (const d of offers) assert.equal(await view(h.anonymous, d.impression_id, 10_000), 204)
+  // A qualified view: a billable impression (the CTR's denominator) with no debit, no click spent.
+  assert.deepEqual(await ledger(offers[0]!.impression_id), [
+    { event_type: 'offer', billable: false, debit_micros: 0, reason: null },
+    { event_type: 'impression', billable: true, debit_micros: 0, reason: null },
+  ])
+  assert.equal((await campaign(adv, id)).impressions_served, 0, 'views take no inventory')
+
+  for (const d of offers) await click(d)
+  // Answered only once durable: the rows are in the store when the 302 arrives.
+  const debits: number[] = []
+  for (const d of offers) {
+    const rows = await ledger(d.impression_id)
+    assert.equal(rows.length, 3)
+    const c = rows[2]!
+    assert.equal(c.event_type, 'click')
+    assert.equal(c.billable, true)
+    assert.equal(c.reason, null)
+    debits.push(c.debit_micros)
+  }
+  assert.deepEqual(debits, [1, 2, 3, 4, 5].map((n) => impressionDebitMicros(2_345_678, n)), 'the n-th billable click debits the n-th price')
+
+  // A repeat click still redirects and counts once.
+  await click(offers[0]!)
+  assert.equal((await ledger(offers[0]!.impression_id)).filter((r) => r.event_type === 'click').length, 1)
+
+  const c = await campaign(adv, id)
+  assert.equal(c.kind, 'click')
+  assert.equal(c.impressions_served, 5, 'delivered counts clicks')
+  assert.equal(c.blocks[0].impressions_served, 5)
+  assert.equal(c.lifetime_spent_micros, debits.reduce((a, b) => a + b, 0))
+
+  const day = new Date(h.svc.service.clock.nowMs()).toISOString().slice(0, 10)
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString()
+  const stats = (await adv.get(`/v1/stats?start=${day}T00:00:00Z&end=${next}`)).body
+  assert.equal(stats.totals.billable_impressions, 5)
+  assert.equal(stats.totals.clicks, 5)
+  assert.equal(stats.totals.ctr, 1)
+  assert.equal(stats.totals.spend_micros, c.lifetime_spent_micros)
+})
+
+test('views of a click campaign are judged by the views\' rules: dwell, too fast, viewer frequency', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  await create(adv, country)
+  const same = viewer()
+  const [short, fast, a, b] = [await offer(country), await offer(country), await offer(country, same), await offer(country, same)]
+  assert.equal(await view(h.anonymous, fast.impression_id, 10_000), 204)
+  await advance(h, 10)
+  assert.equal(await view(h.anonymous, short.impression_id, 9_000), 204)
+  assert.equal(await view(h.anonymous, a.impression_id, 10_000), 204)
+  assert.equal(await view(h.anonymous, b.impression_id, 10_000), 204)
+  const second = async (d: Decision) => (await ledger(d.impression_id))[1]
+  assert.deepEqual(await second(short), { event_type: 'view', billable: false, debit_micros: 0, reason: 'short_dwell' })
+  assert.deepEqual(await second(fast), { event_type: 'view', billable: false, debit_micros: 0, reason: 'dwell_exceeds_elapsed' })
+  assert.deepEqual(await second(a), { event_type: 'impression', billable: true, debit_micros: 0, reason: null })
+  assert.deepEqual(await second(b), { event_type: 'view', billable: false, debit_micros: 0, reason: 'viewer_frequency' })
+})
+
+test('one billable click per viewer per campaign per UTC day; other viewers and the next day bill again', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country)
+  const same = viewer()
+  const first = await offer(country, same)
+  const again = await offer(country, same)
+  const other = await offer(country)
+  for (const d of [first, again, other]) await click(d)
+  assert.deepEqual((await ledger(first.impression_id))[1], { event_type: 'click', billable: true, debit_micros: 2500, reason: null })
+  assert.deepEqual((await ledger(again.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: 'viewer_frequency' })
+  assert.equal((await ledger(other.impression_id))[1]?.billable, true)
+
+  // The next UTC day of the service clock.
+  const now = new Date(h.svc.service.clock.nowMs())
+  const nextDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 0, 0, 1)
+  await advance(h, Math.ceil((nextDay - now.getTime()) / 1000))
+  const tomorrow = await offer(country, same)
+  await click(tomorrow)
+  assert.equal((await ledger(tomorrow.impression_id))[1]?.billable, true)
+  assert.equal((await campaign(adv, id)).impressions_served, 3)
+})
+
+test('a click on an offer past the view window, or on an offer made as the campaign was cancelled, redirects and bills nothing', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country)
+  const old = await offer(country)
+  await advance(h, 3_601)
+  await click(old)
+  assert.deepEqual((await ledger(old.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: 'expired' })
+
+  const before = await offer(country)
+  await advance(h, 1)
+  const atCancel = await offer(country)
+  assert.equal((await adv.delete(`/v1/campaigns/${id}`)).status, 200)
+  await click(before)
+  await click(atCancel)
+  assert.equal((await ledger(before.impression_id))[1]?.billable, true, 'an offer made before the cancellation still bills its click')
+  assert.deepEqual((await ledger(atCancel.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: 'campaign_cancelled' })
+  const c = await campaign(adv, id)
+  assert.equal(c.impressions_served, 1)
+  assert.equal(c.lifetime_spent_micros, 2500)
+})
+
+test('never more clicks billed than bought: the last ones are block_full and the campaign completes', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country, { cpm_usd: 3 })
+  const offers = await Promise.all(Array.from({ length: 6 }, () => offer(country)))
+  // Most of it billed already (no ledger rows): the clicks reach the end of the campaign.
+  await sql`UPDATE campaigns SET impressions_billed = 997, impressions_leased = 997 WHERE campaign_id = ${id}`.execute(db())
+  await Promise.all(offers.map(click))
+  const clicks = (await Promise.all(offers.map(async (d) => (await ledger(d.impression_id))[1]!))).sort((x, y) => Number(y.billable) - Number(x.billable))
+  assert.deepEqual(clicks.map((r) => (r.billable ? 'billable' : r.reason)), ['billable', 'billable', 'billable', 'block_full', 'block_full', 'block_full'])
+  assert.deepEqual(clicks.slice(0, 3).map((r) => r.debit_micros).sort(), [998, 999, 1000].map((n) => impressionDebitMicros(3_000_000, n)).sort())
+  const c = await campaign(adv, id)
+  assert.equal(c.impressions_served, 1000)
+  assert.equal(c.status, 'completed')
+  assert.equal(await decide(h.anonymous, { country }), null, 'a completed click campaign no longer serves')
+})
+
+test('a click on an impression campaign is recorded, never billed', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country, { kind: 'impression' })
+  const d = await offer(country)
+  await click(d)
+  assert.deepEqual((await ledger(d.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: null })
+  assert.equal((await campaign(adv, id)).impressions_served, 0)
+})
+
+test('exports carry each click row\'s debit and billable; the balance counts the clicks', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await create(adv, country)
+  const d = await offer(country)
+  const start = new Date(h.svc.service.clock.nowMs() - 1_000).toISOString()
+  await advance(h, 10)
+  assert.equal(await view(h.anonymous, d.impression_id, 10_000), 204)
+  await click(d)
+  const end = new Date(h.svc.service.clock.nowMs() + 1_000).toISOString()
+  const queued = await adv.post('/v1/exports', { start, end, campaign_ids: [id] })
+  assert.equal(queued.status, 202, queued.text)
+  let job = queued.body
+  for (let i = 0; i < 400 && job.status !== 'ready' && job.status !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 10))
+    job = (await adv.get(`/v1/exports/${job.id}`)).body
+  }
+  assert.equal(job.status, 'ready', JSON.stringify(job))
+  const csv = (await adv.get<string>(`/v1/exports/${job.id}/download`)).text
+  const [header, ...rows] = csv.trim().split('\r\n').map((l) => l.split(','))
+  const col = (name: string) => header!.indexOf(name)
+  const byType = new Map(rows.map((r) => [r[col('event_type')], r]))
+  assert.equal(byType.get('click')?.[col('billable')], 'true')
+  assert.equal(byType.get('click')?.[col('debit_micros')], '2500')
+  assert.equal(byType.get('impression')?.[col('billable')], 'true')
+  assert.equal(byType.get('impression')?.[col('debit_micros')], '0')
+
+  // The balance (and with it the outstanding-balance cap and invoicing) counts the click's debit.
+  const account = (await adv.get('/v1/account')).body
+  assert.equal(account.balance.unbilled_delivered_micros, 2500)
+})
