@@ -7,8 +7,12 @@
  */
 import { allocate, offerExpired, type CampaignInventory } from './delivery.ts'
 
-/** Why a click campaign's click is recorded but not billed. */
-export const CLICK_NOT_BILLABLE = ['expired', 'viewer_frequency', 'campaign_cancelled', 'block_full'] as const
+/**
+ * Why a click campaign's click is recorded but not billed: the views' names (domain/delivery.ts,
+ * NON_BILLABLE_REASONS) for the same causes; a campaign cancelled before the offer, like a used-up
+ * one, has nothing left to bill (`block_full`).
+ */
+export const CLICK_NOT_BILLABLE = ['expired', 'viewer_frequency', 'block_full'] as const
 export type ClickNotBillable = (typeof CLICK_NOT_BILLABLE)[number]
 
 /**
@@ -58,7 +62,7 @@ export function judgeClicks(clicks: readonly ClickToJudge[], state: ClickState, 
     seen.add(k.impressionId)
     if (offerExpired(k.offeredAtMs, nowMs)) return { billable: false, reason: 'expired' }
     const c = state.campaigns.get(k.campaignId)
-    if (c && c.cancelledAtMs !== null && k.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'campaign_cancelled' }
+    if (c && c.cancelledAtMs !== null && k.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const slot = clickDaySlot(k.campaignId, k.viewerKey, day)
     if (state.billedDays.has(slot) || days.has(slot)) return { billable: false, reason: 'viewer_frequency' }
     const taken = granted.get(k.campaignId) ?? 0

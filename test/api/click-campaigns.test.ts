@@ -107,7 +107,7 @@ test('views of a click campaign are judged by the views\' rules: dwell, too fast
   assert.equal(await view(h.anonymous, b.impression_id, 10_000), 204)
   const second = async (d: Decision) => (await ledger(d.impression_id))[1]
   assert.deepEqual(await second(short), { event_type: 'view', billable: false, debit_micros: 0, reason: 'short_dwell' })
-  assert.deepEqual(await second(fast), { event_type: 'view', billable: false, debit_micros: 0, reason: 'dwell_exceeds_elapsed' })
+  assert.deepEqual(await second(fast), { event_type: 'view', billable: false, debit_micros: 0, reason: 'too_fast' })
   assert.deepEqual(await second(a), { event_type: 'impression', billable: true, debit_micros: 0, reason: null })
   assert.deepEqual(await second(b), { event_type: 'view', billable: false, debit_micros: 0, reason: 'viewer_frequency' })
 })
@@ -151,7 +151,7 @@ test('a click on an offer past the view window, or on an offer made as the campa
   await click(before)
   await click(atCancel)
   assert.equal((await ledger(before.impression_id))[1]?.billable, true, 'an offer made before the cancellation still bills its click')
-  assert.deepEqual((await ledger(atCancel.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: 'campaign_cancelled' })
+  assert.deepEqual((await ledger(atCancel.impression_id))[1], { event_type: 'click', billable: false, debit_micros: 0, reason: 'block_full' })
   const c = await campaign(adv, id)
   assert.equal(c.impressions_served, 1)
   assert.equal(c.lifetime_spent_micros, 2500)

@@ -94,7 +94,7 @@ test('judgeClicks: one per impression, offer age, cancellation, one per viewer p
   assert.deepEqual(reasons(judgeClicks([click('a'), click('b'), click('a')], state({ clicked: new Set(['b']) }), NOW)), ['billable', 'repeat', 'repeat'])
   assert.deepEqual(reasons(judgeClicks([click('old', { offeredAtMs: NOW - 3_600_001 }), click('edge', { offeredAtMs: NOW - 3_600_000 })], state(), NOW)), ['expired', 'billable'])
   const cancelled = state({ campaigns: new Map([['c1', { impressions: 1000, billed: 0, cancelledAtMs: NOW - 5_000 }]]) })
-  assert.deepEqual(reasons(judgeClicks([click('before', { offeredAtMs: NOW - 6_000 }), click('after', { offeredAtMs: NOW - 5_000 })], cancelled, NOW)), ['billable', 'campaign_cancelled'])
+  assert.deepEqual(reasons(judgeClicks([click('before', { offeredAtMs: NOW - 6_000 }), click('after', { offeredAtMs: NOW - 5_000 })], cancelled, NOW)), ['billable', 'block_full'])
   const v = { viewerKey: 'same' }
   assert.deepEqual(reasons(judgeClicks([click('x', v), click('y', v), click('z', { ...v, campaignId: 'c2' })], state({ campaigns: new Map([['c1', { impressions: 9, billed: 0, cancelledAtMs: null }], ['c2', { impressions: 9, billed: 0, cancelledAtMs: null }]]) }), NOW)), ['billable', 'viewer_frequency', 'billable'])
   const yesterday = clickDaySlot('c1', 'same', utcDay(NOW - 86_400_000))
