@@ -4,6 +4,8 @@ import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
 import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
 import { purgeFinishedWebhookMessages } from '../store/webhooks.ts'
+import { purgeClickDays } from '../store/ledger.ts'
+import { utcDay } from '../domain/clicks.ts'
 
 const HOUR = 3_600_000
 /** Expired previews stay findable (answering 410) for a week before they are deleted (then 404). */
@@ -14,8 +16,9 @@ const EXPORT_TOMBSTONE_MS = 7 * 24 * HOUR
 const WEBHOOK_LOG_MS = 30 * 24 * HOUR
 
 /**
- * Daily at 00:30 UTC: deletes expired artifacts, ended sessions, spent password links and webhook
- * messages finished over 30 days ago. Expiry itself is checked on
+ * Daily at 00:30 UTC: deletes expired artifacts, ended sessions, spent password links, webhook
+ * messages finished over 30 days ago and billable-click days before yesterday (a click is judged
+ * against its own UTC day; yesterday stays for a batch judged just before midnight). Expiry itself is checked on
  * every read, so this only reclaims space. Idempotent: a rerun finds nothing more to delete.
  */
 export function expiryJob(db: Db): Job {
@@ -34,6 +37,7 @@ export function expiryJob(db: Db): Job {
       const sessions = await deleteExpiredSessions(db, now)
       const links = await deleteExpiredPasswordTokens(db, now)
       const webhooks = await purgeFinishedWebhookMessages(db, new Date(now.getTime() - WEBHOOK_LOG_MS))
+      const clickDays = await purgeClickDays(db, utcDay(now.getTime() - 24 * HOUR))
       return {
         previews_deleted: previews,
         export_artifacts_deleted: jobs.artifacts_deleted,
@@ -41,6 +45,7 @@ export function expiryJob(db: Db): Job {
         sessions_deleted: sessions,
         password_links_deleted: links,
         webhook_messages_deleted: webhooks,
+        click_days_deleted: clickDays,
       }
     },
   }

@@ -324,3 +324,12 @@ export async function writeBatch(
   )
   return { lost: rows[0]!.lost }
 }
+
+/**
+ * Deletes the billable-click days (`viewer_click_days`) before `keepFrom` (a UTC day, YYYY-MM-DD):
+ * a click is judged against its own UTC day only, so past days never decide anything again.
+ */
+export async function purgeClickDays(db: Db, keepFrom: string): Promise<number> {
+  const res = await db.deleteFrom('viewer_click_days').where('day', '<', keepFrom).executeTakeFirst()
+  return Number(res.numDeletedRows)
+}

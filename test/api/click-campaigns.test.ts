@@ -133,6 +133,14 @@ test('one billable click per viewer per campaign per UTC day; other viewers and 
   await click(tomorrow)
   assert.equal((await ledger(tomorrow.impression_id))[1]?.billable, true)
   assert.equal((await campaign(adv, id)).impressions_served, 3)
+
+  // The expiry job keeps yesterday's and today's days of this viewer, and drops them a day later.
+  const days = () => db().selectFrom('viewer_click_days').select('day').where('campaign_id', '=', id).execute()
+  assert.equal((await h.admin.post('/admin/v1/jobs/expiry/run')).status, 200)
+  assert.equal((await days()).length, 3)
+  await advance(h, 2 * 86_400)
+  assert.equal((await h.admin.post('/admin/v1/jobs/expiry/run')).status, 200)
+  assert.deepEqual(await days(), [])
 })
 
 test('a click on an offer past the view window, or on an offer made as the campaign was cancelled, redirects and bills nothing', async () => {
