@@ -14,6 +14,8 @@ import { allocate, offerExpired, type CampaignInventory } from './delivery.ts'
  */
 export const CLICK_NOT_BILLABLE = ['expired', 'viewer_frequency', 'block_full'] as const
 export type ClickNotBillable = (typeof CLICK_NOT_BILLABLE)[number]
+/** Every reason a redirected click is not billed (the /metrics labels): the judged ones, a repeat, and any click on an impression campaign. */
+export const CLICK_UNBILLED_REASONS = [...CLICK_NOT_BILLABLE, 'repeat', 'impression_campaign'] as const
 
 /**
  * A click's fate: billable, recorded with a reason, or a repeat of the impression's first click

@@ -20,6 +20,8 @@ export interface ServingMetrics {
   decision(filled: boolean): void
   /** A view request's outcome: billable, or the reason it is not (unknown reasons count as `other`). */
   view(billable: boolean, reason: string | null): void
+  /** A click request's outcome: billable, or why not (unknown reasons count as `other`). */
+  click(billable: boolean, reason: string | null): void
   /** One committed (or failed) group-commit batch: its rows and how long the commit took. */
   ledgerBatch(rows: number, seconds: number): void
 }
@@ -39,6 +41,8 @@ export interface MetricsOptions {
   poolCounts?: () => PoolCounts | null
   /** Non-billable reasons bound in advance; any other reason is recorded as `other`. */
   viewReasons?: readonly string[]
+  /** Why a click is not billable, bound in advance the same way. */
+  clickReasons?: readonly string[]
 }
 
 /** Request durations from 1 ms to 10 s. */
@@ -52,6 +56,7 @@ export const METRIC_NAMES = {
   httpDuration: 'adapi_http_request_duration_seconds',
   decisions: 'adapi_serve_decisions_total',
   views: 'adapi_serve_views_total',
+  clicks: 'adapi_serve_clicks_total',
   ledgerRows: 'adapi_ledger_batch_rows',
   ledgerCommit: 'adapi_ledger_commit_seconds',
   jobRuns: 'adapi_job_runs_total',
@@ -82,6 +87,9 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   readonly #billable: CounterChild
   readonly #notBillable = new Map<string, CounterChild>()
   readonly #other: CounterChild
+  readonly #clickBillable: CounterChild
+  readonly #clickNotBillable = new Map<string, CounterChild>()
+  readonly #clickOther: CounterChild
   readonly #ledgerRows: Histogram
   readonly #ledgerCommit: Histogram
   readonly #jobRuns: Counter<'job'>
@@ -115,6 +123,15 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
     this.#billable = atZero(views.labels('true', 'none'))
     for (const reason of options.viewReasons ?? []) this.#notBillable.set(reason, atZero(views.labels('false', reason)))
     this.#other = atZero(views.labels('false', OTHER_REASON))
+    const clicks = new Counter({
+      name: METRIC_NAMES.clicks,
+      help: 'Click requests redirected: billable (reason none; click campaigns only), else why not: impression_campaign, repeat, expired, viewer_frequency, block_full.',
+      labelNames: ['billable', 'reason'],
+      registers,
+    })
+    this.#clickBillable = atZero(clicks.labels('true', 'none'))
+    for (const reason of options.clickReasons ?? []) this.#clickNotBillable.set(reason, atZero(clicks.labels('false', reason)))
+    this.#clickOther = atZero(clicks.labels('false', OTHER_REASON))
     this.#ledgerRows = new Histogram({
       name: METRIC_NAMES.ledgerRows,
       help: 'Ledger rows (offers, clicks, views) per group-commit batch.',
@@ -180,6 +197,11 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   view(billable: boolean, reason: string | null): void {
     if (billable) this.#billable.inc()
     else ((reason !== null && this.#notBillable.get(reason)) || this.#other).inc()
+  }
+
+  click(billable: boolean, reason: string | null): void {
+    if (billable) this.#clickBillable.inc()
+    else ((reason !== null && this.#clickNotBillable.get(reason)) || this.#clickOther).inc()
   }
 
   ledgerBatch(rows: number, seconds: number): void {

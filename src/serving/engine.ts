@@ -146,6 +146,7 @@ export class ServingEngine {
     const destination = this.index.destinationOf(offer.campaignId) ?? (await findDestination(this.#db, offer.campaignId))
     if (!destination) return null
     const outcome = await this.writer.recordClick({ impressionId, offer })
+    this.#metrics?.click(outcome.billable, outcome.billable ? null : outcome.reason)
     return { destination, outcome }
   }
 

@@ -1,3 +1,4 @@
+import { CLICK_UNBILLED_REASONS } from '../domain/clicks.ts'
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino'
 import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
 import type { Settings } from '../platform/env.ts'
@@ -68,6 +69,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     clock = new SystemClock()
   }
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
-  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION] })
+  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION], clickReasons: CLICK_UNBILLED_REASONS })
   return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics }
 }

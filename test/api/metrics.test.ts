@@ -41,6 +41,26 @@ test('/metrics is absent (404) without ADMIN_TOKEN', async () => {
   }
 })
 
+test('clicks: billable on a click campaign, else why not', async () => {
+  const before = await scrape()
+  const adv = await h.advertiser()
+  const [clickCountry, impressionCountry] = [privateCountry(), privateCountry()]
+  for (const [country, kind] of [[clickCountry, 'click'], [impressionCountry, 'impression']]) {
+    const created = await adv.post('/v1/campaigns', campaignBody({ target_countries: [country], impressions: 1000, kind }))
+    assert.equal(created.status, 201, created.text)
+  }
+  const onClick = (await decide(h.anonymous, { country: clickCountry, viewer_id: 'metrics-click' }))!
+  const onImpression = (await decide(h.anonymous, { country: impressionCountry, viewer_id: 'metrics-click' }))!
+  for (const d of [onClick, onClick, onImpression]) assert.equal((await h.anonymous.get(new URL(d.click_url).pathname)).status, 302)
+
+  const after = await scrape()
+  const delta = (labels: Record<string, string>) => after.value('adapi_serve_clicks_total', labels) - before.value('adapi_serve_clicks_total', labels)
+  assert.equal(delta({ billable: 'true', reason: 'none' }), 1)
+  assert.equal(delta({ billable: 'false', reason: 'repeat' }), 1)
+  assert.equal(delta({ billable: 'false', reason: 'impression_campaign' }), 1)
+  assert.equal(delta({ billable: 'false', reason: 'block_full' }), 0, 'bound in advance, at zero')
+})
+
 test('/metrics is in neither OpenAPI document', async () => {
   const pub = await h.anonymous.get('/v1/openapi.json')
   assert.ok(!Object.keys(pub.body.paths).some((p) => p.includes('metrics')))
