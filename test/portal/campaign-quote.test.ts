@@ -41,12 +41,13 @@ test('the form carries the quote of its fresh values (the floor bid), in a polit
 
 test('the live fragment: the quote of the typed fields, a refusal in the field error words, signed in only, writes nothing', async () => {
   const adv = await portalAdvertiser(h)
-  const top = await adv.browser.get(`${FRAGMENT}?cpm_usd=%244&blocks=2&target_surface=extension&kind=click`)
+  // A click bid ranks by expected value: $400 a thousand clicks at the 1 % prior CTR is worth $4.00, ahead of the $3.00 rival.
+  const top = await adv.browser.get(`${FRAGMENT}?cpm_usd=%24400&blocks=2&target_surface=extension&kind=click`)
   assert.equal(top.status, 200, top.text)
   assert.match(top.headers.get('content-type') ?? '', /^text\/html/)
   assert.equal(top.headers.get('cache-control'), 'no-store')
   assert.doesNotMatch(top.text, /<html|<h1/)
-  assert.match(visibleText(top.text), /At \$4\.00, your campaign would be #1 in the auction for this traffic \(next to serve\), with 0 impressions queued ahead/)
+  assert.match(visibleText(top.text), /At \$400\.00, your campaign would be #1 in the auction for this traffic \(next to serve\), with 0 impressions queued ahead/)
 
   const tie = await adv.browser.get(`${FRAGMENT}?cpm_usd=3`)
   assert.match(visibleText(tie.text), /At \$3\.00, your campaign would be #2/, 'equal to the rival: created later, behind it')
