@@ -50,7 +50,7 @@ export function competesWith(c: Pick<QueuedCampaign, 'targetSurface' | 'targetCo
 export interface Place {
   /** 1 = next to serve. */
   rank: number
-  /** Impressions left to deliver on the competing campaigns ranked ahead. */
+  /** Impressions left to deliver on the competing campaigns ranked ahead (a click campaign's clicks left at its estimated CTR). */
   impressionsAhead: number
 }
 
@@ -82,15 +82,25 @@ export function placeInQueue(queue: readonly QueuedCampaign[], bid: QuotedBid, c
     impressions: bid.impressions,
     billed: 0,
   }
-  const ahead = new Set<QueuedCampaign>()
+  // Each campaign ahead, with the CTR of the first surface it is ahead on (its clicks are impressions at that rate).
+  const ahead = new Map<QueuedCampaign, Fraction | null>()
   for (const surface of surfacesOf(bid.targetSurface)) {
     const there = competing.filter((c) => surfacesOf(c.targetSurface).includes(surface))
     const ordered = rank([...there, mine], (c) => ctrOf(c === mine ? null : c, surface))
-    for (const c of ordered.slice(0, ordered.indexOf(mine))) ahead.add(c)
+    for (const c of ordered.slice(0, ordered.indexOf(mine))) if (!ahead.has(c)) ahead.set(c, c.kind === 'click' ? ctrOf(c, surface) : null)
   }
   let impressionsAhead = 0
-  for (const c of ahead) impressionsAhead += Math.max(0, c.impressions - c.billed)
+  for (const [c, ctr] of ahead) impressionsAhead += impressionsFor(Math.max(0, c.impressions - c.billed), ctr)
   return { rank: ahead.size + 1, impressionsAhead }
+}
+
+/**
+ * The impressions `units` take to deliver: impressions are themselves; a click campaign's clicks
+ * take units / CTR impressions at its estimated CTR (rounded up; a zero estimate counts one each).
+ */
+export function impressionsFor(units: number, ctr: Fraction | null): number {
+  if (ctr === null || ctr.num === 0n) return units
+  return Number((BigInt(units) * ctr.den + ctr.num - 1n) / ctr.num)
 }
 
 /** The most recent billable impressions on the bid's traffic, as read from the ledger. */

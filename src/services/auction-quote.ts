@@ -5,6 +5,7 @@ import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
 import {
   clearingCpmMicros,
   estimateDelivery,
+  impressionsFor,
   fillWindow,
   placeInQueue,
   QUOTE_SAMPLE_MAX,
@@ -73,7 +74,9 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
   const lowest = await readLowestWinningCpm(ctx.db, traffic, new Date(window.startMs), new Date(window.endMs))
 
   const place = placeInQueue(queue, bid, ctrOf)
-  const estimate = estimateDelivery(place, bid.impressions, window)
+  // A click bid buys clicks: they take impressions at its estimated CTR on its (first) surface.
+  const volume = impressionsFor(bid.impressions, bid.kind === 'click' ? ctrOf(null, traffic.surfaces[0]!) : null)
+  const estimate = estimateDelivery(place, volume, window)
   const clearing = clearingCpmMicros(lowest, Math.round(config.min_cpm_usd * MICROS_PER_USD))
   return {
     rank: place.rank,

@@ -5,6 +5,7 @@ import {
   competesWith,
   estimateDelivery,
   fillWindow,
+  impressionsFor,
   placeInQueue,
   QUOTE_SAMPLE_MAX,
   QUOTE_WINDOW_MS,
@@ -41,14 +42,22 @@ test('placeInQueue: click campaigns and click bids rank by CPM × estimated CTR 
   // The click campaign is worth $100 × 2 % = $2.00 on the extension and $100 × 0.5 % = $0.50 on the terminal.
   const ctrOf = (c: QueuedCampaign | null, surface: 'extension' | 'terminal') =>
     c === null ? { num: 1n, den: 100n } : surface === 'extension' ? { num: 2n, den: 100n } : { num: 1n, den: 200n }
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 1200 })
   assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'terminal' }), ctrOf), { rank: 1, impressionsAhead: 0 })
-  // Blended: ahead where it outranks the bid on either surface.
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 1200 })
+  // Blended: ahead where it outranks the bid on either surface (the click campaign on the extension, at 2 %).
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 25_700 })
   // A click bid of $210 at its own 1 %: $2.10, ahead of both on the extension.
   assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0 })
   // $200 at 1 % is $2.00: equal to both campaigns on the extension, and created after them, so behind both.
-  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 1200 })
+  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 25_700 })
+  // The click campaign's 500 clicks left take 500 / 2 % = 25,000 impressions ahead on the extension.
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 25_700 })
+})
+
+test('impressionsFor: clicks take units / CTR impressions, rounded up; impressions are themselves', () => {
+  assert.equal(impressionsFor(1000, null), 1000)
+  assert.equal(impressionsFor(1000, { num: 1n, den: 100n }), 100_000)
+  assert.equal(impressionsFor(10, { num: 3n, den: 100n }), 334)
+  assert.equal(impressionsFor(0, { num: 3n, den: 100n }), 0)
 })
 
 test('placeInQueue: only campaigns that serve some of the same traffic count', () => {

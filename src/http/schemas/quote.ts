@@ -61,7 +61,9 @@ export const QuoteSchema = Type.Object({
   }),
   impressions_ahead: Type.Integer({
     minimum: 0,
-    description: 'Impressions still to deliver on the campaigns ranked ahead (the sum over them of impressions bought minus delivered).',
+    description:
+      'Impressions still to deliver on the campaigns ranked ahead (the sum over them of impressions bought minus delivered; ' +
+      'a `click` campaign\'s clicks left count as the impressions they take at its estimated CTR, rounded up).',
   }),
   clearing_cpm_usd: Nullable(
     Type.Number({
@@ -86,7 +88,8 @@ export const QuoteSchema = Type.Object({
       format: 'date-time',
       description:
         'The same estimate for the last of `impressions`: window_end + (impressions_ahead + impressions) × window length / ' +
-        'billable_impressions, rounded up to the second. Null when the window has no billable impression.',
+        'billable_impressions, rounded up to the second; for `kind=click`, `impressions` are clicks and take impressions / ' +
+        'estimated CTR impressions. Null when the window has no billable impression.',
     }),
   ),
   based_on: Type.Object(

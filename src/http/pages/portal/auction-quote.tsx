@@ -35,7 +35,7 @@ export function AuctionQuote(props: { view: QuoteView }) {
       <p>
         {q.estimated_start_at === null || q.estimated_completion_at === null
           ? 'There has been too little recent traffic to estimate when it would serve.'
-          : `At the recent fill rate it would start serving around ${utc(q.estimated_start_at)} and deliver ${count(q.based_on.impressions)} impressions by about ${utc(q.estimated_completion_at)}.`}
+          : `At the recent fill rate it would start serving around ${utc(q.estimated_start_at)} and deliver ${count(q.based_on.impressions)} ${q.based_on.kind === 'click' ? 'clicks' : 'impressions'} by about ${utc(q.estimated_completion_at)}.`}
       </p>
       <p class="hint">
         Based on {count(q.based_on.billable_impressions)} billable impressions on this traffic from {utc(q.based_on.window_start)} to {utc(q.based_on.window_end)}.
