@@ -104,8 +104,9 @@ describe('the live auction quote on the create form', { skip: browserSkip }, () 
     await field(page, 'Blocks').fill('3')
     text = await quoteShows(page, /At \$2\.50, your campaign would be #2/)
     assert.match(text, /deliver 3,000 impressions by about/)
+    // A click bid ranks by expected value ($2.50 × the 1 % prior CTR), behind both rivals, and buys clicks.
     await setField(page, 'Kind', 'Click')
-    await quoteShows(page, /#2/)
+    await quoteShows(page, /would be #3[\s\S]*deliver 3,000 clicks by about/)
     assert.doesNotMatch(await page.content(), /Rival Brand|Rival line|rival\.example/)
 
     await checkPage(page)
