@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { WebhookMetrics } from '../platform/metrics.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import type { ServiceContext } from '../services/context.ts'
 import { claimDueWebhooks, deliverClaimed } from '../services/webhooks/delivery.ts'
@@ -10,19 +11,21 @@ import { claimDueWebhooks, deliverClaimed } from '../services/webhooks/delivery.
  * look claims only as many messages as there are free slots. Real-time polling, not a scheduled
  * job of the service clock: a message is due at the instant of its event, and under CLOCK=manual
  * that instant does not move until an operator moves it. Stopping aborts the attempts in flight
- * and gives their messages back.
+ * and gives their messages back. Each recorded attempt is counted in `metrics` by outcome.
  */
 export class WebhookSender {
   readonly #ctx: ServiceContext
   readonly #log: FastifyBaseLogger
+  readonly #metrics: WebhookMetrics | undefined
   readonly #abort = new AbortController()
   readonly #inFlight = new Set<Promise<void>>()
   #timer: NodeJS.Timeout | null = null
   #claiming: Promise<void> | null = null
 
-  constructor(ctx: ServiceContext, log: FastifyBaseLogger) {
+  constructor(ctx: ServiceContext, log: FastifyBaseLogger, metrics?: WebhookMetrics) {
     this.#ctx = ctx
     this.#log = log
+    this.#metrics = metrics
   }
 
   start(pollMs: number = TIMEOUTS.webhooks.pollMs): void {
@@ -38,7 +41,9 @@ export class WebhookSender {
       .then((claimed) => {
         for (const message of claimed) {
           const sending: Promise<void> = deliverClaimed(this.#ctx, this.#log, message, this.#abort.signal)
-            .then(() => {})
+            .then((attempt) => {
+              if (attempt !== null) this.#metrics?.webhookAttempt(attempt.outcome, attempt.seconds)
+            })
             .catch((err: unknown) => this.#log.error({ err, message_id: message.message_id }, 'webhook delivery failed to record'))
             .finally(() => this.#inFlight.delete(sending))
           this.#inFlight.add(sending)

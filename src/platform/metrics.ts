@@ -31,6 +31,11 @@ export interface JobMetrics {
   jobRun(job: string, seconds: number, ok: boolean): void
 }
 
+/** What the webhook sender records for each attempt it recorded in the store. */
+export interface WebhookMetrics {
+  webhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', seconds: number): void
+}
+
 /** What the HTTP layer records for each answered request. */
 export interface HttpMetrics {
   request(method: string, route: string, status: number, seconds: number): void
@@ -49,6 +54,8 @@ export interface MetricsOptions {
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 /** A ledger batch takes up to 2,000 each of offers, clicks and views. */
 const ROWS_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 6000]
+/** A webhook attempt takes up to its 10 s timeout. */
+const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 /** Jobs run from milliseconds (nothing due) to many minutes (an invoicing catch-up). */
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900]
 
@@ -63,6 +70,8 @@ export const METRIC_NAMES = {
   jobFailures: 'adapi_job_failures_total',
   jobDuration: 'adapi_job_duration_seconds',
   pool: 'adapi_db_pool_connections',
+  webhookAttempts: 'adapi_webhook_attempts_total',
+  webhookDuration: 'adapi_webhook_attempt_duration_seconds',
 } as const
 
 /** A route label for requests that matched no route (never the raw URL: it would be unbounded). */
@@ -78,7 +87,7 @@ function atZero(child: CounterChild): CounterChild {
   return child
 }
 
-export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
+export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, WebhookMetrics {
   readonly registry = new Registry()
   readonly #http: Histogram<'method' | 'route' | 'status'>
   readonly #httpChildren = new Map<string, Map<string, Map<number, HistogramChild>>>()
@@ -95,6 +104,8 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
   readonly #jobRuns: Counter<'job'>
   readonly #jobFailures: Counter<'job'>
   readonly #jobDuration: Histogram<'job'>
+  readonly #webhookAttempts: Counter<'outcome'>
+  readonly #webhookDuration: Histogram
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry]
@@ -151,6 +162,19 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
       help: 'Time one job run took, by job.',
       labelNames: ['job'],
       buckets: JOB_BUCKETS,
+      registers,
+    })
+    this.#webhookAttempts = new Counter({
+      name: METRIC_NAMES.webhookAttempts,
+      help: 'Webhook delivery attempts recorded, by what they left the message as: delivered, retrying (next attempt scheduled) or failed (past its 24 hours).',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of ['delivered', 'retrying', 'failed']) atZero(this.#webhookAttempts.labels(outcome))
+    this.#webhookDuration = new Histogram({
+      name: METRIC_NAMES.webhookDuration,
+      help: 'Time one webhook attempt took, from the address check to the endpoint\'s answer (or the timeout).',
+      buckets: WEBHOOK_BUCKETS,
       registers,
     })
     const poolCounts = options.poolCounts
@@ -213,6 +237,11 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics {
     this.#jobRuns.labels(job).inc()
     if (!ok) this.#jobFailures.labels(job).inc()
     this.#jobDuration.labels(job).observe(seconds)
+  }
+
+  webhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', seconds: number): void {
+    this.#webhookAttempts.labels(outcome).inc()
+    this.#webhookDuration.observe(seconds)
   }
 
   /** The scrape: Prometheus text format 0.0.4. */

@@ -42,7 +42,8 @@ export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number)
 
 /** Starts sending due webhooks (ROLE=all and worker; a web instance only writes them to the outbox). */
 export function startWebhookSender(base: Base): WebhookSender {
-  const sender = new WebhookSender({ db: base.store.db, clock: base.clock, settings: base.settings }, base.log.child({ component: 'webhooks' }))
+  const ctx = { db: base.store.db, clock: base.clock, settings: base.settings }
+  const sender = new WebhookSender(ctx, base.log.child({ component: 'webhooks' }), base.metrics)
   sender.start()
   return sender
 }

@@ -3,6 +3,8 @@ import { after, before, test } from 'node:test'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
+import { Scrape } from '../helpers/metrics.ts'
+import { ADMIN_TOKEN } from '../helpers/service.ts'
 
 // Webhooks over real HTTP to a real receiver on 127.0.0.1 (WEBHOOKS_ALLOW_LOOPBACK=true), on both
 // stores. The clock is manual: retries wait on the service clock, which the tests move.
@@ -29,6 +31,12 @@ async function endpoint(adv: Advertiser, events: string[]): Promise<{ receiver: 
   assert.equal(res.status, 201, res.text)
   r.secret = res.body.secret
   return { receiver: r, id: res.body.id, secret: res.body.secret }
+}
+
+async function scrape(): Promise<Scrape> {
+  const res = await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  assert.equal(res.status, 200)
+  return new Scrape(await res.text())
 }
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
@@ -204,6 +212,7 @@ test('a receiver that never answers 2xx: retried for 24 hours from the event, th
   const adv = await h.advertiser()
   const ep = await endpoint(adv, ['campaign.moderation_decided'])
   ep.receiver.answer = (_req, res) => void res.writeHead(503).end()
+  const before = await scrape()
   const created = await adv.post('/v1/campaigns', campaignBody({ target_countries: [privateCountry()] }))
   await h.admin.post(`/admin/v1/campaigns/${created.body.campaign_id}/moderation`, { status: 'approved' })
   await ep.receiver.waitFor(1)
@@ -221,6 +230,12 @@ test('a receiver that never answers 2xx: retried for 24 hours from the event, th
   const attempts = state.body.attempts.length
   assert.ok(attempts >= 8 && attempts <= 16, `${attempts} attempts`)
   assert.equal(new Set(ep.receiver.received.map((r) => r.id)).size, 1)
+  // Every recorded attempt is counted by what it left the message as (no other test's delivery fails or retries meanwhile).
+  const after = await scrape()
+  const delta = (name: string, labels: Record<string, string> = {}) => after.value(name, labels) - before.value(name, labels)
+  assert.equal(delta('adapi_webhook_attempts_total', { outcome: 'failed' }), 1)
+  assert.equal(delta('adapi_webhook_attempts_total', { outcome: 'retrying' }), attempts - 1)
+  assert.ok(after.count('adapi_webhook_attempt_duration_seconds') - before.count('adapi_webhook_attempt_duration_seconds') >= attempts)
   // The gaps grow (exponential backoff, jitter within ±25 %).
   const times = state.body.attempts.map((a: { attempted_at: string }) => Date.parse(a.attempted_at)).reverse()
   const gaps = times.slice(1).map((t: number, i: number) => t - times[i])

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { DataTable } from './data-table.tsx'
 
 /**
  * A server-rendered SVG chart of one time series: no JavaScript, no inline
@@ -208,33 +209,20 @@ export function Chart(props: ChartProps) {
       <details class="chart-data">
         <summary>Data</summary>
         {/* Scrolls when long or narrow, so it takes the focus (keyboard users can scroll it). */}
-        <div class="table-wrap" role="region" aria-label={`${props.title}: data`} tabIndex={0}>
-          <table>
-            <caption>{props.title}</caption>
-            <thead>
+        <DataTable label={`${props.title}: data`} columns={['Time (UTC)', { label: props.valueLabel, num: true }]} caption={props.title}>
+          {points.length === 0 ? (
+            <tr>
+              <td colSpan={2}>{props.emptyText ?? 'No delivery in this period'}</td>
+            </tr>
+          ) : (
+            points.map((p) => (
               <tr>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col" class="num">
-                  {props.valueLabel}
-                </th>
+                <td>{props.formatTime(p.t)}</td>
+                <td class="num">{props.formatValue(p.value)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {points.length === 0 ? (
-                <tr>
-                  <td colSpan={2}>{props.emptyText ?? 'No delivery in this period'}</td>
-                </tr>
-              ) : (
-                points.map((p) => (
-                  <tr>
-                    <td>{props.formatTime(p.t)}</td>
-                    <td class="num">{props.formatValue(p.value)}</td>
-                  </tr>
-                ))
-              )}
-            </tbody>
-          </table>
-        </div>
+            ))
+          )}
+        </DataTable>
       </details>
     </figure>
   )

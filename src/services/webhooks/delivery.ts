@@ -18,6 +18,12 @@ export interface DeliveryLog {
 /** What an attempt left its message as. */
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed'
 
+/** A recorded attempt: its outcome and how long the request to the endpoint took (address check included). */
+export interface AttemptResult {
+  outcome: DeliveryOutcome
+  seconds: number
+}
+
 /**
  * The address a delivery connects to: the URL's literal address, or the first its name resolves
  * to now, provided every resolved address passes the SSRF rule (a name that also points inside
@@ -77,7 +83,7 @@ async function send(ctx: ServiceContext, m: ClaimedMessage, attemptedAt: Date, s
  * backoff) or failed (past its 24 hours). Answers null when nothing was recorded: shutting down
  * (the claim is given back) or the claim lapsed meanwhile.
  */
-export async function deliverClaimed(ctx: ServiceContext, log: DeliveryLog, m: ClaimedMessage, signal: AbortSignal): Promise<DeliveryOutcome | null> {
+export async function deliverClaimed(ctx: ServiceContext, log: DeliveryLog, m: ClaimedMessage, signal: AbortSignal): Promise<AttemptResult | null> {
   const token = m.claim_token ?? ''
   const attemptedAt = ctx.clock.now()
   const started = performance.now()
@@ -89,7 +95,8 @@ export async function deliverClaimed(ctx: ServiceContext, log: DeliveryLog, m: C
     await releaseClaim(ctx.db, m.message_id, token)
     return null
   }
-  const durationMs = Math.round(performance.now() - started)
+  const seconds = (performance.now() - started) / 1000
+  const durationMs = Math.round(seconds * 1000)
   const succeeded = sent.statusCode !== null && deliveredStatus(sent.statusCode)
   const attempt = m.attempts + 1
   const next = succeeded ? null : nextAttemptAt(attemptedAt, attempt, Math.random(), m.retry_until)
@@ -119,7 +126,7 @@ export async function deliverClaimed(ctx: ServiceContext, log: DeliveryLog, m: C
   }
   if (succeeded) log.info(fields, 'webhook delivered')
   else log.warn({ ...fields, next_attempt_at: next?.toISOString() ?? null }, status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed; retrying')
-  return status === 'delivered' ? 'delivered' : status === 'failed' ? 'failed' : 'retrying'
+  return { outcome: status === 'delivered' ? 'delivered' : status === 'failed' ? 'failed' : 'retrying', seconds }
 }
 
 /**

@@ -4,6 +4,7 @@ import { count, usdFromCents, utc } from '../format.ts'
 import type { AccountListItemSchema, OperatorAccountSchema } from '../../schemas/admin/accounts.ts'
 import { NextPage, OpsPage, type OpsFrame } from './frame.tsx'
 import type { FieldErrors } from './messages.ts'
+import { DataTable } from '../data-table.tsx'
 
 type ListItem = Static<typeof AccountListItemSchema>
 type Account = Static<typeof OperatorAccountSchema>
@@ -25,37 +26,27 @@ export function AccountsPage(props: { frame: OpsFrame; query: string; accounts: 
       {props.accounts.length === 0 ? (
         <p>{props.query ? 'No account matches.' : 'No accounts yet.'}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">{props.query ? `Accounts matching “${props.query}”, newest first` : 'Every account, newest first'}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">User id</th>
-                <th scope="col">Created</th>
-                <th scope="col">Approved</th>
-                <th scope="col">Terms</th>
-                <th scope="col">Collection</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.accounts.map((a) => (
-                <tr>
-                  <td>
-                    <a href={`/ops/accounts/${a.user_id}`}>{a.email}</a>
-                  </td>
-                  <td>
-                    <code>{a.user_id}</code>
-                  </td>
-                  <td>{utc(a.created_at)}</td>
-                  <td>{yesNo(a.write_approved)}</td>
-                  <td>{yesNo(a.terms_accepted)}</td>
-                  <td>{a.collection_status.replaceAll('_', ' ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Accounts"
+          columns={['Email', 'User id', 'Created', 'Approved', 'Terms', 'Collection']}
+          captionClass="muted"
+          caption={props.query ? `Accounts matching “${props.query}”, newest first` : 'Every account, newest first'}
+        >
+          {props.accounts.map((a) => (
+            <tr>
+              <td>
+                <a href={`/ops/accounts/${a.user_id}`}>{a.email}</a>
+              </td>
+              <td>
+                <code>{a.user_id}</code>
+              </td>
+              <td>{utc(a.created_at)}</td>
+              <td>{yesNo(a.write_approved)}</td>
+              <td>{yesNo(a.terms_accepted)}</td>
+              <td>{a.collection_status.replaceAll('_', ' ')}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <NextPage href={props.next} label="Older accounts" />
     </OpsPage>

@@ -5,6 +5,7 @@ import { count, usdExactFromMicros, usdFromCents, utc, utcDay } from '../format.
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
+import { DataTable } from '../data-table.tsx'
 
 /** `/portal/billing` (pure rendering): collection status and next step, enrollment, Net 30, balance, invoices. */
 
@@ -88,27 +89,16 @@ export function BillingPage(props: { csrf: string; email: string; account: Accou
         />
         <button type="submit">Enroll weekly auto-pay</button>
       </PostForm>
-      <div class="table-wrap">
-        <table>
-          <caption class="muted">Test cards</caption>
-          <thead>
-            <tr>
-              <th scope="col">Card number</th>
-              <th scope="col">What it does</th>
-            </tr>
-          </thead>
-          <tbody>
-            {TEST_CARDS.map((c) => (
-              <tr>
-                <td>
-                  <code>{c.number}</code>
-                </td>
-                <td>{c.does}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Test cards" columns={['Card number', 'What it does']} captionClass="muted" caption="Test cards">
+        {TEST_CARDS.map((c) => (
+          <tr>
+            <td>
+              <code>{c.number}</code>
+            </td>
+            <td>{c.does}</td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Net 30 invoicing</h2>
       <Net30 csrf={props.csrf} account={account} />
@@ -183,44 +173,27 @@ function Balance(props: { account: Account }) {
 function Invoices(props: { invoices: Invoice[]; overdue: Set<string> }) {
   if (props.invoices.length === 0) return <p>No invoices yet. The first one is cut at the next billing run after value is delivered.</p>
   return (
-    <div class="table-wrap">
-      <table aria-labelledby="invoices-h">
-        <thead>
+    <DataTable
+      labelledBy="invoices-h"
+      columns={['Period', { label: 'Amount', num: true }, { label: 'Credits applied', num: true }, { label: 'Total', num: true }, 'Status', 'Due']}
+    >
+      {props.invoices.map((i) => {
+        const status = props.overdue.has(i.invoice_id) ? { label: 'Overdue', tone: 'bad' as const } : invoiceStatusWords(i)
+        return (
           <tr>
-            <th scope="col">Period</th>
-            <th scope="col" class="num">
-              Amount
-            </th>
-            <th scope="col" class="num">
-              Credits applied
-            </th>
-            <th scope="col" class="num">
-              Total
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Due</th>
+            <td>
+              {utcDay(i.period.start)} – {utcDay(i.period.end)}
+            </td>
+            <td class="num">{usdFromCents(i.amount_cents)}</td>
+            <td class="num">{usdFromCents(i.credits_applied_cents)}</td>
+            <td class="num">{usdFromCents(i.total_cents)}</td>
+            <td>
+              <Badge tone={status.tone}>{status.label}</Badge>
+            </td>
+            <td>{utc(i.due_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.invoices.map((i) => {
-            const status = props.overdue.has(i.invoice_id) ? { label: 'Overdue', tone: 'bad' as const } : invoiceStatusWords(i)
-            return (
-              <tr>
-                <td>
-                  {utcDay(i.period.start)} – {utcDay(i.period.end)}
-                </td>
-                <td class="num">{usdFromCents(i.amount_cents)}</td>
-                <td class="num">{usdFromCents(i.credits_applied_cents)}</td>
-                <td class="num">{usdFromCents(i.total_cents)}</td>
-                <td>
-                  <Badge tone={status.tone}>{status.label}</Badge>
-                </td>
-                <td>{utc(i.due_at)}</td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </div>
+        )
+      })}
+    </DataTable>
   )
 }

@@ -2,6 +2,7 @@ import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { count, usdBid, usdFromMicros, utc } from '../format.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
+import { DataTable } from '../data-table.tsx'
 
 type Campaign = Static<typeof CampaignSummarySchema>
 
@@ -49,45 +50,36 @@ export function CampaignListPage(props: {
           </div>
         )
       ) : (
-        <div class="table-wrap" role="region" aria-label="Your campaigns" tabIndex={0}>
-          <table>
-            <caption class="muted">Newest first{props.paged ? ' (continued)' : ''}.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Bid (CPM)
-                </th>
-                <th scope="col" class="num">
-                  Served / bought
-                </th>
-                <th scope="col" class="num">
-                  Spend
-                </th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {campaigns.map((c) => (
-                <tr>
-                  <td>
-                    <a href={`/portal/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</a>
-                  </td>
-                  <td>
-                    <CampaignStatusBadge status={c.status} />
-                  </td>
-                  <td class="num">{usdBid(c.cpm_usd)}</td>
-                  <td class="num">
-                    {count(c.impressions_served)} / {count(c.impressions)}
-                  </td>
-                  <td class="num">{usdFromMicros(c.lifetime_spent_micros)}</td>
-                  <td>{utc(c.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Your campaigns"
+          columns={[
+            'Name',
+            'Status',
+            { label: 'Bid (CPM)', num: true },
+            { label: 'Served / bought', num: true },
+            { label: 'Spend', num: true },
+            'Created',
+          ]}
+          captionClass="muted"
+          caption={`Newest first${props.paged ? ' (continued)' : ''}.`}
+        >
+          {campaigns.map((c) => (
+            <tr>
+              <td>
+                <a href={`/portal/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</a>
+              </td>
+              <td>
+                <CampaignStatusBadge status={c.status} />
+              </td>
+              <td class="num">{usdBid(c.cpm_usd)}</td>
+              <td class="num">
+                {count(c.impressions_served)} / {count(c.impressions)}
+              </td>
+              <td class="num">{usdFromMicros(c.lifetime_spent_micros)}</td>
+              <td>{utc(c.created_at)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {props.nextCursor !== null || props.paged ? (
         <nav class="pager" aria-label="Pages">

@@ -8,6 +8,7 @@ import type { ActionError } from './campaign-messages.ts'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
 import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
 import { adLineRewriteConflict, cancelTransition, pauseTransition, resumeTransition, type Transition } from '../../../domain/campaign-state.ts'
+import { DataTable } from '../data-table.tsx'
 
 type Campaign = Static<typeof CampaignDetailSchema>
 
@@ -233,66 +234,44 @@ export function CampaignPage(props: CampaignPageProps) {
       <Delivery campaign={c} delivery={props.delivery} />
 
       <h2 id="blocks-h">Blocks</h2>
-      <div class="table-wrap" role="region" aria-labelledby="blocks-h" tabIndex={0}>
-        <table>
-          <caption>
+      <DataTable
+        labelledBy="blocks-h"
+        columns={['Block', 'Status', { label: 'Served / target', num: true }, 'Started', 'Exhausted']}
+        caption={
+          <>
             Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} {unit}, delivered in order
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Block</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">
-                Served / target
-              </th>
-              <th scope="col">Started</th>
-              <th scope="col">Exhausted</th>
-            </tr>
-          </thead>
-          <tbody>
-            {c.blocks.map((b) => (
-              <tr>
-                <td>{b.block_index + 1}</td>
-                <td>{BLOCK[b.status] ?? b.status}</td>
-                <td class="num">
-                  {count(b.impressions_served)} / {count(b.impressions_target)}
-                </td>
-                <td>{utc(b.started_at)}</td>
-                <td>{utc(b.exhausted_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          </>
+        }
+      >
+        {c.blocks.map((b) => (
+          <tr>
+            <td>{b.block_index + 1}</td>
+            <td>{BLOCK[b.status] ?? b.status}</td>
+            <td class="num">
+              {count(b.impressions_served)} / {count(b.impressions_target)}
+            </td>
+            <td>{utc(b.started_at)}</td>
+            <td>{utc(b.exhausted_at)}</td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2 id="creatives-h">Creatives</h2>
-      <div class="table-wrap" role="region" aria-labelledby="creatives-h" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Ad line</th>
-              <th scope="col">Destination URL</th>
-              <th scope="col">Brand</th>
-              <th scope="col">Moderation</th>
-            </tr>
-          </thead>
-          <tbody>
-            {c.creatives.map((cr) => (
-              <tr>
-                <td>{cr.ad_line}</td>
-                <td class="mono-cell">{cr.destination_url}</td>
-                <td>{cr.brand ?? '—'}</td>
-                <td>
-                  <Badge map={MODERATION} value={cr.moderation_status} />
-                  {cr.moderation_status === 'rejected' ? (
-                    <p class="moderation-reason">Reason: {cr.moderation_reason ?? 'none given; contact support to ask.'}</p>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable labelledBy="creatives-h" columns={['Ad line', 'Destination URL', 'Brand', 'Moderation']}>
+        {c.creatives.map((cr) => (
+          <tr>
+            <td>{cr.ad_line}</td>
+            <td class="mono-cell">{cr.destination_url}</td>
+            <td>{cr.brand ?? '—'}</td>
+            <td>
+              <Badge map={MODERATION} value={cr.moderation_status} />
+              {cr.moderation_status === 'rejected' ? (
+                <p class="moderation-reason">Reason: {cr.moderation_reason ?? 'none given; contact support to ask.'}</p>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Order</h2>
       <dl class="facts">

@@ -8,6 +8,7 @@ import type { ExportJobSchema } from '../../schemas/exports.ts'
 import type { ExportRequestForm } from '../../schemas/pages/forms.ts'
 import type { Detail } from '../../../domain/errors.ts'
 import type { FormProblem } from './campaign-form.tsx'
+import { DataTable } from '../data-table.tsx'
 
 type ExportJob = Static<typeof ExportJobSchema>
 export type ExportFormValues = Omit<Static<typeof ExportRequestForm>, '_csrf'>
@@ -154,57 +155,43 @@ export function ExportsPage(props: {
         <p>{props.paged ? 'No more exports.' : 'No exports yet. Files are kept for 24 hours after you request them.'}</p>
       ) : (
         // Focusable, so a keyboard can scroll the table on a narrow screen even when no row has a link yet.
-        <div class="table-wrap" role="region" aria-label="Your exports" tabIndex={0}>
-          <table>
-            <thead>
+        <DataTable label="Your exports" columns={['Requested', 'Window', 'Status', 'Progress', 'Expires', 'File']}>
+          {props.jobs.map((job) => {
+            const expired = props.now.getTime() >= new Date(job.expires_at).getTime()
+            const campaignIds = job.filters.campaign_ids ?? []
+            const s = STATUS[job.status]
+            return (
               <tr>
-                <th scope="col">Requested</th>
-                <th scope="col">Window</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Expires</th>
-                <th scope="col">File</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.jobs.map((job) => {
-                const expired = props.now.getTime() >= new Date(job.expires_at).getTime()
-                const campaignIds = job.filters.campaign_ids ?? []
-                const s = STATUS[job.status]
-                return (
-                  <tr>
-                    <td id={`export-${job.id}`}>{utc(job.created_at)}</td>
-                    <td>
-                      {utc(job.filters.start)} to {utc(job.filters.end)}
+                <td id={`export-${job.id}`}>{utc(job.created_at)}</td>
+                <td>
+                  {utc(job.filters.start)} to {utc(job.filters.end)}
+                  <br />
+                  <span class="muted">{job.schema_version}</span>
+                  {campaignIds.length > 0 ? (
+                    <>
                       <br />
-                      <span class="muted">{job.schema_version}</span>
-                      {campaignIds.length > 0 ? (
-                        <>
-                          <br />
-                          <span class="muted">{campaignIds.map((id) => names.get(id) ?? id).join(', ')}</span>
-                        </>
-                      ) : null}
-                    </td>
-                    <td>
-                      <span class={`badge ${s.tone}`}>{s.label}</span>
-                    </td>
-                    <td>{progress(job)}</td>
-                    <td>{expired ? <>Expired {utc(job.expires_at)}</> : utc(job.expires_at)}</td>
-                    <td>
-                      {job.status === 'ready' && !expired ? (
-                        <a href={exportDownloadHref(job.id)} aria-describedby={`export-${job.id}`} download>
-                          Download
-                        </a>
-                      ) : (
-                        <span class="muted">{expired ? 'Expired' : '—'}</span>
-                      )}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+                      <span class="muted">{campaignIds.map((id) => names.get(id) ?? id).join(', ')}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td>
+                  <span class={`badge ${s.tone}`}>{s.label}</span>
+                </td>
+                <td>{progress(job)}</td>
+                <td>{expired ? <>Expired {utc(job.expires_at)}</> : utc(job.expires_at)}</td>
+                <td>
+                  {job.status === 'ready' && !expired ? (
+                    <a href={exportDownloadHref(job.id)} aria-describedby={`export-${job.id}`} download>
+                      Download
+                    </a>
+                  ) : (
+                    <span class="muted">{expired ? 'Expired' : '—'}</span>
+                  )}
+                </td>
+              </tr>
+            )
+          })}
+        </DataTable>
       )}
       {props.nextCursor !== null || props.paged ? (
         <nav class="pager" aria-label="Pages">

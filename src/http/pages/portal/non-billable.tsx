@@ -1,5 +1,6 @@
 import { count } from '../format.ts'
 import { NON_BILLABLE_REASONS, type NonBillableCounts, type NonBillableReason } from '../../../domain/delivery.ts'
+import { DataTable } from '../data-table.tsx'
 
 /** Each reason in words, with what it means (the API's `non_billable` keys, in their order). */
 const REASONS: Record<NonBillableReason, { label: string; means: string }> = {
@@ -38,30 +39,17 @@ function Row(props: { label: string; name?: string; means: string; n: number; re
 export function NonBillableTable(props: { id: string; billable: number; nonBillable: NonBillableCounts; period: string }) {
   const recorded = props.billable + NON_BILLABLE_REASONS.reduce((n, r) => n + props.nonBillable[r], 0)
   return (
-    <div class="table-wrap" role="region" aria-labelledby={`${props.id}-caption`} tabIndex={0}>
-      <table>
-        <caption id={`${props.id}-caption`}>Recorded views {props.period}: billed, and why the others were not</caption>
-        <thead>
-          <tr>
-            <th scope="col">Views</th>
-            <th scope="col" class="num">
-              Count
-            </th>
-            <th scope="col" class="num">
-              Share
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          <Row label="Billed" means="Billable impressions: the only views that cost money." n={props.billable} recorded={recorded} />
-          {NON_BILLABLE_REASONS.map((r) => (
-            <Row label={REASONS[r].label} name={r} means={REASONS[r].means} n={props.nonBillable[r]} recorded={recorded} />
-          ))}
-        </tbody>
-        <tfoot>
-          <Row label="Recorded views" means="Billed plus not billed." n={recorded} recorded={recorded} />
-        </tfoot>
-      </table>
-    </div>
+    <DataTable
+      labelledBy={`${props.id}-caption`}
+      columns={['Views', { label: 'Count', num: true }, { label: 'Share', num: true }]}
+      captionId={`${props.id}-caption`}
+      caption={<>Recorded views {props.period}: billed, and why the others were not</>}
+      foot={<Row label="Recorded views" means="Billed plus not billed." n={recorded} recorded={recorded} />}
+    >
+      <Row label="Billed" means="Billable impressions: the only views that cost money." n={props.billable} recorded={recorded} />
+      {NON_BILLABLE_REASONS.map((r) => (
+        <Row label={REASONS[r].label} name={r} means={REASONS[r].means} n={props.nonBillable[r]} recorded={recorded} />
+      ))}
+    </DataTable>
   )
 }

@@ -4,6 +4,7 @@ import { count, usdFromCents, utc } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
 import { collectionWords, OVERDUE_WORDS } from './billing-words.ts'
+import { DataTable } from '../data-table.tsx'
 
 type Account = Static<typeof AccountSchema>
 type Campaign = Static<typeof CampaignSummarySchema>
@@ -95,32 +96,17 @@ export function OverviewPage(props: { csrf: string; email: string; account: Acco
           No active campaign. <a href="/portal/campaigns">See all campaigns</a>.
         </p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="num">
-                  Delivered
-                </th>
-                <th scope="col" class="num">
-                  Bought
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.active.map((c) => (
-                <tr>
-                  <td>
-                    <a href={`/portal/campaigns/${c.campaign_id}`}>{c.name}</a>
-                  </td>
-                  <td class="num">{count(c.impressions_served)}</td>
-                  <td class="num">{count(c.impressions)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Active campaigns" columns={['Name', { label: 'Delivered', num: true }, { label: 'Bought', num: true }]}>
+          {props.active.map((c) => (
+            <tr>
+              <td>
+                <a href={`/portal/campaigns/${c.campaign_id}`}>{c.name}</a>
+              </td>
+              <td class="num">{count(c.impressions_served)}</td>
+              <td class="num">{count(c.impressions)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <p class="muted">
         User id <code>{account.user_id}</code> · <a href="/portal/key">API key</a>

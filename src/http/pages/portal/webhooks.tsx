@@ -7,6 +7,7 @@ import type { WebhookEndpointDetailSchema, WebhookEndpointSchema } from '../../s
 import type { Detail } from '../../../domain/errors.ts'
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../domain/webhooks.ts'
 import type { FormProblem } from './campaign-form.tsx'
+import { DataTable } from '../data-table.tsx'
 
 type Endpoint = Static<typeof WebhookEndpointSchema>
 type EndpointDetail = Static<typeof WebhookEndpointDetailSchema>
@@ -119,41 +120,29 @@ export function WebhooksPage(props: {
       {props.endpoints.length === 0 ? (
         <p>No endpoints yet.</p>
       ) : (
-        <div class="table-wrap" role="region" aria-label="Your endpoints" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Added</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.endpoints.map((e) => (
-                <tr>
-                  <td id={`endpoint-${e.id}`} class="wrap">
-                    {e.url}
-                  </td>
-                  <td>{e.events.join(', ')}</td>
-                  <td>{utc(e.created_at)}</td>
-                  <td>
-                    <div class="row-actions">
-                      <a href={webhookHref(e.id)} aria-describedby={`endpoint-${e.id}`}>
-                        Delivery log
-                      </a>
-                      <PostForm action={`${webhookHref(e.id)}/delete`} csrf={props.csrf} confirm={`Delete the endpoint ${e.url}?`}>
-                        <button type="submit" class="secondary" aria-describedby={`endpoint-${e.id}`}>
-                          Delete endpoint
-                        </button>
-                      </PostForm>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Your endpoints" columns={['URL', 'Events', 'Added', 'Actions']}>
+          {props.endpoints.map((e) => (
+            <tr>
+              <td id={`endpoint-${e.id}`} class="wrap">
+                {e.url}
+              </td>
+              <td>{e.events.join(', ')}</td>
+              <td>{utc(e.created_at)}</td>
+              <td>
+                <div class="row-actions">
+                  <a href={webhookHref(e.id)} aria-describedby={`endpoint-${e.id}`}>
+                    Delivery log
+                  </a>
+                  <PostForm action={`${webhookHref(e.id)}/delete`} csrf={props.csrf} confirm={`Delete the endpoint ${e.url}?`}>
+                    <button type="submit" class="secondary" aria-describedby={`endpoint-${e.id}`}>
+                      Delete endpoint
+                    </button>
+                  </PostForm>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <h2>Add an endpoint</h2>
       {props.endpoints.length >= WEBHOOK_ENDPOINTS_PER_ACCOUNT ? (
@@ -215,80 +204,54 @@ export function WebhookEndpointPage(props: { csrf: string; email: string; endpoi
       {e.deliveries.length === 0 ? (
         <p>Nothing sent yet.</p>
       ) : (
-        <div class="table-wrap" role="region" aria-label="Deliveries" tabIndex={0}>
-          <table>
-            <thead>
+        <DataTable label="Deliveries" columns={['Event', 'Happened', 'Status', 'Attempts', 'Next attempt', 'Resend']}>
+          {e.deliveries.map((d) => {
+            const s = DELIVERY_STATUS[d.status]
+            return (
               <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Happened</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Resend</th>
+                <td id={`delivery-${d.id}`}>
+                  {d.event_type}
+                  <br />
+                  <code class="muted">{d.id}</code>
+                </td>
+                <td>{utc(d.created_at)}</td>
+                <td>
+                  <span class={`badge ${s.tone}`}>{s.label}</span>
+                </td>
+                <td>{d.attempts}</td>
+                <td>{utc(d.next_attempt_at)}</td>
+                <td>
+                  <PostForm action={`${webhookHref(e.id)}/deliveries/${encodeURIComponent(d.id)}/resend`} csrf={props.csrf}>
+                    <button type="submit" class="secondary" aria-describedby={`delivery-${d.id}`}>
+                      Resend
+                    </button>
+                  </PostForm>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {e.deliveries.map((d) => {
-                const s = DELIVERY_STATUS[d.status]
-                return (
-                  <tr>
-                    <td id={`delivery-${d.id}`}>
-                      {d.event_type}
-                      <br />
-                      <code class="muted">{d.id}</code>
-                    </td>
-                    <td>{utc(d.created_at)}</td>
-                    <td>
-                      <span class={`badge ${s.tone}`}>{s.label}</span>
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>{utc(d.next_attempt_at)}</td>
-                    <td>
-                      <PostForm action={`${webhookHref(e.id)}/deliveries/${encodeURIComponent(d.id)}/resend`} csrf={props.csrf}>
-                        <button type="submit" class="secondary" aria-describedby={`delivery-${d.id}`}>
-                          Resend
-                        </button>
-                      </PostForm>
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+            )
+          })}
+        </DataTable>
       )}
       <h2>Attempts</h2>
       {e.attempts.length === 0 ? (
         <p>No attempts yet.</p>
       ) : (
-        <div class="table-wrap" role="region" aria-label="Attempts" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Took</th>
-              </tr>
-            </thead>
-            <tbody>
-              {e.attempts.map((a) => (
-                <tr>
-                  <td>{utc(a.attempted_at)}</td>
-                  <td>
-                    {a.event_type}
-                    <br />
-                    <code class="muted">{a.delivery_id}</code>
-                  </td>
-                  <td>
-                    <span class={`badge ${a.succeeded ? 'ok' : 'bad'}`}>{attemptOutcome(a)}</span>
-                  </td>
-                  <td>{a.duration_ms} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Attempts" columns={['When', 'Event', 'Outcome', 'Took']}>
+          {e.attempts.map((a) => (
+            <tr>
+              <td>{utc(a.attempted_at)}</td>
+              <td>
+                {a.event_type}
+                <br />
+                <code class="muted">{a.delivery_id}</code>
+              </td>
+              <td>
+                <span class={`badge ${a.succeeded ? 'ok' : 'bad'}`}>{attemptOutcome(a)}</span>
+              </td>
+              <td>{a.duration_ms} ms</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <h2>Delete this endpoint</h2>
       <PostForm action={`${webhookHref(e.id)}/delete`} csrf={props.csrf} confirm={`Delete the endpoint ${e.url}?`}>

@@ -1,4 +1,5 @@
 import { Page } from '../layout.tsx'
+import { DataTable } from '../data-table.tsx'
 
 export interface DocsOperation {
   method: string
@@ -44,31 +45,22 @@ export function DocsPage(props: DocsView) {
       </p>
       <section id="docs-fallback" aria-labelledby="operations-h">
         <h2 id="operations-h">Operations</h2>
-        <p class="muted">The full reference needs JavaScript; without it, here is every operation, and the JSON description above has all the details.</p>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Method</th>
-                <th scope="col">Path</th>
-                <th scope="col">What it does</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.operations.map((o) => (
-                <tr>
-                  <td>
-                    <code>{o.method}</code>
-                  </td>
-                  <td>
-                    <code>/v1{o.path}</code>
-                  </td>
-                  <td>{o.summary}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <p class="muted">
+          The full reference needs JavaScript; without it, here is every operation, and the JSON description above has all the details.
+        </p>
+        <DataTable labelledBy="operations-h" columns={['Method', 'Path', 'What it does']}>
+          {props.operations.map((o) => (
+            <tr>
+              <td>
+                <code>{o.method}</code>
+              </td>
+              <td>
+                <code>/v1{o.path}</code>
+              </td>
+              <td>{o.summary}</td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
       <div id="swagger-ui" class="swagger-host"></div>
     </Page>

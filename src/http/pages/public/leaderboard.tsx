@@ -2,6 +2,7 @@ import { Page } from '../layout.tsx'
 import { count, utcDay } from '../format.ts'
 import { LEADERBOARD_DAYS, LEADERBOARD_MAX_ROWS, type LeaderboardRow } from '../../../domain/leaderboard.ts'
 import { DAY_MS } from '../../../domain/stats.ts'
+import { DataTable } from '../data-table.tsx'
 
 export interface LeaderboardView {
   startMs: number
@@ -33,33 +34,24 @@ export function LeaderboardPage(props: LeaderboardView) {
       {props.brands.length === 0 ? (
         <p>No brand has billable impressions in these days yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">
+        <DataTable
+          label="Brand leaderboard"
+          columns={[{ label: 'Rank', num: true }, 'Brand', { label: 'Billable impressions', num: true }]}
+          captionClass="visually-hidden"
+          caption={
+            <>
               Top {LEADERBOARD_MAX_ROWS} brands by billable impressions, {first} to {last}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  Rank
-                </th>
-                <th scope="col">Brand</th>
-                <th scope="col" class="num">
-                  Billable impressions
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.brands.map((b, i) => (
-                <tr>
-                  <td class="num">{i + 1}</td>
-                  <td class="brand-name">{b.brand}</td>
-                  <td class="num">{count(b.impressions)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            </>
+          }
+        >
+          {props.brands.map((b, i) => (
+            <tr>
+              <td class="num">{i + 1}</td>
+              <td class="brand-name">{b.brand}</td>
+              <td class="num">{count(b.impressions)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <p class="muted">
         At most {LEADERBOARD_MAX_ROWS} brands; equal counts are in alphabetical order. The same figures as JSON:{' '}

@@ -4,6 +4,7 @@ import { count, utc } from '../format.ts'
 import { axisTime, bucketText } from '../portal/delivery.tsx'
 import { thinkingText } from '../preview-page.ts'
 import type { PublicReport } from '../../../services/public-report.ts'
+import { DataTable } from '../data-table.tsx'
 
 /** A campaign's shareable delivery report (operations.md section 5). Only what PublicReport carries: no account data. */
 
@@ -71,35 +72,25 @@ export function ReportPage(props: { report: PublicReport }) {
       {r.by_surface.length > 1 || r.by_country.length > 0 ? (
         <>
           <h2>Where it was seen</h2>
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Impressions by surface and country">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Where</th>
-                  <th scope="col" class="num">
-                    Billable impressions
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.by_surface.map((s) => (
-                  <tr>
-                    <td>{SURFACE_WORDS[s.surface] ?? s.surface}</td>
-                    <td class="num">{count(s.impressions)}</td>
-                  </tr>
-                ))}
-                {r.by_country.map((c) => (
-                  <tr>
-                    <td>Country {c.country}</td>
-                    <td class="num">{count(c.impressions)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Impressions by surface and country" columns={['Where', { label: 'Billable impressions', num: true }]}>
+            {r.by_surface.map((s) => (
+              <tr>
+                <td>{SURFACE_WORDS[s.surface] ?? s.surface}</td>
+                <td class="num">{count(s.impressions)}</td>
+              </tr>
+            ))}
+            {r.by_country.map((c) => (
+              <tr>
+                <td>Country {c.country}</td>
+                <td class="num">{count(c.impressions)}</td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       ) : null}
-      <p class="muted">Billable impressions are views of at least 9.5 seconds within the frequency limits. This page is public: anyone with its link can see it.</p>
+      <p class="muted">
+        Billable impressions are views of at least 9.5 seconds within the frequency limits. This page is public: anyone with its link can see it.
+      </p>
     </Page>
   )
 }

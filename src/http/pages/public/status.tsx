@@ -1,6 +1,7 @@
 import { Page } from '../layout.tsx'
 import { COMPONENTS, type Component, type ComponentState } from '../../../domain/components.ts'
 import type { WRITE_REQUIREMENTS } from '../../../domain/access.ts'
+import { DataTable } from '../data-table.tsx'
 
 /** Refresh interval of the status page while it is visible (the Page's `refreshSeconds`, JavaScript only). */
 export const STATUS_REFRESH_SECONDS = 30
@@ -86,49 +87,42 @@ export function StatusPage(props: StatusView) {
         <StateLabel state={worst} /> {summary}
       </p>
       <p class="muted">
-        Generated <time dateTime={props.generatedAt.toISOString()}>{seconds(props.generatedAt)}</time> on the service clock. With
-        JavaScript on, this page reloads itself every {STATUS_REFRESH_SECONDS} seconds while it is visible; otherwise reload it to see
-        changes.
+        Generated <time dateTime={props.generatedAt.toISOString()}>{seconds(props.generatedAt)}</time> on the service clock. With JavaScript on, this
+        page reloads itself every {STATUS_REFRESH_SECONDS} seconds while it is visible; otherwise reload it to see changes.
       </p>
-      <div class="table-wrap">
-        <table class="stack-table">
-          <caption class="visually-hidden">Component states</caption>
-          <thead>
-            <tr>
-              <th scope="col">Component</th>
-              <th scope="col">State</th>
-              <th scope="col">What it means</th>
+      <DataTable
+        label="Component states"
+        columns={['Component', 'State', 'What it means']}
+        tableClass="stack-table"
+        captionClass="visually-hidden"
+        caption="Component states"
+      >
+        {COMPONENTS.map((c) => {
+          const state = props.components[c]
+          const text = COMPONENT_TEXT[c]
+          const specific = state === 'degraded' ? text.degraded : state === 'disabled' ? text.disabled : undefined
+          return (
+            <tr id={`component-${c}`}>
+              <th scope="row">
+                {text.name}
+                <span class="component-key">
+                  <code>{c}</code>
+                </span>
+              </th>
+              <td>
+                <StateLabel state={state} />
+              </td>
+              <td>
+                {text.covers} {specific ?? STATES[state].meaning}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {COMPONENTS.map((c) => {
-              const state = props.components[c]
-              const text = COMPONENT_TEXT[c]
-              const specific = state === 'degraded' ? text.degraded : state === 'disabled' ? text.disabled : undefined
-              return (
-                <tr id={`component-${c}`}>
-                  <th scope="row">
-                    {text.name}
-                    <span class="component-key">
-                      <code>{c}</code>
-                    </span>
-                  </th>
-                  <td>
-                    <StateLabel state={state} />
-                  </td>
-                  <td>
-                    {text.covers} {specific ?? STATES[state].meaning}
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+          )
+        })}
+      </DataTable>
       <h2>What an account needs before it can write</h2>
       <p>
-        Creating, changing, pausing, resuming or cancelling campaigns needs all of these, per account. Reads work without them. A write
-        that misses approval or terms answers 403; one that misses billing answers 402.
+        Creating, changing, pausing, resuming or cancelling campaigns needs all of these, per account. Reads work without them. A write that misses
+        approval or terms answers 403; one that misses billing answers 402.
       </p>
       <ol class="requirements">
         {props.writeRequirements.map((r) => (
