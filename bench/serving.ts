@@ -205,7 +205,9 @@ function baselineTargets(baseline: Proc): Record<'decisions' | 'views', LoadTarg
 async function benchService(label: string, env: Record<string, string>, baseline: Proc, pg: { postmaster: number | null; database: string } | null): Promise<StoreResult> {
   const port = await freePort()
   // One directory per store: every thread writes its own profile (tsx's loader runs in a worker; the service's is the largest).
-  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : []
+  // BENCH_NODE_ARGS: V8 or Node flags for the service only (a heap setting under trial), space-separated.
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+  const nodeArgs = [...extra, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : [])]
   const proc = spawnNode('src/start/server.ts', { ...env, PORT: String(port) }, nodeArgs)
   try {
     await waitHealthy(proc, `service (${label})`)
