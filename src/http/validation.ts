@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv'
+import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import type { TSchema } from 'typebox'
+import type { Static, TSchema } from 'typebox'
 import { ErrorBody } from './schemas/common.ts'
 import { validationDetail, type AjvError } from './plugins/errors.ts'
 import { isTimestamp } from '../domain/timestamps.ts'
@@ -26,18 +26,20 @@ export function validators() {
 }
 
 const bodies = validators().body
-const compiled = new WeakMap<TSchema, ValidateFunction>()
+
+/** A console form's body once checked: typed by the schema that accepted it, or the first problem. */
+export type CheckedBody<S extends TSchema> = { ok: true; body: Static<S> } | { ok: false; problem: FieldDetail }
 
 /**
  * Checks a console form, once turned into the operator API's body, against
  * that operation's own body schema: the console refuses what the API
  * refuses, with the same `{field, reason, ...}`, and no rule is restated in
- * a page. Null when the body is valid.
+ * a page. A valid body comes back typed by the schema (Ajv's validator is a
+ * type guard; Ajv keeps each schema compiled, keyed by the schema object).
  */
-export function bodyProblem(schema: TSchema, body: unknown): FieldDetail | null {
-  let validate = compiled.get(schema)
-  if (!validate) compiled.set(schema, (validate = bodies.compile(schema)))
-  if (validate(body)) return null
+export function checkBody<S extends TSchema>(schema: S, body: unknown): CheckedBody<S> {
+  const validate = bodies.compile<Static<S>>(schema)
+  if (validate(body)) return { ok: true, body }
   const [first] = (validate.errors ?? []) as AjvError[]
-  return first ? validationDetail(first, 'body', 'unknown_field') : { field: 'body', reason: 'invalid' }
+  return { ok: false, problem: first ? validationDetail(first, 'body', 'unknown_field') : { field: 'body', reason: 'invalid' } }
 }

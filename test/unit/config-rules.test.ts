@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { configPatchProblems } from '../../src/domain/config-rules.ts'
 import { ConfigPatchSchema } from '../../src/http/schemas/admin/config.ts'
-import { bodyProblem } from '../../src/http/validation.ts'
+import { checkBody } from '../../src/http/validation.ts'
 
 /**
  * One home for the config rules: the operator API's PATCH schema is built
@@ -37,7 +37,8 @@ const PATCHES: Record<string, unknown>[] = [
 
 test('the PATCH /admin/v1/config schema and the domain rules refuse the same patches, naming the same field and reason', () => {
   for (const patch of PATCHES) {
-    const schema = bodyProblem(ConfigPatchSchema, patch)
+    const checked = checkBody(ConfigPatchSchema, patch)
+    const schema = checked.ok ? null : checked.problem
     const [domain] = configPatchProblems(patch)
     const pick = (d: { field: string; reason: string } | null | undefined) => (d ? `${d.field}:${d.reason}` : 'ok')
     assert.equal(pick(domain), pick(schema), JSON.stringify(patch))

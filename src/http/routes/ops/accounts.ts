@@ -12,7 +12,7 @@ import { asOperator } from '../../operator-context.ts'
 import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'
 import { findAccounts, readOperatorAccount } from '../../../services/operator-accounts.ts'
 import * as actions from '../../../services/operator-actions.ts'
-import { attempt, booleanOf, integerOf, type Attempt } from './forms.ts'
+import { attemptBody, booleanOf, integerOf, type Attempt } from './forms.ts'
 import { frameOf } from './session.ts'
 
 const hide = { hide: true } as const
@@ -57,52 +57,55 @@ export function opsAccountRoutes(deps: RouteDeps) {
 
     const ctx = (request: FastifyRequest) => asOperator(deps, request)
 
-    accountForm('write-approval', SwitchForm, async (request, form) => {
-      const body = { approved: booleanOf(form.value) }
-      return attempt(async () => (await actions.setWriteApproval(ctx(request), request.params.user_id, body.approved as boolean), 'write_approval'), { schema: WriteApprovalSchema, body })
-    })
-    accountForm('terms', SwitchForm, async (request, form) => {
-      const body = { accepted: booleanOf(form.value) }
-      return attempt(async () => (await actions.setTermsAccepted(ctx(request), request.params.user_id, body.accepted as boolean), 'terms'), { schema: TermsSchema, body })
-    })
-    accountForm('writes', SwitchForm, async (request, form) => {
-      const body = { enabled: booleanOf(form.value) }
-      return attempt(async () => (await actions.setWritesEnabled(ctx(request), request.params.user_id, body.enabled as boolean), 'writes'), { schema: WritesSchema, body })
-    })
+    accountForm('write-approval', SwitchForm, async (request, form) =>
+      attemptBody(WriteApprovalSchema, { approved: booleanOf(form.value) }, async (body) => {
+        await actions.setWriteApproval(ctx(request), request.params.user_id, body.approved)
+        return 'write_approval'
+      }),
+    )
+    accountForm('terms', SwitchForm, async (request, form) =>
+      attemptBody(TermsSchema, { accepted: booleanOf(form.value) }, async (body) => {
+        await actions.setTermsAccepted(ctx(request), request.params.user_id, body.accepted)
+        return 'terms'
+      }),
+    )
+    accountForm('writes', SwitchForm, async (request, form) =>
+      attemptBody(WritesSchema, { enabled: booleanOf(form.value) }, async (body) => {
+        await actions.setWritesEnabled(ctx(request), request.params.user_id, body.enabled)
+        return 'writes'
+      }),
+    )
 
     const [weeklyBranch, net30Branch] = BillingEnrollSchema.anyOf
-    accountForm('billing/card', CardForm, async (request, form) => {
-      const body = { mode: 'weekly_autopay' as const, card_number: form.card_number.trim() }
-      return attempt(async () => (await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, body), 'billing'), { schema: weeklyBranch, body })
-    })
-    accountForm('billing/net30', Net30Form, async (request, form) => {
-      const body = { mode: 'net30_invoice' as const, credit_limit_cents: integerOf(form.credit_limit_cents) }
-      return attempt(
-        async () => (await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, { ...body, credit_limit_cents: body.credit_limit_cents as number }), 'billing'),
-        { schema: net30Branch, body },
-      )
-    })
-    accountForm('hold', HoldForm, async (request, form) => {
-      const body = { hold: form.hold === 'none' ? null : form.hold }
-      return attempt(async () => (await actions.setCollectionHold(ctx(request), request.params.user_id, body.hold as 'paused' | 'disabled' | null), 'hold'), {
-        schema: CollectionHoldSchema,
-        body,
-      })
-    })
-    accountForm('credits', CreditForm, async (request, form) => {
-      const body = { amount_cents: integerOf(form.amount_cents), memo: form.memo.trim() }
-      return attempt(async () => (await actions.postCredit(ctx(request), request.params.user_id, body.amount_cents as number, body.memo), 'credit'), {
-        schema: CreditCreateSchema,
-        body,
-      })
-    })
-    accountForm('unlock', UnlockForm, async (request, form) => {
-      const body = { address: form.address.trim() }
-      return attempt(async () => ((await actions.unlockAddress(ctx(request), body.address)).lifted.length > 0 ? 'unlocked' : 'not_locked'), {
-        schema: UnlockSchema,
-        body,
-      })
-    })
+    accountForm('billing/card', CardForm, async (request, form) =>
+      attemptBody(weeklyBranch, { mode: 'weekly_autopay', card_number: form.card_number.trim() }, async (body) => {
+        await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, body)
+        return 'billing'
+      }),
+    )
+    accountForm('billing/net30', Net30Form, async (request, form) =>
+      attemptBody(net30Branch, { mode: 'net30_invoice', credit_limit_cents: integerOf(form.credit_limit_cents) }, async (body) => {
+        await actions.enrollBilling(ctx(request), deps.processor, request.params.user_id, body)
+        return 'billing'
+      }),
+    )
+    accountForm('hold', HoldForm, async (request, form) =>
+      attemptBody(CollectionHoldSchema, { hold: form.hold === 'none' ? null : form.hold }, async (body) => {
+        await actions.setCollectionHold(ctx(request), request.params.user_id, body.hold)
+        return 'hold'
+      }),
+    )
+    accountForm('credits', CreditForm, async (request, form) =>
+      attemptBody(CreditCreateSchema, { amount_cents: integerOf(form.amount_cents), memo: form.memo.trim() }, async (body) => {
+        await actions.postCredit(ctx(request), request.params.user_id, body.amount_cents, body.memo)
+        return 'credit'
+      }),
+    )
+    accountForm('unlock', UnlockForm, async (request, form) =>
+      attemptBody(UnlockSchema, { address: form.address.trim() }, async (body) =>
+        (await actions.unlockAddress(ctx(request), body.address)).lifted.length > 0 ? 'unlocked' : 'not_locked',
+      ),
+    )
 
     // The new key is shown once, on the answer to the form itself (never in a redirect's address).
     app.post<{ Params: Params }>('/ops/accounts/:user_id/rotate-key', { schema: { ...hide, params: UserParams, body: EmptyForm } }, async (request, reply) => {

@@ -1,6 +1,6 @@
-import type { TSchema } from 'typebox'
+import type { Static, TSchema } from 'typebox'
 import { ApiError } from '../../../domain/errors.ts'
-import { bodyProblem } from '../../validation.ts'
+import { checkBody } from '../../validation.ts'
 import { errorsOf, type FieldErrors } from '../../pages/ops/messages.ts'
 
 /**
@@ -10,18 +10,21 @@ import { errorsOf, type FieldErrors } from '../../pages/ops/messages.ts'
  */
 export type Attempt<T> = { ok: true; value: T } | { ok: false; status: number; errors: FieldErrors }
 
-/** Runs `run` after checking `body` against the API's `schema` (when given); a 4xx refusal becomes field errors. */
-export async function attempt<T>(run: () => Promise<T>, check?: { schema: TSchema; body: unknown }): Promise<Attempt<T>> {
-  if (check) {
-    const problem = bodyProblem(check.schema, check.body)
-    if (problem) return { ok: false, status: 400, errors: errorsOf(problem) }
-  }
+/** Runs `run`; a 4xx refusal becomes field errors. */
+export async function attempt<T>(run: () => Promise<T>): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await run() }
   } catch (err) {
     if (err instanceof ApiError && err.status >= 400 && err.status < 500) return { ok: false, status: err.status, errors: errorsOf(err.detail) }
     throw err
   }
+}
+
+/** Checks `body` against the operator API's `schema` first, then runs `run` with the body as that schema types it; a refusal becomes field errors. */
+export async function attemptBody<S extends TSchema, T>(schema: S, body: unknown, run: (body: Static<S>) => Promise<T>): Promise<Attempt<T>> {
+  const checked = checkBody(schema, body)
+  if (!checked.ok) return { ok: false, status: 400, errors: errorsOf(checked.problem) }
+  return attempt(() => run(checked.body))
 }
 
 /** Form text as the JSON value a client would send: a whole number, a number, a boolean, or the text itself (which the schema then refuses). */

@@ -9,7 +9,7 @@ import { asOperator } from '../../operator-context.ts'
 import { presentInvoice } from '../../presenters.ts'
 import { listAccountInvoices, listInvoicesForOperator } from '../../../services/operator-billing.ts'
 import { markInvoicePaid, voidInvoice } from '../../../services/operator-actions.ts'
-import { attempt } from './forms.ts'
+import { attempt, attemptBody } from './forms.ts'
 import { frameOf } from './session.ts'
 
 const hide = { hide: true } as const
@@ -67,8 +67,7 @@ export function opsInvoiceRoutes(deps: RouteDeps) {
 
     app.post('/ops/invoices/:invoice_id/void', { schema: { ...hide, params, body: Type.Intersect([VoidForm, Type.Object({ user_id: OptionalText(64) })]) } }, async (request, reply) => {
       const { invoice_id } = request.params
-      const body = { memo: request.body.memo.trim() }
-      const result = await attempt(() => voidInvoice(asOperator(deps, request), invoice_id, body.memo), { schema: VoidInvoiceSchema, body })
+      const result = await attemptBody(VoidInvoiceSchema, { memo: request.body.memo.trim() }, (body) => voidInvoice(asOperator(deps, request), invoice_id, body.memo))
       if (result.ok) return reply.redirect(back(request.body.user_id, 'voided'), 303)
       const refused = { invoiceId: invoice_id, errors: result.errors, memo: request.body.memo }
       return invoicesPage(request, reply, { userId: request.body.user_id }, undefined, refused, result.status)

@@ -8,8 +8,7 @@ import { asOperator } from '../../operator-context.ts'
 import { presentQueuedCreative } from '../../presenters.ts'
 import { readModerationQueue } from '../../../services/moderation.ts'
 import { moderateCampaign } from '../../../services/operator-actions.ts'
-import type { ModerationDecision } from '../../../domain/moderation.ts'
-import { attempt } from './forms.ts'
+import { attemptBody } from './forms.ts'
 import { frameOf } from './session.ts'
 
 const hide = { hide: true } as const
@@ -31,10 +30,7 @@ export function opsModerationRoutes(deps: RouteDeps) {
       const { campaign_id } = request.params
       const reason = request.body.reason ?? ''
       const body = { status: request.body.status, ...(reason.trim() === '' ? {} : { reason }) }
-      const result = await attempt(
-        () => moderateCampaign(asOperator(deps, request), campaign_id, body.status as ModerationDecision, body.reason),
-        { schema: ModerationSchema, body },
-      )
+      const result = await attemptBody(ModerationSchema, body, (checked) => moderateCampaign(asOperator(deps, request), campaign_id, checked.status, checked.reason))
       if (result.ok) return reply.redirect('/ops/moderation?notice=moderated', 303)
       return queuePage(request, reply, undefined, undefined, { campaignId: campaign_id, errors: result.errors, reason }, result.status)
     })

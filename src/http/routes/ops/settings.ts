@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG } from '../../../domain/order-config.ts'
 import { readComponentStatus, readSetComponentStates } from '../../../services/status.ts'
 import { readServiceConfig } from '../../../services/operator-settings.ts'
 import { setComponentState, updateServiceConfig } from '../../../services/operator-actions.ts'
-import { attempt, booleanOf, integerOf, numberOf } from './forms.ts'
+import { attempt, attemptBody, booleanOf, integerOf, numberOf } from './forms.ts'
 import { frameOf } from './session.ts'
 
 const hide = { hide: true } as const
@@ -32,8 +32,9 @@ export function opsSettingsRoutes(deps: RouteDeps) {
 
     const componentParams = Type.Object({ component: Type.String({ minLength: 1, maxLength: 64 }) })
     app.post('/ops/components/:component', { schema: { ...hide, params: componentParams, body: ComponentForm } }, async (request, reply) => {
-      const body = { state: request.body.state }
-      const result = await attempt(() => setComponentState(asOperator(deps, request), request.params.component, body.state), { schema: ComponentPutSchema, body })
+      const result = await attemptBody(ComponentPutSchema, { state: request.body.state }, (body) =>
+        setComponentState(asOperator(deps, request), request.params.component, body.state),
+      )
       if (result.ok) return reply.redirect('/ops/components?notice=component', 303)
       const errors = { form: `${request.params.component}: ${Object.values(result.errors).join(' ')}` }
       return componentsPage(request, reply, undefined, errors, result.status)

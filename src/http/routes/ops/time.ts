@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type TSchema } from 'typebox'
+import { Type } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { EmptyForm } from '../../schemas/pages/forms.ts'
 import { AdvanceForm, SetClockForm } from '../../schemas/pages/ops-forms.ts'
@@ -11,9 +11,9 @@ import { ErrorPage } from '../../pages/error-page.tsx'
 import { OPS_HOME } from '../../pages/ops/frame.tsx'
 import { asOperator } from '../../operator-context.ts'
 import { presentJobSchedule } from '../../presenters.ts'
-import { listJobSchedules, type ClockMove } from '../../../services/operator-clock.ts'
+import { listJobSchedules } from '../../../services/operator-clock.ts'
 import { moveManualClock, runJobNow } from '../../../services/operator-actions.ts'
-import { attempt, numberOf } from './forms.ts'
+import { attemptBody, numberOf, type Attempt } from './forms.ts'
 import { frameOf } from './session.ts'
 
 const hide = { hide: true } as const
@@ -47,23 +47,25 @@ export function opsTimeRoutes(deps: RouteDeps) {
 
     app.get('/ops/clock', { schema: { ...hide, querystring: Notice } }, async (request, reply) => clockPage(request, reply, request.query.notice))
 
-    const [advanceBranch, setBranch] = ClockSchema.anyOf as unknown as [TSchema, TSchema]
-    async function move(request: FastifyRequest, reply: FastifyReply, body: ClockMove, schema: TSchema, values: Record<string, string>) {
-      const result = await attempt(() => moveManualClock(asOperator(deps, request), body), { schema, body })
+    const [advanceBranch, setBranch] = ClockSchema.anyOf
+    /** Back to the clock page: with a notice once moved, else with the errors next to the form's field. */
+    async function moved(request: FastifyRequest, reply: FastifyReply, result: Attempt<Date>, field: 'advance_seconds' | 'now', values: Record<string, string>) {
       if (result.ok) return reply.redirect('/ops/clock?notice=clock', 303)
       // The use case names `now` for any instant it refuses; an advance shows it at its own field.
-      const errors = 'advance_seconds' in body && result.errors.now ? { advance_seconds: result.errors.now } : result.errors
+      const errors = field === 'advance_seconds' && result.errors.now ? { advance_seconds: result.errors.now } : result.errors
       return clockPage(request, reply, undefined, errors, values, result.status)
     }
 
     app.post('/ops/clock/advance', { config: { deadline: false }, schema: { ...hide, body: AdvanceForm } }, async (request, reply) => {
       const raw = request.body.advance_seconds
-      return move(request, reply, { advance_seconds: numberOf(raw) as number }, advanceBranch, { advance_seconds: raw })
+      const result = await attemptBody(advanceBranch, { advance_seconds: numberOf(raw) }, (body) => moveManualClock(asOperator(deps, request), body))
+      return moved(request, reply, result, 'advance_seconds', { advance_seconds: raw })
     })
 
     app.post('/ops/clock/set', { config: { deadline: false }, schema: { ...hide, body: SetClockForm } }, async (request, reply) => {
       const raw = request.body.now
-      return move(request, reply, { now: raw.trim() }, setBranch, { now: raw })
+      const result = await attemptBody(setBranch, { now: raw.trim() }, (body) => moveManualClock(asOperator(deps, request), body))
+      return moved(request, reply, result, 'now', { now: raw })
     })
   }
 }
