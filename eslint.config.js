@@ -56,7 +56,7 @@ const noQueries = [
 const others = (...allowed) => LAYERS.filter((l) => !allowed.includes(l))
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'coverage', '.tmp'] },
+  { ignores: ['node_modules', 'data', 'coverage', '.tmp', 'dist'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -25,7 +25,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { positiveSetting } from '../tools/lib/args.ts'
 import { createDatabase, postmasterPid } from '../tools/lib/postgres.ts'
-import { freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
+import { buildService, freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
 import { median } from '../tools/lib/stats.ts'
 import { detailTable, figure, postgresUs, ratios, serverUs, spread, summaryTable, throughputRatios, type Figure, type Series, type Spread } from './lib/figures.ts'
 import { closedLoop, LATE_MS, MAX_QUEUE_S, openLoop, type LoadTarget, type WindowResult } from './lib/load.ts'
@@ -204,11 +204,12 @@ function baselineTargets(baseline: Proc): Record<'decisions' | 'views', LoadTarg
 
 async function benchService(label: string, env: Record<string, string>, baseline: Proc, pg: { postmaster: number | null; database: string } | null): Promise<StoreResult> {
   const port = await freePort()
-  // One directory per store: every thread writes its own profile (tsx's loader runs in a worker; the service's is the largest).
+  // One directory per store: every thread writes its own profile (the main thread's is the largest).
   // BENCH_NODE_ARGS: V8 or Node flags for the service only (a heap setting under trial), space-separated.
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
   const nodeArgs = [...extra, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : [])]
-  const proc = spawnNode('src/start/server.ts', { ...env, PORT: String(port) }, nodeArgs)
+  // What `npm start` runs: the built service on plain node.
+  const proc = spawnNode(buildService(), { ...env, PORT: String(port) }, nodeArgs)
   try {
     await waitHealthy(proc, `service (${label})`)
     const origin = proc.origin

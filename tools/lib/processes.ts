@@ -3,7 +3,7 @@
  * with tsx and waited for until its /healthz answers, stopped with SIGTERM
  * (SIGKILL after 20 s), and every child still running killed on the way out.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 
 /** The repository's root: scripts are started from there. */
@@ -31,9 +31,13 @@ export interface Proc {
 
 const children = new Set<ChildProcess>()
 
-/** Starts `node --import tsx [nodeArgs] script` in the repository root with exactly `env`; stdout is dropped, stderr kept (tail). */
+/**
+ * Starts `node [--import tsx] [nodeArgs] script` in the repository root with exactly `env` (tsx for a
+ * TypeScript script, plain node for built JavaScript: `buildService`); stdout is dropped, stderr kept (tail).
+ */
 export function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script], {
+  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx']
+  const child = spawn(process.execPath, [...loader, ...nodeArgs, script], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -48,6 +52,13 @@ export function spawnNode(script: string, env: Record<string, string>, nodeArgs:
     }
   })
   return { child, origin: `http://127.0.0.1:${env.PORT}`, stderrTail }
+}
+
+/** What `npm start` runs, built first when src/ changed (scripts/build.ts): the path to start with spawnNode. */
+export function buildService(): string {
+  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  if (built.status !== 0) throw new Error('npm run build failed')
+  return 'dist/start/server.js'
 }
 
 /** Waits (at most 60 s) until `GET /healthz` answers 2xx; fails at once when the child exits. */

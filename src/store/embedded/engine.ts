@@ -32,12 +32,18 @@ export class EngineGoneError extends Error {
 type Pending = { resolve: (reply: EngineReply) => void; reject: (err: Error) => void }
 
 /**
- * The worker's entry is TypeScript. A worker thread does not inherit tsx's
- * loader, so a small bootstrap registers it there before importing the entry.
+ * The worker's entry. Built (`npm run build`: what `npm start` runs), it is the
+ * JavaScript beside this file. Under tsx (tests, tools) it is TypeScript, and a
+ * worker thread does not inherit tsx's loader, so a small bootstrap registers
+ * it there before importing the entry.
  */
-const WORKER_ENTRY = new URL('./worker.ts', import.meta.url).href
-const TSX_API = import.meta.resolve('tsx/esm/api')
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY)}) })`
+function workerEntry(): { script: string | URL; eval: boolean } {
+  if (import.meta.url.endsWith('.js')) return { script: new URL('./worker.js', import.meta.url), eval: false }
+  const entry = new URL('./worker.ts', import.meta.url).href
+  const tsx = import.meta.resolve('tsx/esm/api')
+  return { script: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`, eval: true }
+}
+const WORKER = workerEntry()
 
 export class EmbeddedEngine {
   readonly #worker: Worker
@@ -57,7 +63,7 @@ export class EmbeddedEngine {
   /** Starts the engine's thread and waits for PGlite to open (or throws why it did not). */
   static async start(start: EngineStart): Promise<EmbeddedEngine> {
     const transfer = start.loadDataDir ? [start.loadDataDir.bytes] : []
-    const worker = new Worker(BOOTSTRAP, { eval: true, execArgv: [], workerData: start, transferList: transfer })
+    const worker = new Worker(WORKER.script, { eval: WORKER.eval, execArgv: [], workerData: start, transferList: transfer })
     let onMessage = (_: EngineReply) => {}
     let onError = (_: Error) => {}
     let onExit = (_: number) => {}
