@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openStore } from '../../src/store/db.ts'
-import { createDatabase, STORE } from '../helpers/service.ts'
-import { adminHeaders, call as json, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
+import { adminHeaders, call as json, childStore, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
 const start = (env: Record<string, string>): Child => spawnService(env)
 
 test('every acknowledged billable view survives SIGKILL, and none is billed twice', { timeout: 300_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  let env: Record<string, string>
-  let cleanup: () => Promise<void>
-  if (STORE === 'postgres') {
-    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_kill')
-    env = { DATABASE_URL: db.url }
-    cleanup = db.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'adapi-kill-'))
-    env = { DATA_DIR: dir }
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
+  const { env, cleanup } = await childStore('adapi-kill')
   env.PORT = String(port)
 
   let child = start(env)

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { createDatabase, STORE } from '../helpers/service.ts'
-import { adminHeaders, call as json, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
+import { adminHeaders, call as json, childStore, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 // At-least-once webhooks: the service is killed (SIGKILL) while the receiver holds a delivery open;
@@ -13,17 +9,7 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 test('a delivery in flight when the service is killed is sent again after the restart, with the same id', { timeout: 180_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  let env: Record<string, string>
-  let cleanup: () => Promise<void>
-  if (STORE === 'postgres') {
-    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_hook')
-    env = { DATABASE_URL: db.url }
-    cleanup = db.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'adapi-hook-'))
-    env = { DATA_DIR: dir }
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
+  const { env, cleanup } = await childStore('adapi-hook')
   env.PORT = String(port)
   env.WEBHOOKS_ALLOW_LOOPBACK = 'true'
 

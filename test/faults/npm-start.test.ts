@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { createDatabase, STORE } from '../helpers/service.ts'
-import { CHILD_ADMIN_TOKEN, embeddedDataDir, freePort, waitHealthy, type Child } from '../helpers/child-service.ts'
+import { CHILD_ADMIN_TOKEN, childStore, freePort, waitHealthy, type Child } from '../helpers/child-service.ts'
 
 const root = new URL('../..', import.meta.url).pathname
 
@@ -16,17 +15,7 @@ const root = new URL('../..', import.meta.url).pathname
  */
 test('npm start builds dist/ and serves it with plain node on the store; SIGTERM ends it with exit 0', { timeout: 240_000 }, async () => {
   const port = await freePort()
-  let storeEnv: Record<string, string>
-  let cleanup: () => Promise<void>
-  if (STORE === 'postgres') {
-    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_npm_start')
-    storeEnv = { DATABASE_URL: db.url }
-    cleanup = db.drop
-  } else {
-    const data = embeddedDataDir('adapi-npm-start')
-    storeEnv = { DATA_DIR: data.dir }
-    cleanup = data.cleanup
-  }
+  const { env: storeEnv, cleanup } = await childStore('adapi-npm-start')
   // Its own process group: the signal reaches npm and the node it started alike.
   const npm = spawn('npm', ['start'], {
     cwd: root,

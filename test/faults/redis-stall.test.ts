@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createDatabase, STORE } from '../helpers/service.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
 import { TIMEOUTS } from '../../src/platform/timeouts.ts'
-import { accountWithCampaign, embeddedDataDir, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
+import { accountWithCampaign, childStore, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -19,17 +18,7 @@ test(
     const viaProxy = new URL(TEST_REDIS_URL)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
-    let env: Record<string, string>
-    let cleanup: () => Promise<void>
-    if (STORE === 'postgres') {
-      const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_redisstall')
-      env = { DATABASE_URL: db.url }
-      cleanup = db.drop
-    } else {
-      const data = embeddedDataDir('adapi-redisstall')
-      env = { DATA_DIR: data.dir }
-      cleanup = data.cleanup
-    }
+    const { env, cleanup } = await childStore('adapi-redisstall')
     const svc = await startChild({ ...env, REDIS_URL: viaProxy.toString() })
     try {
       const { base } = svc

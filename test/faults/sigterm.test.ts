@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict'
 import { get } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { openStore } from '../../src/store/db.ts'
-import { createDatabase, STORE } from '../helpers/service.ts'
-import { adminHeaders, call, freePort, spawnService, waitHealthy } from '../helpers/child-service.ts'
+import { STORE } from '../helpers/service.ts'
+import { adminHeaders, call, childStore, freePort, spawnService, waitHealthy } from '../helpers/child-service.ts'
 
 /**
  * The drain must outlast the load balancer's reaction (here: a /readyz answer) plus the time a
@@ -51,17 +48,7 @@ function logTime(stdout: string, text: string): number {
 test('SIGTERM under load: /readyz 503 at once, requests served through the drain, none cut, every acknowledged view kept, exit 0', { timeout: 240_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  let env: Record<string, string>
-  let cleanup: () => Promise<void>
-  if (STORE === 'postgres') {
-    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_sigterm')
-    env = { DATABASE_URL: db.url }
-    cleanup = db.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'adapi-sigterm-'))
-    env = { DATA_DIR: dir }
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
+  const { env, cleanup } = await childStore('adapi-sigterm')
   const child = spawnService({ ...env, PORT: String(port), SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS), LOG_LEVEL: 'info' })
   try {
     await waitHealthy(base, child)

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { createDatabase, STORE } from '../helpers/service.ts'
-import { freePort, spawnService, waitForOutput, waitHealthy, type Child } from '../helpers/child-service.ts'
+import { childStore, freePort, spawnService, waitForOutput, waitHealthy, type Child } from '../helpers/child-service.ts'
 
 const PASSWORD = 'Sup3rSecretPassw0rd'
 const onPostgres = STORE === 'postgres' ? false : 'PostgreSQL only (TEST_STORE=postgres)'
@@ -66,17 +66,7 @@ test('DATA_DIR is a file: exit 73 with one line naming it', { skip: onEmbedded, 
 test('the port is in use: exit 98 with one line naming it', { skip: STORE === 'postgres' ? false : 'the listener does not depend on the store: run once, on PostgreSQL', timeout: 60_000 }, async () => {
   const taken: Server = createServer()
   const port = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)))
-  let env: Record<string, string>
-  let cleanup: () => Promise<void>
-  if (STORE === 'postgres') {
-    const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_startup')
-    env = { DATABASE_URL: db.url }
-    cleanup = db.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'adapi-startup-'))
-    env = { DATA_DIR: dir }
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
+  const { env, cleanup } = await childStore('adapi-startup')
   try {
     const child = spawnService({ ...env, PORT: String(port) })
     assert.equal(await child.exit, 98, child.stderr())

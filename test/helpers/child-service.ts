@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createDatabase, STORE } from './service.ts'
 
 /** What the fault tests need of a service started as a child process (`node --import tsx src/start/server.ts`). */
 export const CHILD_ADMIN_TOKEN = 'fault-suite-admin-token-000'
@@ -32,6 +33,20 @@ export function embeddedDataDir(prefix: string): { dir: string; cleanup: () => P
     if (untar.status !== 0) rmSync(join(dir, 'pglite'), { recursive: true, force: true })
   }
   return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * A store of its own for a child service on the suite's store: a new PostgreSQL database
+ * (TEST_STORE=postgres), else an embedded DATA_DIR seeded from the migrated template. `env`
+ * points the child at it; `cleanup` drops it.
+ */
+export async function childStore(prefix: string): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  if (STORE === 'postgres') {
+    const db = await createDatabase(process.env.TEST_DATABASE_URL!, prefix.replaceAll('-', '_'))
+    return { env: { DATABASE_URL: db.url }, cleanup: db.drop }
+  }
+  const data = embeddedDataDir(prefix)
+  return { env: { DATA_DIR: data.dir }, cleanup: data.cleanup }
 }
 
 export interface ChildService {
