@@ -189,6 +189,24 @@ export async function recentAttempts(db: Db, endpointId: string, limit: number):
 }
 
 /**
+ * The endpoint's recent messages and attempts as of one instant: both reads in one read-only
+ * REPEATABLE READ transaction, so a message's `attempts` and `next_attempt_at` always agree with
+ * the attempt log beside it (two reads on two connections could straddle an attempt's commit).
+ */
+export async function readEndpointLog(
+  db: Db,
+  userId: string,
+  endpointId: string,
+  limit: number,
+): Promise<{ messages: WebhookMessageRow[]; attempts: WebhookAttemptLine[] }> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute(async (trx) => ({ messages: await recentMessages(trx, userId, endpointId, limit), attempts: await recentAttempts(trx, endpointId, limit) }))
+}
+
+/**
  * Resend: the message (the account's, of this endpoint) is pending again, due now and retried
  * until 24 hours from now; its id, body and attempt log stay. Undefined when not found.
  */

@@ -10,8 +10,7 @@ import {
   findWebhookEndpoint,
   insertWebhookEndpoint,
   listWebhookEndpoints,
-  recentAttempts,
-  recentMessages,
+  readEndpointLog,
   requeueMessage,
   type WebhookAttemptLine,
   type WebhookEndpointRow,
@@ -95,10 +94,7 @@ export interface WebhookEndpointLog {
 export async function readWebhookEndpoint(ctx: ServiceContext, userId: string, endpointId: string): Promise<WebhookEndpointLog> {
   const endpoint = await findWebhookEndpoint(ctx.db, userId, endpointId)
   if (!endpoint) throw notFound('webhook endpoint')
-  const [messages, attempts] = await Promise.all([
-    recentMessages(ctx.db, userId, endpointId, WEBHOOK_LOG_LIMIT),
-    recentAttempts(ctx.db, endpointId, WEBHOOK_LOG_LIMIT),
-  ])
+  const { messages, attempts } = await readEndpointLog(ctx.db, userId, endpointId, WEBHOOK_LOG_LIMIT)
   return { endpoint, messages, attempts }
 }
 
