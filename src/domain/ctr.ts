@@ -11,6 +11,8 @@
  * Exact fractions of integers (bigint), so the auction's order never depends on float rounding.
  */
 
+import type { Surface } from './auction.ts'
+
 /** An exact non-negative fraction; `den` > 0. */
 export interface Fraction {
   num: bigint
@@ -60,6 +62,28 @@ export function platformCtr(platform: CtrCounts): Fraction {
 /** A click campaign's estimated CTR on a surface, from its counts and the surface's platform-wide counts there. */
 export function estimateCtr(campaign: CtrCounts, platform: CtrCounts): Fraction {
   return shrink(campaign, CAMPAIGN_PSEUDO_IMPRESSIONS, platformCtr(platform))
+}
+
+/** Observed counts per surface: each click campaign's (by id), and the platform's over every click campaign. */
+export interface ClickCtrCounts {
+  campaigns: ReadonlyMap<string, Record<Surface, CtrCounts>>
+  platform: Record<Surface, CtrCounts>
+}
+
+const NONE: CtrCounts = { impressions: 0, clicks: 0 }
+const perSurface = <T>(f: (surface: Surface) => T): Record<Surface, T> => ({ extension: f('extension'), terminal: f('terminal') })
+
+/**
+ * The CTR the auction ranks each click campaign with on a surface, from the observed counts (null
+ * when none were read: no click campaign serves). A campaign with nothing observed, or `null` (a
+ * bid not placed yet), gets a new click campaign's estimate there. Each estimate is worked out once.
+ */
+export function ctrEstimates(counts: ClickCtrCounts | null): (campaignId: string | null, surface: Surface) => Fraction {
+  const platform = counts?.platform ?? perSurface(() => NONE)
+  const fresh = perSurface((s) => estimateCtr(NONE, platform[s]))
+  const own = new Map<string, Record<Surface, Fraction>>()
+  for (const [id, c] of counts?.campaigns ?? []) own.set(id, perSurface((s) => estimateCtr(c[s], platform[s])))
+  return (campaignId, surface) => (campaignId === null ? undefined : own.get(campaignId)?.[surface]) ?? fresh[surface]
 }
 
 /** a compared to b: negative, zero or positive (exact). */

@@ -87,18 +87,35 @@ function atZero(child: CounterChild): CounterChild {
   return child
 }
 
+/**
+ * A `{billable, reason}` counter (views, clicks) with every series bound in advance: billable
+ * (`reason` none), each known reason, and `other` for a reason not bound.
+ */
+class OutcomeCounter {
+  readonly #billable: CounterChild
+  readonly #byReason = new Map<string, CounterChild>()
+  readonly #other: CounterChild
+
+  constructor(counter: Counter<'billable' | 'reason'>, reasons: readonly string[]) {
+    this.#billable = atZero(counter.labels('true', 'none'))
+    for (const reason of reasons) this.#byReason.set(reason, atZero(counter.labels('false', reason)))
+    this.#other = atZero(counter.labels('false', OTHER_REASON))
+  }
+
+  record(billable: boolean, reason: string | null): void {
+    if (billable) this.#billable.inc()
+    else ((reason !== null && this.#byReason.get(reason)) || this.#other).inc()
+  }
+}
+
 export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, WebhookMetrics {
   readonly registry = new Registry()
   readonly #http: Histogram<'method' | 'route' | 'status'>
   readonly #httpChildren = new Map<string, Map<string, Map<number, HistogramChild>>>()
   readonly #filled: CounterChild
   readonly #empty: CounterChild
-  readonly #billable: CounterChild
-  readonly #notBillable = new Map<string, CounterChild>()
-  readonly #other: CounterChild
-  readonly #clickBillable: CounterChild
-  readonly #clickNotBillable = new Map<string, CounterChild>()
-  readonly #clickOther: CounterChild
+  readonly #views: OutcomeCounter
+  readonly #clicks: OutcomeCounter
   readonly #ledgerRows: Histogram
   readonly #ledgerCommit: Histogram
   readonly #jobRuns: Counter<'job'>
@@ -125,24 +142,20 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
     })
     this.#filled = atZero(decisions.labels('filled'))
     this.#empty = atZero(decisions.labels('empty'))
-    const views = new Counter({
+    const views = new Counter<'billable' | 'reason'>({
       name: METRIC_NAMES.views,
       help: 'View requests received: billable (reason none), else the non-billable reason of /v1/stats (short_dwell, repeat, too_fast, viewer_frequency, expired, block_full), or unknown_impression for an id that opens to no offer.',
       labelNames: ['billable', 'reason'],
       registers,
     })
-    this.#billable = atZero(views.labels('true', 'none'))
-    for (const reason of options.viewReasons ?? []) this.#notBillable.set(reason, atZero(views.labels('false', reason)))
-    this.#other = atZero(views.labels('false', OTHER_REASON))
-    const clicks = new Counter({
+    this.#views = new OutcomeCounter(views, options.viewReasons ?? [])
+    const clicks = new Counter<'billable' | 'reason'>({
       name: METRIC_NAMES.clicks,
       help: 'Click requests redirected: billable (reason none; click campaigns only), else why not: impression_campaign, repeat, expired, viewer_frequency, block_full.',
       labelNames: ['billable', 'reason'],
       registers,
     })
-    this.#clickBillable = atZero(clicks.labels('true', 'none'))
-    for (const reason of options.clickReasons ?? []) this.#clickNotBillable.set(reason, atZero(clicks.labels('false', reason)))
-    this.#clickOther = atZero(clicks.labels('false', OTHER_REASON))
+    this.#clicks = new OutcomeCounter(clicks, options.clickReasons ?? [])
     this.#ledgerRows = new Histogram({
       name: METRIC_NAMES.ledgerRows,
       help: 'Ledger rows (offers, clicks, views) per group-commit batch.',
@@ -219,13 +232,11 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
   }
 
   view(billable: boolean, reason: string | null): void {
-    if (billable) this.#billable.inc()
-    else ((reason !== null && this.#notBillable.get(reason)) || this.#other).inc()
+    this.#views.record(billable, reason)
   }
 
   click(billable: boolean, reason: string | null): void {
-    if (billable) this.#clickBillable.inc()
-    else ((reason !== null && this.#clickNotBillable.get(reason)) || this.#clickOther).inc()
+    this.#clicks.record(billable, reason)
   }
 
   ledgerBatch(rows: number, seconds: number): void {

@@ -1,6 +1,6 @@
 import type { Candidate, Surface } from '../domain/auction.ts'
 import { checkBid, type CampaignKind } from '../domain/campaign-order.ts'
-import { CTR_PRIOR, estimateCtr } from '../domain/ctr.ts'
+import { CTR_PRIOR, ctrEstimates } from '../domain/ctr.ts'
 import { MICROS_PER_USD, microsToUsd } from '../domain/money.ts'
 import {
   clearingCpmMicros,
@@ -102,11 +102,7 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
  */
 async function clickEstimates(ctx: ServiceContext, queue: readonly Candidate[], bidKind: CampaignKind): Promise<CtrOf> {
   if (bidKind !== 'click' && !queue.some((c) => c.kind === 'click')) return () => CTR_PRIOR
-  const counts = await readClickCtrCounts(ctx.db)
+  const estimate = ctrEstimates(await readClickCtrCounts(ctx.db))
   const ids = new Map<QueuedCampaign, string>(queue.map((c) => [c, c.campaignId]))
-  const none = { impressions: 0, clicks: 0 }
-  return (c, surface) => {
-    const own = c === null ? undefined : counts.campaigns.get(ids.get(c) ?? '')?.[surface]
-    return estimateCtr(own ?? none, counts.platform[surface])
-  }
+  return (c, surface) => estimate(c === null ? null : (ids.get(c) ?? null), surface)
 }

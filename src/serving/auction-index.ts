@@ -1,14 +1,10 @@
 import { EligibleLists, outstandingUnits, runAuction, type Candidate, type DecisionRequest, type Surface } from '../domain/auction.ts'
-import { estimateCtr, type Fraction } from '../domain/ctr.ts'
+import { ctrEstimates, type Fraction } from '../domain/ctr.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
-import { loadCandidates, readClickCtrCounts, readServingEpoch, type ClickCtrCounts } from '../store/serving.ts'
+import { loadCandidates, readClickCtrCounts, readServingEpoch } from '../store/serving.ts'
 import type { CampaignKinds } from './campaign-kinds.ts'
 import { OutstandingOffers } from './outstanding-offers.ts'
-
-const NONE = { impressions: 0, clicks: 0 }
-/** Never read: no campaign is loaded before the first reload. */
-const NO_CTR: Fraction = { num: 0n, den: 1n }
 
 /** How stale other instances' delivery counts may get before a reload (pacing and inventory). */
 const DELIVERY_REFRESH_MS = 1_000
@@ -29,13 +25,11 @@ const MAX_READS_IN_FLIGHT = 2
 export class AuctionIndex {
   readonly #db: Db
   readonly #clock: Clock
+  /** Click campaigns' estimated CTR per surface, from the counts read with the last reload that had a click campaign to rank. */
+  #ctr = ctrEstimates(null)
   /** The ranked campaigns by surface and country, prepared at each reload (domain/auction.ts). */
-  #eligible = new EligibleLists([], () => NO_CTR)
+  #eligible = new EligibleLists([], (c, surface) => this.#ctr(c.campaignId, surface))
   #byCampaign = new Map<string, Candidate>()
-  /** Click campaigns' observed counts, read with each reload that has a click campaign to rank. */
-  #ctrCounts: ClickCtrCounts | null = null
-  /** Each serving click campaign's estimated CTR per surface, from `#ctrCounts`. */
-  #ctr = new Map<string, Record<Surface, Fraction>>()
   readonly #kinds: CampaignKinds | null
   readonly #outstanding = new OutstandingOffers()
   #epoch = -1
@@ -136,17 +130,7 @@ export class AuctionIndex {
     this.#kinds?.learn(candidates)
     // Read with every reload (at most about once a second, and at each epoch move) while a click
     // campaign serves, so new clicks move the estimates; never when none does.
-    const counts = candidates.some((c) => c.kind === 'click') ? await readClickCtrCounts(this.#db) : null
-    this.#ctrCounts = counts
-    this.#ctr = new Map()
-    for (const c of candidates) {
-      if (c.kind !== 'click' || !counts) continue
-      const own = counts.campaigns.get(c.campaignId)
-      this.#ctr.set(c.campaignId, {
-        extension: estimateCtr(own?.extension ?? NONE, counts.platform.extension),
-        terminal: estimateCtr(own?.terminal ?? NONE, counts.platform.terminal),
-      })
-    }
+    this.#ctr = ctrEstimates(candidates.some((c) => c.kind === 'click') ? await readClickCtrCounts(this.#db) : null)
     this.#eligible = new EligibleLists(candidates, (c, surface) => this.estimatedCtr(c.campaignId, surface))
     this.#byCampaign = new Map(candidates.map((c) => [c.campaignId, c]))
     this.#outstanding.prune(this.#byCampaign, this.#clock.nowMs())
@@ -165,7 +149,7 @@ export class AuctionIndex {
    * for a campaign not loaded, the estimate of a new click campaign there.
    */
   estimatedCtr(campaignId: string, surface: Surface): Fraction {
-    return this.#ctr.get(campaignId)?.[surface] ?? estimateCtr(NONE, this.#ctrCounts?.platform[surface] ?? NONE)
+    return this.#ctr(campaignId, surface)
   }
 
   destinationOf(campaignId: string): string | undefined {

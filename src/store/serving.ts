@@ -2,7 +2,7 @@ import { sql, type CompiledQuery } from 'kysely'
 import { executePrepared, type Db } from './db.ts'
 import { SURFACES, type Candidate, type Surface } from '../domain/auction.ts'
 import type { CampaignKind } from '../domain/campaign-order.ts'
-import type { CtrCounts } from '../domain/ctr.ts'
+import type { ClickCtrCounts, CtrCounts } from '../domain/ctr.ts'
 
 /** The epoch read, compiled once per store (it runs before every wave of decisions). */
 const epochQueries = new WeakMap<Db, CompiledQuery<{ epoch: number }>>()
@@ -83,12 +83,6 @@ export async function readCampaignKinds(db: Db, campaignIds: readonly string[]):
   return new Map(rows.map((r) => [r.campaign_id, r.kind]))
 }
 
-/** Observed counts of click campaigns per surface: each active one's, and the platform's over every click campaign. */
-export interface ClickCtrCounts {
-  campaigns: Map<string, Record<Surface, CtrCounts>>
-  platform: Record<Surface, CtrCounts>
-}
-
 const noCounts = (): Record<Surface, CtrCounts> => ({ extension: { impressions: 0, clicks: 0 }, terminal: { impressions: 0, clicks: 0 } })
 
 /**
@@ -103,7 +97,7 @@ export async function readClickCtrCounts(db: Db): Promise<ClickCtrCounts> {
       WHERE c.status = 'active' GROUP BY k.campaign_id, k.surface
     UNION ALL
     SELECT NULL, surface, sum(impressions)::int8, sum(clicks)::int8 FROM click_ctr_counts GROUP BY surface`.execute(db)
-  const counts: ClickCtrCounts = { campaigns: new Map(), platform: noCounts() }
+  const counts = { campaigns: new Map<string, Record<Surface, CtrCounts>>(), platform: noCounts() }
   for (const r of rows) {
     const surface = SURFACES.find((s) => s === r.surface)
     if (!surface) continue
