@@ -34,6 +34,9 @@ import { readProcStat } from '../tools/lib/cpu.ts'
 import { createDatabase } from '../tools/lib/postgres.ts'
 import { onInterrupt } from '../tools/lib/processes.ts'
 import { ascending, mean } from '../tools/lib/stats.ts'
+import { servingLimitsOf } from '../src/domain/rate-limits.ts'
+import { DEFAULT_CONFIG } from '../src/domain/order-config.ts'
+import { noKnownState } from '../src/serving/ledger-batch.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -74,7 +77,7 @@ try {
 async function run(db: Db): Promise<void> {
   const campaigns = await seed(db)
   const sealer = new OfferSealer([{ id: 1, key: randomBytes(32) }])
-  const known: KnownState = { lastBillableMs: new Map() }
+  const known: KnownState = noKnownState()
   // One instance's leases, settled every second of real time as the engine's timer does (in the measured figures).
   const book = new LeaseBook()
   let settledAt = performance.now()
@@ -90,9 +93,10 @@ async function run(db: Db): Promise<void> {
         country: 'US',
         viewerKey: randomBytes(16).toString('base64url').slice(0, 22),
         offeredAtMs: nowMs - 10_000,
+        source: null,
         origin: 0,
       }
-      return { impressionId: sealer.seal(offer), offer, dwellMs: 10_000, reason: null }
+      return { impressionId: sealer.seal(offer), offer, dwellMs: 10_000, reason: null, limits: servingLimitsOf(DEFAULT_CONFIG).sources }
     })
   // Shared across batches, as the serving writer shares it: each campaign's kind is read once.
   const kinds = new CampaignKinds()

@@ -6,13 +6,15 @@
  * campaign is recorded and never billable.
  */
 import { allocate, offerExpired, type CampaignInventory } from './delivery.ts'
+import type { SourceBudget } from './invalid-traffic.ts'
+import type { Source } from './traffic-source.ts'
 
 /**
  * Why a click campaign's click is recorded but not billed: the views' names (domain/delivery.ts,
  * NON_BILLABLE_REASONS) for the same causes; a campaign cancelled before the offer, like a used-up
  * one, has nothing left to bill (`block_full`).
  */
-export const CLICK_NOT_BILLABLE = ['expired', 'viewer_frequency', 'block_full'] as const
+export const CLICK_NOT_BILLABLE = ['expired', 'viewer_frequency', 'block_full', 'invalid_traffic'] as const
 export type ClickNotBillable = (typeof CLICK_NOT_BILLABLE)[number]
 /** Every reason a redirected click is not billed (the /metrics labels): the judged ones, a repeat, and any click on an impression campaign. */
 export const CLICK_UNBILLED_REASONS = [...CLICK_NOT_BILLABLE, 'repeat', 'impression_campaign'] as const
@@ -27,6 +29,10 @@ export interface ClickToJudge {
   impressionId: string
   campaignId: string
   viewerKey: string
+  /** The source that asked for the offer (null for an id sealed before sources were). */
+  source: Source | null
+  /** The source or viewer is on the operators' block list. */
+  blocked: boolean
   offeredAtMs: number
 }
 
@@ -51,10 +57,11 @@ export const clickDaySlot = (campaignId: string, viewerKey: string, day: string)
  * Judges one batch of clicks on click campaigns, in arrival order: a repeat of an impression's click
  * (already recorded, or earlier in the batch) is a repeat; otherwise the click is billable unless its
  * offer is past the view window, the campaign was cancelled before the offer, the viewer already has
- * a billable click on the campaign this UTC day, or the campaign's inventory (its clicks left) is
- * used up. Only a billable click takes the viewer's day.
+ * a billable click on the campaign this UTC day, the campaign's inventory (its clicks left) is
+ * used up, or the source is blocked or past its bounds (`invalid_traffic`, spent from `sources` when
+ * given). Only a billable click takes the viewer's day.
  */
-export function judgeClicks(clicks: readonly ClickToJudge[], state: ClickState, nowMs: number): ClickOutcome[] {
+export function judgeClicks(clicks: readonly ClickToJudge[], state: ClickState, nowMs: number, sources?: SourceBudget): ClickOutcome[] {
   const day = utcDay(nowMs)
   const seen = new Set<string>()
   const days = new Set<string>()
@@ -69,6 +76,7 @@ export function judgeClicks(clicks: readonly ClickToJudge[], state: ClickState, 
     if (state.billedDays.has(slot) || days.has(slot)) return { billable: false, reason: 'viewer_frequency' }
     const taken = granted.get(k.campaignId) ?? 0
     if (!c || allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
+    if (k.blocked || (sources && !sources.admit(k.source, k.viewerKey))) return { billable: false, reason: 'invalid_traffic' }
     granted.set(k.campaignId, taken + 1)
     days.add(slot)
     return { billable: true }

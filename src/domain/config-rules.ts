@@ -46,6 +46,8 @@ export const CONFIG_RULES: { readonly [K in keyof ServiceConfig]: ConfigRule } =
   serve_decisions_per_viewer_per_min: integer(1, MAX_PER_MIN),
   serve_decisions_per_address_per_min: integer(1, MAX_PER_MIN),
   serve_events_per_address_per_min: integer(1, MAX_PER_MIN),
+  ivt_max_viewers_per_source_per_day: integer(1, 1_000_000),
+  ivt_max_billable_per_source_per_hour: integer(1, 10_000_000),
 }
 
 export const CONFIG_FIELDS = Object.keys(CONFIG_RULES) as (keyof ServiceConfig)[]

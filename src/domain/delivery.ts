@@ -1,3 +1,6 @@
+import type { SourceBudget } from './invalid-traffic.ts'
+import type { Source } from './traffic-source.ts'
+
 /**
  * When a measured view is billable (operations.md section 2, advertiser spec
  * section 1): dwell of at least 9.5 s, no more than the service-clock time
@@ -17,14 +20,24 @@ export const VIEWER_FREQUENCY_MS = 10_000
  *  - too_fast: the claimed dwell is longer than the time since the offer plus the tolerance;
  *  - viewer_frequency: the viewer had a billable impression on this surface in the last ten seconds;
  *  - expired: the view was reported after the offer's hour (answered 410; recorded once per impression);
- *  - block_full: the campaign has no inventory left to bill (used up, or cancelled before the offer).
+ *  - block_full: the campaign has no inventory left to bill (used up, or cancelled before the offer);
+ *  - invalid_traffic: the view's source was past its bounds, or the source or viewer is on the operators'
+ *    block list (domain/invalid-traffic.ts; docs/invalid-traffic.md).
  */
-export const NON_BILLABLE_REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full'] as const
+export const NON_BILLABLE_REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic'] as const
 export type NonBillableReason = (typeof NON_BILLABLE_REASONS)[number]
 /** One count per reason, every key present. */
 export type NonBillableCounts = Record<NonBillableReason, number>
 
-export const noNonBillable = (): NonBillableCounts => ({ short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0 })
+export const noNonBillable = (): NonBillableCounts => ({
+  short_dwell: 0,
+  repeat: 0,
+  too_fast: 0,
+  viewer_frequency: 0,
+  expired: 0,
+  block_full: 0,
+  invalid_traffic: 0,
+})
 
 /**
  * Reason strings written to ledger `view` rows before issue 25, with the reason each is read as.
@@ -80,8 +93,10 @@ export interface ViewToJudge {
   campaignId: string
   viewerKey: string
   surface: string
+  /** The source that asked for the offer (null for an id sealed before sources were). */
+  source: Source | null
   offeredAtMs: number
-  /** Set when a store-free rule (assessDwell) already made the view non-billable. */
+  /** Set when a store-free rule (assessDwell, the block list) already made the view non-billable. */
   reason: NonBillableReason | null
 }
 
@@ -108,10 +123,11 @@ export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|
  * serving engine records it apart, once per impression);
  * otherwise the view is billable unless its dwell failed, the viewer had a
  * billable impression on this surface in the last ten seconds, the campaign
- * was cancelled before the offer, or the campaign's inventory is used up.
- * Only a billable view takes the viewer's ten-second slot.
+ * was cancelled before the offer, the campaign's inventory is used up (`block_full`), or the view's
+ * source is past its bounds (`invalid_traffic`, spent from `sources` when given: only a view that
+ * would otherwise bill counts against them). Only a billable view takes the viewer's ten-second slot.
  */
-export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number): ViewOutcome[] {
+export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number, sources?: SourceBudget): ViewOutcome[] {
   const seen = new Set<string>()
   const billedNow = new Set<string>() // slots billed earlier in this batch (at nowMs)
   const granted = new Map<string, number>()
@@ -128,6 +144,7 @@ export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, no
     if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const taken = granted.get(v.campaignId) ?? 0
     if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
+    if (sources && !sources.admit(v.source, v.viewerKey)) return { billable: false, reason: 'invalid_traffic' }
     granted.set(v.campaignId, taken + 1)
     billedNow.add(slot)
     return { billable: true }

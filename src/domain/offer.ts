@@ -1,4 +1,5 @@
 import type { Surface } from './auction.ts'
+import type { Source } from './traffic-source.ts'
 
 /**
  * What one offer carries: everything the view and click paths need. The
@@ -12,6 +13,8 @@ export interface Offer {
   surface: Surface
   country: string | null
   viewerKey: string
+  /** The source that asked for the decision (domain/traffic-source.ts); null in ids sealed before sources were. */
+  source: Source | null
   offeredAtMs: number
   /** A tag of the instance that made the offer (it counts its own outstanding offers). */
   origin: number

@@ -27,6 +27,9 @@ export interface ServiceConfig extends OrderConfig {
   serve_decisions_per_viewer_per_min: number
   serve_decisions_per_address_per_min: number
   serve_events_per_address_per_min: number
+  /** Invalid-traffic bounds per source (domain/invalid-traffic.ts; operations.md section 2). */
+  ivt_max_viewers_per_source_per_day: number
+  ivt_max_billable_per_source_per_hour: number
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -46,6 +49,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   serve_decisions_per_viewer_per_min: 30,
   serve_decisions_per_address_per_min: 3_000,
   serve_events_per_address_per_min: 6_000,
+  ivt_max_viewers_per_source_per_day: 50,
+  ivt_max_billable_per_source_per_hour: 1_000,
 }
 
 /** Export limits may only be lowered by operators (advertiser spec section 8). */

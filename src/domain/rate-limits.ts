@@ -1,3 +1,6 @@
+import type { SourceLimits } from './invalid-traffic.ts'
+import { sourceOf } from './traffic-source.ts'
+
 /**
  * Rate-limit policy (advertiser spec section 8, operations.md section 6):
  * per account, across its keys, in fixed one-minute windows of service time.
@@ -54,10 +57,15 @@ export type LockoutScope = (typeof LOCKOUT_SCOPES)[number]
 
 const LOCKOUT_KEY_PREFIX: Record<LockoutScope, string> = { api: 'auth', portal: 'signin', console: 'ops-signin', setup: 'ops-setup', admin: 'ops-token' }
 
-/** The counter keys of one address's lockout: its sliding log of failures and its lock. */
+/**
+ * The counter keys of one address's lockout: its sliding log of failures and its lock. They count per
+ * source (an IPv4 address, or an IPv6 /64: domain/traffic-source.ts), since one IPv6 host may use its
+ * whole /64.
+ */
 export function lockoutKeys(scope: LockoutScope, address: string): { failures: string; lock: string } {
   const prefix = LOCKOUT_KEY_PREFIX[scope]
-  return { failures: `${prefix}-fail:${address}`, lock: `${prefix}-lock:${address}` }
+  const source = sourceOf(address)
+  return { failures: `${prefix}-fail:${source}`, lock: `${prefix}-lock:${source}` }
 }
 
 /**
@@ -71,16 +79,21 @@ export interface ServingLimits {
   decisionsPerViewer: number
   decisionsPerAddress: number
   eventsPerAddress: number
+  /** What one source may make billable (config `ivt_*`, domain/invalid-traffic.ts). */
+  sources: SourceLimits
 }
 
 export function servingLimitsOf(config: {
   serve_decisions_per_viewer_per_min: number
   serve_decisions_per_address_per_min: number
   serve_events_per_address_per_min: number
+  ivt_max_viewers_per_source_per_day: number
+  ivt_max_billable_per_source_per_hour: number
 }): ServingLimits {
   return {
     decisionsPerViewer: config.serve_decisions_per_viewer_per_min,
     decisionsPerAddress: config.serve_decisions_per_address_per_min,
     eventsPerAddress: config.serve_events_per_address_per_min,
+    sources: { maxViewersPerDay: config.ivt_max_viewers_per_source_per_day, maxBillablePerHour: config.ivt_max_billable_per_source_per_hour },
   }
 }

@@ -56,7 +56,7 @@ const SERVED = 1412
 const SPENT_MICROS = 3_530_000
 
 /** Recorded views that were not billable, by reason (every key always present). */
-const NON_BILLABLE_EXAMPLE = { short_dwell: 1_402, repeat: 37, too_fast: 4, viewer_frequency: 118, expired: 9, block_full: 0 }
+const NON_BILLABLE_EXAMPLE = { short_dwell: 1_402, repeat: 37, too_fast: 4, viewer_frequency: 118, expired: 9, block_full: 0, invalid_traffic: 12 }
 
 const CAMPAIGN = {
   campaign_id: CAMPAIGN_ID,

@@ -4,7 +4,7 @@ import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
 import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
 import { purgeFinishedWebhookMessages } from '../store/webhooks.ts'
-import { purgeClickDays } from '../store/ledger.ts'
+import { purgeClickDays, purgeSourceCounts } from '../store/ledger.ts'
 import { utcDay } from '../domain/clicks.ts'
 
 const HOUR = 3_600_000
@@ -38,6 +38,8 @@ export function expiryJob(db: Db): Job {
       const links = await deleteExpiredPasswordTokens(db, now)
       const webhooks = await purgeFinishedWebhookMessages(db, new Date(now.getTime() - WEBHOOK_LOG_MS))
       const clickDays = await purgeClickDays(db, utcDay(now.getTime() - 24 * HOUR))
+      // The invalid-traffic bounds judge the current UTC day and hour only.
+      const sourceCounts = await purgeSourceCounts(db, utcDay(now.getTime() - 24 * HOUR), new Date(now.getTime() - 2 * HOUR))
       return {
         previews_deleted: previews,
         export_artifacts_deleted: jobs.artifacts_deleted,
@@ -46,6 +48,7 @@ export function expiryJob(db: Db): Job {
         password_links_deleted: links,
         webhook_messages_deleted: webhooks,
         click_days_deleted: clickDays,
+        source_counts_deleted: sourceCounts,
       }
     },
   }

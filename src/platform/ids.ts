@@ -15,7 +15,7 @@ export function randomBase62(length: number): string {
 }
 
 /** Opaque public identifier: a type prefix and 22 base62 characters (about 131 bits). */
-export function newId(prefix: 'usr' | 'cmp' | 'crv' | 'blk' | 'inv' | 'exp' | 'imp' | 'crd' | 'msg' | 'opr' | 'whe'): string {
+export function newId(prefix: 'usr' | 'cmp' | 'crv' | 'blk' | 'inv' | 'exp' | 'imp' | 'crd' | 'msg' | 'opr' | 'whe' | 'tfb'): string {
   return `${prefix}_${randomBase62(22)}`
 }
 

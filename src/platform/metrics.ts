@@ -144,14 +144,14 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
     this.#empty = atZero(decisions.labels('empty'))
     const views = new Counter<'billable' | 'reason'>({
       name: METRIC_NAMES.views,
-      help: 'View requests received: billable (reason none), else the non-billable reason of /v1/stats (short_dwell, repeat, too_fast, viewer_frequency, expired, block_full), or unknown_impression for an id that opens to no offer.',
+      help: 'View requests received: billable (reason none), else the non-billable reason of /v1/stats (short_dwell, repeat, too_fast, viewer_frequency, expired, block_full, invalid_traffic), or unknown_impression for an id that opens to no offer.',
       labelNames: ['billable', 'reason'],
       registers,
     })
     this.#views = new OutcomeCounter(views, options.viewReasons ?? [])
     const clicks = new Counter<'billable' | 'reason'>({
       name: METRIC_NAMES.clicks,
-      help: 'Click requests redirected: billable (reason none; click campaigns only), else why not: impression_campaign, repeat, expired, viewer_frequency, block_full.',
+      help: 'Click requests redirected: billable (reason none; click campaigns only), else why not: impression_campaign, repeat, expired, viewer_frequency, block_full, invalid_traffic.',
       labelNames: ['billable', 'reason'],
       registers,
     })

@@ -1,7 +1,14 @@
 import { servingLimitsOf, type ServingLimits } from '../domain/rate-limits.ts'
+import { BlockList } from '../domain/invalid-traffic.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
 import { readConfig } from '../store/settings.ts'
+import { listTrafficBlocks } from '../store/traffic-blocks.ts'
 import type { ServiceContext } from './context.ts'
+
+/** The serving path's view of the operator's settings: the abuse limits and the block list. */
+export interface ServingRules extends ServingLimits {
+  blocks: BlockList
+}
 
 /**
  * How long this instance serves the abuse limits it read before reading
@@ -12,7 +19,8 @@ import type { ServiceContext } from './context.ts'
 export const SERVING_LIMITS_TTL_MS = 2_000
 
 /**
- * The serving abuse limits (operator config `serve_*_per_min`) as the
+ * The serving abuse limits (operator config `serve_*_per_min`), the invalid-traffic bounds
+ * (`ivt_*`) and the block list (`traffic_blocks`) as the
  * serving routes read them on every request, without a store query each:
  * the first read waits for the store; later ones answer the values held and,
  * once they are older than the TTL, start one reload in the background. A
@@ -22,16 +30,16 @@ export const SERVING_LIMITS_TTL_MS = 2_000
 export class ServingLimitsCache {
   readonly #ctx: Pick<ServiceContext, 'db'>
   readonly #ttlMs: number
-  #limits: ServingLimits | null = null
+  #limits: ServingRules | null = null
   #readAt = 0
-  #loading: Promise<ServingLimits> | null = null
+  #loading: Promise<ServingRules> | null = null
 
   constructor(ctx: Pick<ServiceContext, 'db'>, ttlMs = SERVING_LIMITS_TTL_MS) {
     this.#ctx = ctx
     this.#ttlMs = ttlMs
   }
 
-  async current(onError: (err: unknown) => void): Promise<ServingLimits> {
+  async current(onError: (err: unknown) => void): Promise<ServingRules> {
     if (this.#limits === null) return this.#load()
     if (performance.now() - this.#readAt >= this.#ttlMs) this.#load().catch(onError)
     return this.#limits
@@ -39,15 +47,23 @@ export class ServingLimitsCache {
 
   /** The config just written (PATCH /admin/v1/config, the console's form): this instance serves it from the next request. */
   apply(config: ServiceConfig): void {
-    this.#limits = servingLimitsOf(config)
+    this.#limits = { ...servingLimitsOf(config), blocks: this.#limits?.blocks ?? new BlockList([]) }
     this.#readAt = performance.now()
   }
 
-  #load(): Promise<ServingLimits> {
-    this.#loading ??= readConfig(this.#ctx.db)
-      .then((config) => {
-        this.apply(config)
-        return servingLimitsOf(config)
+  /** The block list just changed through this instance: it applies from the next request. */
+  async reloadNow(): Promise<void> {
+    await this.#loading?.catch(() => undefined)
+    await this.#load()
+  }
+
+  #load(): Promise<ServingRules> {
+    this.#loading ??= Promise.all([readConfig(this.#ctx.db), listTrafficBlocks(this.#ctx.db)])
+      .then(([config, blocks]) => {
+        const rules = { ...servingLimitsOf(config), blocks: new BlockList(blocks) }
+        this.#limits = rules
+        this.#readAt = performance.now()
+        return rules
       })
       .finally(() => {
         this.#loading = null

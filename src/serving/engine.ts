@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Candidate, DecisionRequest } from '../domain/auction.ts'
 import { assessDwell, offerExpired, UNKNOWN_IMPRESSION, type NonBillableReason, type ViewOutcome } from '../domain/delivery.ts'
+import type { BlockList, SourceLimits } from '../domain/invalid-traffic.ts'
+import type { Source } from '../domain/traffic-source.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { ServingMetrics } from '../platform/metrics.ts'
 import type { Db } from '../store/db.ts'
@@ -22,6 +24,16 @@ const SETTLE_EVERY_MS = 1_000
 export const STORED_OFFER_KEY_ID = 0
 
 export type ViewResult = { status: 'recorded'; outcome: ViewOutcome } | { status: 'unknown' } | { status: 'expired' }
+
+/**
+ * How a view or click request is screened for invalid traffic: the source that sent it (used for an
+ * impression id sealed before ids carried their decision's source) and the operator's bounds and
+ * block list in force.
+ */
+export interface TrafficScreen {
+  source: Source
+  rules: { sources: SourceLimits; blocks: BlockList }
+}
 
 /** The serving side: auction, offers, measured views and clicks. */
 export class ServingEngine {
@@ -88,7 +100,7 @@ export class ServingEngine {
   }
 
   /** Runs the auction; records the offer (not awaited) and returns the sealed impression id. */
-  async decide(request: DecisionRequest & { viewerKey: string }): Promise<{ impressionId: string; winner: Candidate } | null> {
+  async decide(request: DecisionRequest & { viewerKey: string; source: Source }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const decision = await this.index.decide(request)
     this.#metrics?.decision(decision !== null)
     if (!decision) return null
@@ -100,6 +112,7 @@ export class ServingEngine {
       surface: request.surface,
       country: request.country,
       viewerKey: request.viewerKey,
+      source: request.source,
       offeredAtMs,
       origin: this.#origin,
     }
@@ -113,20 +126,21 @@ export class ServingEngine {
    * `expired_view` and answered 410; a repeat of a measured impression as a `repeat_view`, after the
    * batch found it (both at most once per impression, never billable: `LedgerWriter#recordReport`).
    */
-  async view(impressionId: string, dwellMs: number): Promise<ViewResult> {
-    const offer = this.#sealer.open(impressionId)
-    if (!offer) {
+  async view(impressionId: string, dwellMs: number, screen: TrafficScreen): Promise<ViewResult> {
+    const opened = this.#sealer.open(impressionId)
+    if (!opened) {
       this.#metrics?.view(false, UNKNOWN_IMPRESSION)
       return { status: 'unknown' }
     }
+    const { offer, blocked } = screened(opened, screen)
     const nowMs = this.#clock.nowMs()
     if (offerExpired(offer.offeredAtMs, nowMs)) {
       await this.writer.recordReport(viewReportRow('expired', impressionId, offer, new Date(nowMs), dwellMs))
       this.#metrics?.view(false, 'expired')
       return { status: 'expired' }
     }
-    const reason: NonBillableReason | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs)
-    const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason })
+    const reason: NonBillableReason | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs) ?? (blocked ? 'invalid_traffic' : null)
+    const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason, limits: screen.rules.sources })
     const repeat = !outcome.billable && outcome.reason === 'repeat'
     if (repeat) await this.writer.recordReport(viewReportRow('repeat', impressionId, offer, this.#clock.now(), dwellMs))
     this.#metrics?.view(outcome.billable, outcome.billable ? null : outcome.reason)
@@ -140,12 +154,13 @@ export class ServingEngine {
    * and returns, once the click is durable, where to send the viewer and what became of the click.
    * A repeat, an expired offer or a click the campaign cannot bill still redirects.
    */
-  async click(impressionId: string): Promise<{ destination: string; outcome: ClickResult } | null> {
-    const offer = this.#sealer.open(impressionId)
-    if (!offer) return null
+  async click(impressionId: string, screen: TrafficScreen): Promise<{ destination: string; outcome: ClickResult } | null> {
+    const opened = this.#sealer.open(impressionId)
+    if (!opened) return null
+    const { offer, blocked } = screened(opened, screen)
     const destination = this.index.destinationOf(offer.campaignId) ?? (await findDestination(this.#db, offer.campaignId))
     if (!destination) return null
-    const outcome = await this.writer.recordClick({ impressionId, offer })
+    const outcome = await this.writer.recordClick({ impressionId, offer, blocked, limits: screen.rules.sources })
     this.#metrics?.click(outcome.billable, outcome.billable ? null : outcome.reason)
     return { destination, outcome }
   }
@@ -157,4 +172,15 @@ export class ServingEngine {
     // Not fatal: what this instance leased returns to the others when its leases expire.
     await this.writer.settleLeases(true).catch((err: unknown) => this.#log.warn({ err }, 'releasing leases at shutdown failed'))
   }
+}
+
+/**
+ * The offer as billed: its source is the decision's (sealed in the id), else the request's. It is
+ * blocked when that source, the request's own source or the viewer is on the block list.
+ */
+function screened(offer: Offer, screen: TrafficScreen): { offer: Offer; blocked: boolean } {
+  const source = offer.source ?? screen.source
+  const { blocks } = screen.rules
+  const blocked = blocks.size > 0 && (blocks.blocks(source, offer.viewerKey) || blocks.blocks(screen.source, offer.viewerKey))
+  return { offer: offer.source === null ? { ...offer, source } : offer, blocked }
 }

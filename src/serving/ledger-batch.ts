@@ -2,17 +2,22 @@ import { judgeViews, viewerSlot, type CampaignInventory, type NonBillableReason,
 import { judgeClicks, type ClickOutcome, type ClickToJudge } from '../domain/clicks.ts'
 import type { CampaignKind } from '../domain/campaign-order.ts'
 import type { Db } from '../store/db.ts'
-import { EventColumns, isRace, readClickState, readLedgerState, writeBatch, type LedgerRow } from '../store/ledger.ts'
+import { SourceBudget, type SourceLimits, type SourceUse } from '../domain/invalid-traffic.ts'
+import type { Source } from '../domain/traffic-source.ts'
+import { EventColumns, isRace, readClickState, readLedgerState, readSourceUse, writeBatch, type LedgerRow } from '../store/ledger.ts'
 import { CampaignKinds } from './campaign-kinds.ts'
 import type { LeaseBook } from './leases.ts'
 import type { Offer } from './offer-token.ts'
+import { SourceTally } from './source-tally.ts'
 
 export interface ViewClaim {
   impressionId: string
   offer: Offer
   dwellMs: number
-  /** Set when a store-free rule already made the view non-billable. */
+  /** Set when a store-free rule (dwell, the block list) already made the view non-billable. */
   reason: NonBillableReason | null
+  /** The invalid-traffic bounds in force when the view arrived. */
+  limits: SourceLimits
 }
 
 /**
@@ -24,12 +29,21 @@ export interface ViewClaim {
 export interface KnownState {
   /** Last billable instant per viewer slot (`viewerSlot`) committed by this instance. */
   lastBillableMs: ReadonlyMap<string, number>
+  /** The sources' use of their invalid-traffic bounds, as far as this instance knows it. */
+  sources: SourceTally
 }
+
+/** What an instance knows before its first batch: nothing. */
+export const noKnownState = (): KnownState => ({ lastBillableMs: new Map(), sources: new SourceTally() })
 
 /** A click: the viewer is redirected once it is durable. */
 export interface ClickClaim {
   impressionId: string
   offer: Offer
+  /** The source or viewer is on the operators' block list. */
+  blocked: boolean
+  /** The invalid-traffic bounds in force when the click arrived. */
+  limits: SourceLimits
 }
 
 /** What became of a click: judged on a click campaign (`judgeClicks`), or recorded on an impression campaign, where clicks bill nothing. */
@@ -40,6 +54,8 @@ export interface BatchResult {
   clicks: ClickResult[]
   /** Viewer slots that got a billable impression in this batch. */
   billedSlots: string[]
+  /** The billable units (impressions and billable clicks) of the batch that have a source. */
+  units: { source: Source; viewerKey: string }[]
   /** Units this batch billed, per campaign: impressions, or clicks for a click campaign. */
   billed: Map<string, number>
   /** The batch ended a block or a campaign, and its leases were settled before it was answered. */
@@ -68,6 +84,7 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
     dwell_ms: null,
     reason: null,
     viewer_key: offer.viewerKey,
+    source: type === 'offer' ? null : offer.source,
   }
 }
 
@@ -118,14 +135,14 @@ export async function commitLedgerBatch(
     const rows = new EventColumns()
     for (const r of batch.offers) rows.push(r, 0, null, null)
     for (const k of batch.clicks) rows.push(eventRow('click', k.impressionId, k.offer, now), 0, null, null)
-    await writeBatch(db, now, rows, book.holder, [], 0, 'skip')
+    await writeBatch(db, now, rows, book.holder, [], 0, 'skip', NO_LIMITS)
     const clicks = batch.clicks.map((): ClickResult => ({ billable: false, reason: 'impression_campaign' }))
-    return { views: [], clicks, billedSlots: [], billed: new Map(), settled: false, retries: 0 }
+    return { views: [], clicks, billedSlots: [], units: [], billed: new Map(), settled: false, retries: 0 }
   }
   return book.exclusive(async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await judgeAndWrite(db, now, batch, book, kindOf, attempt === 1 ? known : undefined)
+        const result = await judgeAndWrite(db, now, batch, book, kindOf, known, attempt > 1 || known === undefined)
         result.retries = attempt - 1
         return result
       } catch (err) {
@@ -150,7 +167,8 @@ async function judgeAndWrite(
   batch: LedgerBatch,
   book: LeaseBook,
   kindOf: ReadonlyMap<string, CampaignKind>,
-  known?: KnownState,
+  known: KnownState | undefined,
+  fromStore: boolean,
 ): Promise<BatchResult> {
   const nowMs = now.getTime()
   const isClickCampaign = (campaignId: string) => kindOf.get(campaignId) === 'click'
@@ -160,15 +178,28 @@ async function judgeAndWrite(
       campaignId: v.offer.campaignId,
       viewerKey: v.offer.viewerKey,
       surface: v.offer.surface,
+      source: v.offer.source,
       offeredAtMs: v.offer.offeredAtMs,
       reason: v.reason,
     }),
   )
   // Clicks of impression campaigns are only recorded; the others are judged.
   const judged = batch.clicks.filter((k) => isClickCampaign(k.offer.campaignId))
-  const clicksToJudge = judged.map((k): ClickToJudge => ({ impressionId: k.impressionId, campaignId: k.offer.campaignId, viewerKey: k.offer.viewerKey, offeredAtMs: k.offer.offeredAtMs }))
+  const clicksToJudge = judged.map(
+    (k): ClickToJudge => ({
+      impressionId: k.impressionId,
+      campaignId: k.offer.campaignId,
+      viewerKey: k.offer.viewerKey,
+      source: k.offer.source,
+      blocked: k.blocked,
+      offeredAtMs: k.offer.offeredAtMs,
+    }),
+  )
   // Repeats are not known here: the unique index finds them, and a repeat aborts the write.
-  const seen = known ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs } : await readLedgerState(db, toJudge)
+  const seen = known && !fromStore ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs } : await readLedgerState(db, toJudge)
+  // The invalid-traffic bounds of the newest claim (an operator's change applies from the next batch).
+  const limits = [...batch.views, ...batch.clicks].at(-1)?.limits ?? NO_LIMITS
+  const sourceUse = await sourcesOf(db, [...toJudge, ...clicksToJudge], nowMs, known?.sources, fromStore)
   const clickSeen = clicksToJudge.length > 0 ? await readClickState(db, clicksToJudge, nowMs) : { clicked: new Set<string>(), billedDays: new Set<string>() }
   // What the batch would bill with unbounded inventory: the room its leases need.
   const unbounded = new Map<string, CampaignInventory>()
@@ -179,10 +210,11 @@ async function judgeAndWrite(
     new Map([...of].map(([id, c]) => [id, isClickCampaign(id) ? CLICK_CAMPAIGN_VIEWS : c]))
   const demand = new Map<string, number>()
   const count = (into: Map<string, number>, id: string) => into.set(id, (into.get(id) ?? 0) + 1)
-  judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(unbounded) }, nowMs).forEach((o, i) => {
+  const demandBudget = new SourceBudget(limits, sourceUse)
+  judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(unbounded) }, nowMs, demandBudget).forEach((o, i) => {
     if (o.billable && !isClickCampaign(toJudge[i]!.campaignId)) count(demand, toJudge[i]!.campaignId)
   })
-  judgeClicks(clicksToJudge, { ...clickSeen, campaigns: unbounded }, nowMs).forEach((o, i) => {
+  judgeClicks(clicksToJudge, { ...clickSeen, campaigns: unbounded }, nowMs, demandBudget).forEach((o, i) => {
     if (o.billable) count(demand, clicksToJudge[i]!.campaignId)
   })
   await book.ensure(db, demand, now)
@@ -191,8 +223,10 @@ async function judgeAndWrite(
     const c = book.campaign(id)
     if (c) campaigns.set(id, { impressions: book.room(id), billed: 0, cancelledAtMs: c.cancelledAtMs })
   }
-  const outcomes = judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(new Map([...unbounded.keys()].map((id) => [id, campaigns.get(id) ?? NO_ROOM]))) }, nowMs)
-  const clickOutcomes = judgeClicks(clicksToJudge, { ...clickSeen, campaigns }, nowMs)
+  // Views first, then clicks, spend one budget of the sources' bounds.
+  const budget = new SourceBudget(limits, sourceUse)
+  const outcomes = judgeViews(toJudge, { ...seen, campaigns: viewCampaigns(new Map([...unbounded.keys()].map((id) => [id, campaigns.get(id) ?? NO_ROOM]))) }, nowMs, budget)
+  const clickOutcomes = judgeClicks(clicksToJudge, { ...clickSeen, campaigns }, nowMs, budget)
 
   const billedBy = new Map<string, number>()
   outcomes.forEach((o, i) => {
@@ -248,7 +282,8 @@ async function judgeAndWrite(
     [...taken.values()].flatMap((t) => t.takes),
     billable,
     // Clicks repeat often (a double click): a batch carrying them keeps dropping repeats quietly.
-    known !== undefined && batch.clicks.length === 0 ? 'fail' : 'skip',
+    !fromStore && batch.clicks.length === 0 ? 'fail' : 'skip',
+    limits,
     clickCampaignIds.length > 0 ? { campaignIds: clickCampaignIds, billableClicks } : null,
   )
   for (const [id, t] of taken) book.commit(id, t)
@@ -260,7 +295,34 @@ async function judgeAndWrite(
   const views = outcomes.map((o, i): ViewOutcome => (!(!o.billable && o.reason === 'repeat') && lost.has(batch.views[i]!.impressionId) ? { billable: false, reason: 'repeat' } : o))
   const billedSlots = batch.views.flatMap((v, i) => (views[i]!.billable ? [viewerSlot(v.offer.viewerKey, v.offer.surface)] : []))
   const clicks = batch.clicks.map((k): ClickResult => clickResults.get(k) ?? { billable: false, reason: 'impression_campaign' })
-  return { views, clicks, billedSlots, billed: billedBy, settled, retries: 0 }
+  const units: BatchResult['units'] = []
+  const unit = (offer: Offer, billable: boolean) => {
+    if (billable && offer.source !== null) units.push({ source: offer.source, viewerKey: offer.viewerKey })
+  }
+  batch.views.forEach((v, i) => unit(v.offer, views[i]!.billable))
+  batch.clicks.forEach((k, i) => unit(k.offer, clicks[i]!.billable))
+  return { views, clicks, billedSlots, units, billed: billedBy, settled, retries: 0 }
+}
+
+/** A batch with nothing billable to bound (offers and clicks of impression campaigns). */
+const NO_LIMITS: SourceLimits = { maxViewersPerDay: 2 ** 31 - 1, maxBillablePerHour: 2 ** 31 - 1 }
+
+/**
+ * The use of the bounds of the sources of a batch's views and clicks: what this instance knows, or
+ * (for a batch judged from the store) the store's counts, which the instance then knows too.
+ */
+async function sourcesOf(
+  db: Db,
+  events: readonly { source: Source | null; viewerKey: string }[],
+  nowMs: number,
+  tally: SourceTally | undefined,
+  fromStore: boolean,
+): Promise<ReadonlyMap<Source, SourceUse>> {
+  const pairs = events.flatMap((e) => (e.source === null ? [] : [{ source: e.source, viewerKey: e.viewerKey }]))
+  if (!fromStore && tally) return tally.snapshot(new Set(pairs.map((p) => p.source)), nowMs)
+  const read = await readSourceUse(db, pairs, nowMs)
+  tally?.learn(read, nowMs)
+  return read
 }
 
 /** A campaign this instance could get no lease on: nothing left to bill. */

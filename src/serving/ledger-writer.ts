@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
 import type { Db } from '../store/db.ts'
 import { EventColumns, writeViewReports, type LedgerRow } from '../store/ledger.ts'
-import { commitLedgerBatch, type BatchResult, type ClickClaim, type ClickResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
+import { commitLedgerBatch, noKnownState, type BatchResult, type ClickClaim, type ClickResult, type KnownState, type ViewClaim } from './ledger-batch.ts'
 import type { CampaignKinds } from './campaign-kinds.ts'
 import type { LeaseBook } from './leases.ts'
 import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
@@ -47,7 +47,8 @@ export const MAX_KNOWN_VIEWERS = 200_000
  * crash loses no money.
  *
  * Batches are judged first from what this instance knows (its impression
- * budget leases and the viewers it billed in the last ten seconds), without a
+ * budget leases, the viewers it billed in the last ten seconds and the sources' use of their
+ * invalid-traffic bounds), without a
  * read; the store re-checks and a batch judged on stale knowledge is judged
  * again from the store (`commitLedgerBatch`).
  */
@@ -92,7 +93,7 @@ export class LedgerWriter {
     this.#onBatch = hooks.onBatch
     this.#book = book
     this.#kinds = kinds
-    this.#known = { lastBillableMs: this.#lastBillable }
+    this.#known = { ...noKnownState(), lastBillableMs: this.#lastBillable }
   }
 
   recordOffer(row: LedgerRow): void {
@@ -197,6 +198,7 @@ export class LedgerWriter {
         // What this batch billed first, so the next batch is judged on it; the next batch then goes
         // to the store while this one's answers are written.
         this.#remember(result.billedSlots, now.getTime())
+        for (const u of result.units) this.#known.sources.recordUnit(u.source, u.viewerKey, now.getTime())
         this.#onCommit(result)
         this.#start()
         clicks.forEach((c, i) => c.waiter.resolve(result.clicks[i]!))

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
 import type { Offer } from '../domain/offer.ts'
+import { sourceBytes, sourceFromBytes } from '../domain/traffic-source.ts'
 
 /**
  * An impression id is a sealed offer: everything the view and click paths
@@ -24,6 +25,9 @@ const HEADER_BYTES = 1 + NONCE_BYTES
 const NONCE_POOL = NONCE_BYTES * 1024
 const FLAG_EXTENSION = 1
 const FLAG_COUNTRY = 2
+/** The decision's source follows the country: 4 bytes (IPv4) or 8 (an IPv6 /64). */
+const FLAG_SOURCE_V4 = 4
+const FLAG_SOURCE_V6 = 8
 /** flags, offer time (48 bits, ms), origin (32 bits). */
 const FIXED_BYTES = 1 + 6 + 4
 const TOKEN = /^imp_[A-Za-z0-9_-]{40,400}$/
@@ -102,19 +106,23 @@ export class OfferSealer {
 }
 
 /**
- * The compact plaintext: flags (surface, country present), offer time as 48
- * bits, origin as 32 bits, the country's two letters when present, then the
- * campaign, creative, account and viewer key, each a length byte and UTF-8.
+ * The compact plaintext: flags (surface, country present, source kind), offer
+ * time as 48 bits, origin as 32 bits, the country's two letters when present,
+ * the source's 4 or 8 bytes when present, then the campaign, creative, account
+ * and viewer key, each a length byte and UTF-8.
  */
 function encodeOffer(offer: Offer): Buffer {
   const strings = [offer.campaignId, offer.creativeId, offer.userId, offer.viewerKey].map((s) => Buffer.from(s))
   const countryBytes = offer.country === null ? 0 : 2
-  const out = Buffer.allocUnsafe(FIXED_BYTES + countryBytes + strings.reduce((n, s) => n + 1 + s.length, 0))
-  out[0] = (offer.surface === 'extension' ? FLAG_EXTENSION : 0) | (offer.country === null ? 0 : FLAG_COUNTRY)
+  const source = offer.source === null ? null : sourceBytes(offer.source)
+  const sourceFlag = source === null ? 0 : source.length === 4 ? FLAG_SOURCE_V4 : FLAG_SOURCE_V6
+  const out = Buffer.allocUnsafe(FIXED_BYTES + countryBytes + (source?.length ?? 0) + strings.reduce((n, s) => n + 1 + s.length, 0))
+  out[0] = (offer.surface === 'extension' ? FLAG_EXTENSION : 0) | (offer.country === null ? 0 : FLAG_COUNTRY) | sourceFlag
   out.writeUIntBE(offer.offeredAtMs, 1, 6)
   out.writeUInt32BE(offer.origin >>> 0, 7)
   let at = FIXED_BYTES
   if (offer.country !== null) at += out.write(offer.country, at, 2, 'latin1')
+  if (source !== null) at += source.copy(out, at)
   for (const s of strings) {
     if (s.length > 255) throw new Error('an offer field is longer than 255 bytes')
     out[at++] = s.length
@@ -131,6 +139,13 @@ function decodeOffer(plain: Buffer): Offer | null {
   if (flags & FLAG_COUNTRY) {
     country = plain.toString('latin1', at, at + 2)
     at += 2
+  }
+  let source: string | null = null
+  const sourceLength = flags & FLAG_SOURCE_V4 ? 4 : flags & FLAG_SOURCE_V6 ? 8 : 0
+  if (sourceLength > 0) {
+    if (at + sourceLength > plain.length) return null
+    source = sourceFromBytes(plain.subarray(at, at + sourceLength))
+    at += sourceLength
   }
   const next = (): string | null => {
     const length = plain[at]
@@ -150,6 +165,7 @@ function decodeOffer(plain: Buffer): Offer | null {
     surface: flags & FLAG_EXTENSION ? 'extension' : 'terminal',
     country,
     viewerKey,
+    source,
     offeredAtMs: plain.readUIntBE(1, 6),
     origin: plain.readUInt32BE(7),
   }
@@ -180,6 +196,7 @@ function openLegacy(impressionId: string, secret: KeyObject): Offer | null {
     surface: surface === 'e' ? 'extension' : 'terminal',
     country: country === '' ? null : country,
     viewerKey,
+    source: null,
     offeredAtMs: parseInt(offeredAt, 36),
     origin: -1,
   }

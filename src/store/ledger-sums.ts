@@ -25,7 +25,7 @@ export const LEDGER_SUM = {
   spend: sql`coalesce(sum(e.debit_micros), 0)`,
 }
 
-/** The rollup tables' columns of the non-billable counts, in NON_BILLABLE_REASONS order (migration 0025). */
+/** The rollup tables' columns of the non-billable counts, in NON_BILLABLE_REASONS order (migrations 0025, 0029). */
 export const NB_COLUMNS = {
   short_dwell: 'nb_short_dwell',
   repeat: 'nb_repeat',
@@ -33,6 +33,7 @@ export const NB_COLUMNS = {
   viewer_frequency: 'nb_viewer_frequency',
   expired: 'nb_expired',
   block_full: 'nb_block_full',
+  invalid_traffic: 'nb_invalid_traffic',
 } as const satisfies Record<NonBillableReason, string>
 
 /** The per-reason sums, each `AS nb_<reason>`, in NON_BILLABLE_REASONS order. */

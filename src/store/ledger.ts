@@ -4,6 +4,8 @@ import { copyOffers } from './ledger-copy.ts'
 import type { LedgerEventsTable } from './schema.ts'
 import { viewerSlot, VIEWER_FREQUENCY_MS, type LedgerState, type ViewToJudge } from '../domain/delivery.ts'
 import { clickDaySlot, utcDay, type ClickState, type ClickToJudge } from '../domain/clicks.ts'
+import { utcHourStart, type SourceLimits, type SourceUse } from '../domain/invalid-traffic.ts'
+import type { Source } from '../domain/traffic-source.ts'
 
 // The ledger's group-commit statements. Judging a batch, and retrying one a concurrent batch overtook,
 // is the serving layer's (src/serving/ledger-batch.ts).
@@ -96,6 +98,7 @@ export class EventColumns {
   dwell: (number | null)[] = []
   reason: (string | null)[] = []
   viewer: string[] = []
+  source: (string | null)[] = []
 
   /** `billable`: an impression row always is; a click row is when a click campaign bills it. */
   push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression'): void {
@@ -112,10 +115,11 @@ export class EventColumns {
     this.dwell.push(dwellMs)
     this.reason.push(reason)
     this.viewer.push(r.viewer_key)
+    this.source.push(r.source ?? null)
   }
 }
 
-const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key)`
+const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source)`
 
 /**
  * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
@@ -124,13 +128,13 @@ const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campa
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key
+    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
       ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.billable}::bool[], ${e.debit}::int8[], ${e.dwell}::int4[],
-      ${e.reason}::text[], ${e.viewer}::text[]
-    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, ord)`
+      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[]
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, ord)`
 }
 
 /** How a batch of offers is written on PostgreSQL (the embedded store always inserts). */
@@ -221,6 +225,11 @@ export interface LeaseTake {
  *    batch priced from, and `used <= size` is a CHECK constraint; revoking (cancel) shrinks a lease
  *    to what it used, and an expired lease settled by another instance is no longer `holder`'s;
  *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
+ *  - the sources' bounds (`limits`, domain/invalid-traffic.ts): every billable row with a source
+ *    takes its viewer's place among the source's viewers of the UTC day and one unit of the source's
+ *    UTC hour (`source_day_viewers`, `source_day_counts`, `source_hour_counts`); the counts' upserts
+ *    move only within the bounds, so no number of instances passes them, and only rows the statement
+ *    really inserted count, so a retried or replayed view never counts twice;
  *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
  *    NOTHING (`repeats: 'skip'`), so the unique index on measured views drops
  *    a concurrent repeat of a non-billable view (that view is then a
@@ -245,9 +254,12 @@ export async function writeBatch(
   leases: readonly LeaseTake[],
   expectBillable: number,
   repeats: 'skip' | 'fail',
+  limits: SourceLimits,
   clickRows: ClickCampaignRows | null = null,
 ): Promise<{ lost: string[] | null }> {
   const nowMs = now.getTime()
+  const day = utcDay(nowMs)
+  const hour = new Date(utcHourStart(nowMs))
   if (clickRows === null && !e.type.some((t) => t === 'impression' || t === 'view')) {
     // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
     if (e.type.length > 0) await (e.type.every((t) => t === 'offer') ? writeOffers(db, e) : insertEvents(db, e))
@@ -261,10 +273,31 @@ export async function writeBatch(
     ins AS (
       INSERT INTO ledger_events ${eventColumns}
       SELECT occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
-             dwell_ms, reason, viewer_key
+             dwell_ms, reason, viewer_key, source
       FROM input ORDER BY ord
       ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
-      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable
+      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source
+    ),
+    units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL),
+    source_viewers AS (
+      INSERT INTO source_day_viewers (source, day, viewer_key)
+      SELECT DISTINCT source, ${day}::date, viewer_key FROM units
+      ON CONFLICT DO NOTHING
+      RETURNING source
+    ),
+    source_days AS (
+      INSERT INTO source_day_counts AS c (source, day, viewers)
+      SELECT source, ${day}::date, count(*) FROM source_viewers GROUP BY source
+      ON CONFLICT (source, day) DO UPDATE SET viewers = c.viewers + excluded.viewers
+        WHERE c.viewers + excluded.viewers <= ${limits.maxViewersPerDay}::int
+      RETURNING 1
+    ),
+    source_hours AS (
+      INSERT INTO source_hour_counts AS h (source, hour, billable)
+      SELECT source, ${hour}::timestamptz, count(*) FROM units GROUP BY source
+      ON CONFLICT (source, hour) DO UPDATE SET billable = h.billable + excluded.billable
+        WHERE h.billable + excluded.billable <= ${limits.maxBillablePerHour}::int
+      RETURNING 1
     ),
     lease AS (
       UPDATE impression_leases l SET used = l.used + s.n
@@ -305,6 +338,9 @@ export async function writeBatch(
         -- a gap in the lease's numbers priced above, so the batch is judged again from the store.
         AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int
         AND (SELECT count(*) FROM lease) = ${leases.length}::int
+        -- Every source stays within its bounds (an upsert past one updates nothing).
+        AND (SELECT count(*) FROM source_days) = (SELECT count(DISTINCT source) FROM source_viewers)
+        AND (SELECT count(*) FROM source_hours) = (SELECT count(DISTINCT source) FROM units)
         ${
           clickRows
             ? sql`AND (SELECT count(*) FROM ins WHERE event_type = 'click' AND billable) = ${clickRows.billableClicks}::int
@@ -332,4 +368,50 @@ export async function writeBatch(
 export async function purgeClickDays(db: Db, keepFrom: string): Promise<number> {
   const res = await db.deleteFrom('viewer_click_days').where('day', '<', keepFrom).executeTakeFirst()
   return Number(res.numDeletedRows)
+}
+
+/**
+ * What the store knows of the sources of a batch's billable candidates (`pairs`: source and viewer):
+ * per source, its viewers of the UTC day of `nowMs` (how many, and which of the batch's are among
+ * them) and its billable units of the UTC hour. One statement; read only when a batch is judged
+ * from the store.
+ */
+export async function readSourceUse(db: Db, pairs: readonly { source: Source; viewerKey: string }[], nowMs: number): Promise<Map<Source, SourceUse>> {
+  const use = new Map<Source, { viewers: number; knownViewers: Set<string>; billedThisHour: number }>()
+  if (pairs.length === 0) return use
+  const sources = [...new Set(pairs.map((p) => p.source))]
+  const { rows } = await executePrepared(
+    db,
+    sql<{ days: [string, number][] | null; members: [string, string][] | null; hours: [string, number][] | null }>`
+    SELECT
+      (SELECT json_agg(json_build_array(c.source, c.viewers)) FROM source_day_counts c
+        WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
+      (SELECT json_agg(json_build_array(v.source, v.viewer_key))
+        FROM unnest(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[]) AS k(source, viewer_key)
+        JOIN source_day_viewers v ON v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key) AS members,
+      (SELECT json_agg(json_build_array(h.source, h.billable)) FROM source_hour_counts h
+        WHERE h.source = ANY(${sources}::text[]) AND h.hour = ${new Date(utcHourStart(nowMs))}::timestamptz) AS hours
+  `.compile(db),
+  )
+  const r = rows[0]!
+  const of = (source: string) => {
+    let u = use.get(source)
+    if (!u) use.set(source, (u = { viewers: 0, knownViewers: new Set(), billedThisHour: 0 }))
+    return u
+  }
+  for (const [source, viewers] of r.days ?? []) of(source).viewers = viewers
+  for (const [source, viewer] of r.members ?? []) of(source).knownViewers.add(viewer)
+  for (const [source, billable] of r.hours ?? []) of(source).billedThisHour = billable
+  return use
+}
+
+/**
+ * Deletes the sources' counts that can decide nothing again: viewer days before `keepDaysFrom` (a UTC
+ * day, YYYY-MM-DD) and hours before `keepHoursFrom`.
+ */
+export async function purgeSourceCounts(db: Db, keepDaysFrom: string, keepHoursFrom: Date): Promise<number> {
+  const viewers = await db.deleteFrom('source_day_viewers').where('day', '<', keepDaysFrom).executeTakeFirst()
+  const days = await db.deleteFrom('source_day_counts').where('day', '<', keepDaysFrom).executeTakeFirst()
+  const hours = await db.deleteFrom('source_hour_counts').where('hour', '<', keepHoursFrom).executeTakeFirst()
+  return Number(viewers.numDeletedRows) + Number(days.numDeletedRows) + Number(hours.numDeletedRows)
 }

@@ -169,6 +169,35 @@ export interface LedgerEventsTable {
   dwell_ms: number | null
   reason: string | null
   viewer_key: string
+  /** The decision's source (migration 0029): views and clicks only; operators only, never exported. */
+  source: ColumnType<string | null, string | null | undefined, never>
+}
+
+/** The per-source bounds of invalid traffic (migration 0029), counted by the ledger statement. */
+export interface SourceDayViewersTable {
+  source: string
+  day: ColumnType<string, string, string>
+  viewer_key: string
+}
+export interface SourceDayCountsTable {
+  source: string
+  day: ColumnType<string, string, string>
+  viewers: number
+}
+export interface SourceHourCountsTable {
+  source: string
+  hour: Timestamp
+  billable: number
+}
+
+/** The operators' block list (migration 0029). */
+export interface TrafficBlocksTable {
+  block_id: string
+  kind: 'cidr' | 'viewer'
+  value: string
+  note: ColumnType<string, string | undefined, string>
+  created_at: Timestamp
+  created_by: string
 }
 
 /** Each viewer's last billable impression per surface (the ten-second rule). */
@@ -255,6 +284,7 @@ export interface DailyRollupsTable {
   nb_viewer_frequency: Int8
   nb_expired: Int8
   nb_block_full: Int8
+  nb_invalid_traffic: Int8
 }
 
 export interface DailyViewersTable {
@@ -387,6 +417,10 @@ export interface Database extends ExportsTables, WebhooksTables {
   credits: CreditsTable
   billing_events: BillingEventsTable
   ledger_events: LedgerEventsTable
+  source_day_viewers: SourceDayViewersTable
+  source_day_counts: SourceDayCountsTable
+  source_hour_counts: SourceHourCountsTable
+  traffic_blocks: TrafficBlocksTable
   serving_epoch: ServingEpochTable
   viewer_last_billable: ViewerLastBillableTable
   viewer_click_days: ViewerClickDaysTable

@@ -30,6 +30,7 @@ const nonBillableOf = (r: NbRow): NonBillableCounts => ({
   viewer_frequency: Number(r.nb_viewer_frequency),
   expired: Number(r.nb_expired),
   block_full: Number(r.nb_block_full),
+  invalid_traffic: Number(r.nb_invalid_traffic),
 })
 
 /** `sum(<alias>.nb_x) AS nb_x` for every reason: the rollups' counts summed over their rows. */

@@ -7,6 +7,9 @@ import { LeaseBook } from '../../src/serving/leases.ts'
 import { revokeLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/money.ts'
+import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
+import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
+import { noKnownState } from '../../src/serving/ledger-batch.ts'
 
 /**
  * The group-commit write re-checks what a batch was judged on: a batch judged
@@ -31,9 +34,10 @@ function claim(c: { campaignId: string; creativeId: string; userId: string }, vi
   n++
   return {
     impressionId: `batch-test-${process.pid}-${n}`,
-    offer: { ...c, surface: 'extension', country: 'US', viewerKey, offeredAtMs: NOW.getTime() - 20_000, origin: 0 },
+    offer: { ...c, surface: 'extension', country: 'US', viewerKey, source: `203.0.${n >> 8}.${n & 255}`, offeredAtMs: NOW.getTime() - 20_000, origin: 0 },
     dwellMs: 10_000,
     reason: null,
+    limits: servingLimitsOf(DEFAULT_CONFIG).sources,
   }
 }
 
@@ -46,7 +50,7 @@ const billedOf = async (campaignId: string) => {
   return row!.impressions_billed
 }
 
-const known = (lastBillable = new Map<string, number>()): KnownState => ({ lastBillableMs: lastBillable })
+const known = (lastBillable = new Map<string, number>()): KnownState => ({ ...noKnownState(), lastBillableMs: lastBillable })
 
 test('inventory taken elsewhere: the lease holds only what is left, and the last number completes the campaign', async () => {
   const c = await campaign(await h.advertiser())
@@ -131,7 +135,7 @@ test('from known state, a batch carrying a repeated click drops it in place with
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const clicked = claim(c)
-  const click = { impressionId: clicked.impressionId, offer: clicked.offer }
+  const click = { impressionId: clicked.impressionId, offer: clicked.offer, blocked: false, limits: clicked.limits }
   const book = new LeaseBook()
   await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] }, book)
   const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, book, known())
@@ -237,7 +241,7 @@ test('the batch statements are prepared once per connection: same text, one name
     const { rows } = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'adapi_%'`.execute(conn)
     const kinds = rows.map((r) => (/^\s*WITH input/.test(r.statement) ? 'write' : /recorded/.test(r.statement) ? 'read' : 'other'))
     assert.equal(kinds.filter((k) => k === 'write').length, 2, 'batches of different sizes share the prepared write of their kind')
-    assert.deepEqual(rows.filter((r) => /^\s*WITH input/.test(r.statement)).map((r) => /ON CONFLICT DO NOTHING\s+RETURNING/.test(r.statement)).sort(), [false, true])
+    assert.deepEqual(rows.filter((r) => /^\s*WITH input/.test(r.statement)).map((r) => /FROM input ORDER BY ord\s+ON CONFLICT DO NOTHING/.test(r.statement)).sort(), [false, true])
     assert.equal(kinds.filter((k) => k === 'read').length, 1, 'and one prepared read')
     assert.equal(new Set(rows.map((r) => r.name)).size, rows.length)
   })

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import assert from 'node:assert/strict'
 import type { Client, TestHarness } from './api.ts'
 
@@ -21,8 +22,24 @@ export interface Decision {
   click_url: string
 }
 
-export async function decide(client: Client, body: { surface?: string; viewer_id?: string; country?: string }): Promise<Decision | null> {
-  const res = await client.post('/serve/v1/decisions', { surface: 'extension', viewer_id: `viewer-${Math.random()}`, ...body })
+/**
+ * An address of its own for each simulated viewer (in 198.18.0.0/15, the benchmarking range), as real
+ * viewers sit on many networks: the invalid-traffic bounds (50 viewers per source per day by default)
+ * then judge the tests' traffic as they would real traffic. Tests of those bounds send their own.
+ */
+export function viewerAddress(viewerId: string): string {
+  const h = createHash('sha256').update(viewerId).digest()
+  return `198.${18 + (h[0]! & 1)}.${h[1]}.${h[2]}`
+}
+
+/** A decision for one viewer, sent from the viewer's own address (`viewerAddress`) unless `address` names one. */
+export async function decide(client: Client, body: { surface?: string; viewer_id?: string; country?: string }, address?: string): Promise<Decision | null> {
+  const viewerId = body.viewer_id ?? `viewer-${Math.random()}`
+  const res = await client.post(
+    '/serve/v1/decisions',
+    { surface: 'extension', ...body, viewer_id: viewerId },
+    { headers: { 'x-forwarded-for': address ?? viewerAddress(viewerId) } },
+  )
   if (res.status === 204) return null
   assert.equal(res.status, 200, res.text)
   return res.body

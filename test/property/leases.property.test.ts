@@ -7,6 +7,9 @@ import { commitLedgerBatch, type ViewClaim } from '../../src/serving/ledger-batc
 import { LeaseBook, type Taken } from '../../src/serving/leases.ts'
 import { settleLeases } from '../../src/store/leases.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
+import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
+import { noKnownState } from '../../src/serving/ledger-batch.ts'
 
 /**
  * Several serving instances (each its own `LeaseBook`, its own holder) bill one small campaign on one
@@ -64,8 +67,8 @@ test('instances billing one campaign through leases, with expiries and crashes: 
       let acknowledged = 0
       const claim = (): ViewClaim => {
         n++
-        const offer = { campaignId, creativeId: creative.creative_id, userId: adv.userId, surface: 'extension' as const, country: 'US', viewerKey: `lp-${process.pid}-${n}`, offeredAtMs: NOW.getTime() - 20_000, origin: 0 }
-        return { impressionId: `lp-${process.pid}-${n}`, offer, dwellMs: 10_000, reason: null }
+        const offer = { campaignId, creativeId: creative.creative_id, userId: adv.userId, surface: 'extension' as const, country: 'US', viewerKey: `lp-${process.pid}-${n}`, source: null, offeredAtMs: NOW.getTime() - 20_000, origin: 0 }
+        return { impressionId: `lp-${process.pid}-${n}`, offer, dwellMs: 10_000, reason: null, limits: servingLimitsOf(DEFAULT_CONFIG).sources }
       }
       const run = async (s: Step): Promise<void> => {
         const book = books[s.instance]!
@@ -73,7 +76,7 @@ test('instances billing one campaign through leases, with expiries and crashes: 
           const fresh = Array.from({ length: s.size }, claim)
           const views = [...fresh, ...seen.slice(-s.repeats)]
           seen.push(...fresh)
-          const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, book, { lastBillableMs: new Map() })
+          const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, book, noKnownState())
           acknowledged += result.views.filter((v) => v.billable).length
         } else if (s.kind === 'settle') {
           await book.exclusive(() => book.settle(db, NOW))

@@ -6,6 +6,9 @@ import { commitLedgerBatch, type ClickClaim, type ViewClaim } from '../../src/se
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { settleLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
+import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
+import { noKnownState } from '../../src/serving/ledger-batch.ts'
 
 /**
  * Clicks of click campaigns go through the ledger batch and the impression budget leases like billable
@@ -28,11 +31,14 @@ let n = 0
 type Ids = { campaignId: string; creativeId: string; userId: string }
 function clickOf(c: Ids, viewerKey = `click-batch-viewer-${n}`): ClickClaim {
   n++
-  return { impressionId: `click-batch-${process.pid}-${n}`, offer: { ...c, surface: 'extension', country: 'US', viewerKey, offeredAtMs: NOW.getTime() - 20_000, origin: 0 } }
+  return { impressionId: `click-batch-${process.pid}-${n}`, offer: { ...c, surface: 'extension', country: 'US', viewerKey, source: null, offeredAtMs: NOW.getTime() - 20_000, origin: 0 },
+    blocked: false,
+    limits: servingLimitsOf(DEFAULT_CONFIG).sources,
+  }
 }
 function viewOf(c: Ids): ViewClaim {
-  const k = clickOf(c)
-  return { ...k, dwellMs: 10_000, reason: null }
+  const { impressionId, offer, limits } = clickOf(c)
+  return { impressionId, offer, dwellMs: 10_000, reason: null, limits }
 }
 
 const clickRows = (campaignId: string) =>
@@ -85,7 +91,7 @@ test('one batch bills an impression campaign\'s views and a click campaign\'s cl
     NOW,
     { offers: [], clicks: [clickOf(clicks), clickOf(views)], views: [viewOf(views), ...clickViews] },
     book,
-    { lastBillableMs: new Map() },
+    noKnownState(),
   )
   assert.deepEqual(result.views, [{ billable: true }, { billable: true }, { billable: true }])
   assert.deepEqual(result.clicks, [{ billable: true }, { billable: false, reason: 'impression_campaign' }])

@@ -81,7 +81,7 @@ test('outstanding offers of a click campaign count as the clicks they are expect
 })
 
 function click(id: string, over: Partial<ClickToJudge> = {}): ClickToJudge {
-  return { impressionId: id, campaignId: 'c1', viewerKey: `viewer-${id}`, offeredAtMs: NOW - 10_000, ...over }
+  return { impressionId: id, campaignId: 'c1', viewerKey: `viewer-${id}`, source: null, blocked: false, offeredAtMs: NOW - 10_000, ...over }
 }
 
 function state(over: Partial<ClickState> = {}): ClickState {

@@ -13,6 +13,7 @@ const offer: Offer = {
   surface: 'terminal',
   country: 'DE',
   viewerKey: 'k3yK3yK3yK3yK3yK3yK3yK',
+  source: '2001:db8:aa:bb::/64',
   offeredAtMs: Date.UTC(2026, 10, 2, 9, 0, 0),
   origin: 0xdeadbeef,
 }
@@ -24,6 +25,8 @@ test('an impression id carries its offer and opens under the same key', () => {
   assert.deepEqual(sealer.open(id), offer)
   const other = { ...offer, surface: 'extension' as const, country: null, origin: 0 }
   assert.deepEqual(sealer.open(sealer.seal(other)), other)
+  // The decision's source: an IPv4 address, an IPv6 /64, or none (an id sealed before sources were).
+  for (const source of ['203.0.113.250', '::/64', null]) assert.deepEqual(sealer.open(sealer.seal({ ...offer, source })), { ...offer, source })
   assert.notEqual(sealer.seal(offer), id, 'a fresh nonce per id')
 })
 
@@ -92,7 +95,7 @@ test('readable ids issued before ids were sealed still open under the serving se
   const payload = Buffer.from(fields.join('~')).toString('base64url')
   const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, 16).toString('base64url')
   const sealer = new OfferSealer([keyA], secret)
-  assert.deepEqual(sealer.open(`imp_${payload}.${mac}`), { ...offer, origin: -1 })
+  assert.deepEqual(sealer.open(`imp_${payload}.${mac}`), { ...offer, source: null, origin: -1 })
   assert.equal(sealer.open(`imp_${payload}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`), null)
   assert.equal(new OfferSealer([keyA]).open(`imp_${payload}.${mac}`), null, 'not accepted without the secret')
 })

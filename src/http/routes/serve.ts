@@ -2,8 +2,10 @@ import { Type } from 'typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App, RouteDeps } from '../types.ts'
 import type { ServingEngine } from '../../serving/engine.ts'
-import { RATE_WINDOW_MS, windowStart, windowState, type ServingLimits } from '../../domain/rate-limits.ts'
+import { RATE_WINDOW_MS, windowStart, windowState } from '../../domain/rate-limits.ts'
 import { SURFACES } from '../../domain/auction.ts'
+import { sourceOf } from '../../domain/traffic-source.ts'
+import type { ServingRules } from '../../services/serving-limits.ts'
 import { StringEnum } from '../schemas/common.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
 
@@ -51,8 +53,8 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     return count > perMinute ? windowState(perMinute, count, nowMs).resetMs / 1000 : null
   }
 
-  /** The operator's abuse limits (config `serve_*_per_min`), held in memory (services/serving-limits.ts). */
-  const limits = (request: FastifyRequest): Promise<ServingLimits> =>
+  /** The operator's abuse limits, invalid-traffic bounds and block list, held in memory (services/serving-limits.ts). */
+  const limits = (request: FastifyRequest): Promise<ServingRules> =>
     deps.servingLimits.current((err) => request.log.warn({ err }, 'serving limits reload failed; keeping the values held'))
 
   return async (app: App) => {
@@ -69,12 +71,14 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
       const { surface, viewer_id, country } = request.body
       const { decisionsPerAddress, decisionsPerViewer } = await limits(request)
-      const addressWait = await overLimit(request, `serve-addr:${request.ip}`, decisionsPerAddress)
+      // Per source (an IPv4 address or IPv6 /64), like the invalid-traffic bounds the offer carries it to.
+      const source = sourceOf(request.ip)
+      const addressWait = await overLimit(request, `serve-addr:${source}`, decisionsPerAddress)
       if (addressWait !== null) return tooMany(reply, addressWait)
       const viewerKey = serving.viewerKey(viewer_id)
       const viewerWait = await overLimit(request, `serve-viewer:${viewerKey}`, decisionsPerViewer)
       if (viewerWait !== null) return tooMany(reply, viewerWait)
-      const decision = await serving.decide({ surface, country: country ?? null, viewerKey })
+      const decision = await serving.decide({ surface, country: country ?? null, viewerKey, source })
       if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
@@ -91,9 +95,11 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       '/impressions/:impression_id/view',
       { schema: { params: ImpressionParams, body: ViewBody } },
       async (request, reply) => {
-        const wait = await overLimit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+        const rules = await limits(request)
+        const source = sourceOf(request.ip)
+        const wait = await overLimit(request, `serve-events:${source}`, rules.eventsPerAddress)
         if (wait !== null) return tooMany(reply, wait)
-        const result = await serving.view(request.params.impression_id, request.body.dwell_ms)
+        const result = await serving.view(request.params.impression_id, request.body.dwell_ms, { source, rules })
         if (result.status === 'unknown') return refuse(reply, 404, 'impression not found')
         if (result.status === 'expired') return refuse(reply, 410, 'the offer is older than one hour')
         return reply.code(204).send(null)
@@ -101,9 +107,11 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     )
 
     app.get('/impressions/:impression_id/click', { schema: { params: ImpressionParams } }, async (request, reply) => {
-      const wait = await overLimit(request, `serve-events:${request.ip}`, (await limits(request)).eventsPerAddress)
+      const rules = await limits(request)
+      const source = sourceOf(request.ip)
+      const wait = await overLimit(request, `serve-events:${source}`, rules.eventsPerAddress)
       if (wait !== null) return tooMany(reply, wait)
-      const click = await serving.click(request.params.impression_id)
+      const click = await serving.click(request.params.impression_id, { source, rules })
       if (!click) return refuse(reply, 404, 'impression not found')
       return reply.header('cache-control', 'no-store').redirect(click.destination, 302)
     })

@@ -87,7 +87,7 @@ export const CSV_DESCRIPTION =
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
   '(the unit\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, ' +
-  'one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full` (the /stats `non_billable` keys); blank on ' +
+  'one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full`, `invalid_traffic` (the /stats `non_billable` keys); blank on ' +
   'billable impressions and on offers and clicks. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */

@@ -34,6 +34,12 @@ export const NonBillableSchema = Type.Object(
       description: 'Impressions whose view was reported after the offer\'s hour (the view request answered 410; each impression counts once).',
     }),
     block_full: Type.Integer({ minimum: 0, description: 'The campaign had no inventory left to bill: every bought impression billed, or cancelled before the offer.' }),
+    invalid_traffic: Type.Integer({
+      minimum: 0,
+      description:
+        'Invalid traffic: the view\'s network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or ' +
+        'viewer is blocked by operators (at the time of the view).',
+    }),
   },
   {
     description:

@@ -22,6 +22,8 @@ const ABOUT: Record<keyof ServiceConfig, string> = {
   serve_decisions_per_viewer_per_min: 'Serving: decisions per viewer per minute.',
   serve_decisions_per_address_per_min: 'Serving: decisions per client address per minute.',
   serve_events_per_address_per_min: 'Serving: views and clicks per client address per minute.',
+  ivt_max_viewers_per_source_per_day: 'Invalid traffic: viewers of one source (IPv4 address or IPv6 /64) that can bill in one UTC day.',
+  ivt_max_billable_per_source_per_hour: 'Invalid traffic: billable impressions and clicks of one source in one UTC hour.',
 }
 
 type ConfigValue = ServiceConfig[keyof ServiceConfig]

@@ -10,6 +10,10 @@ const REASONS: Record<NonBillableReason, { label: string; means: string }> = {
   viewer_frequency: { label: 'Same viewer', means: 'The viewer had a billable impression on this surface in the 10 seconds before.' },
   expired: { label: 'Late', means: 'Reported more than an hour after the ad was offered (once per impression).' },
   block_full: { label: 'Nothing left to bill', means: 'Every impression bought was already billed, or the campaign was cancelled.' },
+  invalid_traffic: {
+    label: 'Invalid traffic',
+    means: 'The traffic did not look like people: too many viewers or views from one network, or a network or viewer operators blocked.',
+  },
 }
 
 /** A share of the recorded views, one decimal (none for 0 and 100), with a no-break space before `%`. */

@@ -37,4 +37,12 @@ export const ConfigSchema = Type.Object({
   serve_decisions_per_viewer_per_min: Type.Integer({ description: 'Serving abuse limit: POST /serve/v1/decisions per viewer per minute (429 above).' }),
   serve_decisions_per_address_per_min: Type.Integer({ description: 'Serving abuse limit: POST /serve/v1/decisions per client address per minute (429 above).' }),
   serve_events_per_address_per_min: Type.Integer({ description: 'Serving abuse limit: views and clicks per client address per minute (429 above).' }),
+  ivt_max_viewers_per_source_per_day: Type.Integer({
+    description:
+      'Invalid traffic: distinct viewer_ids of one source (an IPv4 address or IPv6 /64) that can earn billable units in one UTC day; ' +
+      'past it a view or click is recorded non-billable with reason invalid_traffic (default 50).',
+  }),
+  ivt_max_billable_per_source_per_hour: Type.Integer({
+    description: 'Invalid traffic: billable units (impressions, and clicks of click campaigns) of one source in one UTC hour (default 1000).',
+  }),
 })

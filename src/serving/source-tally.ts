@@ -1,0 +1,84 @@
+import { utcDay } from '../domain/clicks.ts'
+import { utcHourStart, type SourceUse } from '../domain/invalid-traffic.ts'
+import type { Source } from '../domain/traffic-source.ts'
+
+/**
+ * At most this many sources are remembered; past it the whole tally is dropped. Forgetting a source
+ * only costs a batch judged too kindly, which the store refuses and judges again from its counts
+ * (`store/ledger.ts#writeBatch`, `readSourceUse`).
+ */
+export const MAX_KNOWN_SOURCES = 100_000
+
+interface Tally {
+  day: string
+  viewers: number
+  knownViewers: Set<string>
+  hourMs: number
+  billedThisHour: number
+}
+
+/**
+ * What this instance knows of each source's use of its invalid-traffic bounds: the billable units it
+ * committed, and the store's counts whenever a batch was judged from the store. A batch is judged on
+ * it without a read (`ledger-batch.ts`); the ledger statement re-checks the store's counts.
+ */
+export class SourceTally {
+  readonly #tallies = new Map<Source, Tally>()
+
+  /** What is known of `source` on the UTC day and hour of `nowMs`. */
+  use(source: Source, nowMs: number): SourceUse | undefined {
+    const t = this.#current(source, nowMs, false)
+    return t && { viewers: t.viewers, knownViewers: t.knownViewers, billedThisHour: t.billedThisHour }
+  }
+
+  /** The known use of every source in `sources`. */
+  snapshot(sources: Iterable<Source>, nowMs: number): Map<Source, SourceUse> {
+    const out = new Map<Source, SourceUse>()
+    for (const s of sources) {
+      const u = this.use(s, nowMs)
+      if (u) out.set(s, u)
+    }
+    return out
+  }
+
+  /** A billable unit this instance committed. */
+  recordUnit(source: Source, viewerKey: string, nowMs: number): void {
+    const t = this.#current(source, nowMs, true)!
+    if (!t.knownViewers.has(viewerKey)) {
+      t.knownViewers.add(viewerKey)
+      t.viewers++
+    }
+    t.billedThisHour++
+  }
+
+  /** The store's counts, read for a batch: never lower than what is known. */
+  learn(read: ReadonlyMap<Source, SourceUse>, nowMs: number): void {
+    for (const [source, u] of read) {
+      const t = this.#current(source, nowMs, true)!
+      for (const v of u.knownViewers) t.knownViewers.add(v)
+      t.viewers = Math.max(t.viewers, u.viewers)
+      t.billedThisHour = Math.max(t.billedThisHour, u.billedThisHour)
+    }
+  }
+
+  #current(source: Source, nowMs: number, create: boolean): Tally | undefined {
+    const day = utcDay(nowMs)
+    const hourMs = utcHourStart(nowMs)
+    let t = this.#tallies.get(source)
+    if (t && t.day !== day) {
+      this.#tallies.delete(source)
+      t = undefined
+    }
+    if (!t) {
+      if (!create) return undefined
+      if (this.#tallies.size >= MAX_KNOWN_SOURCES) this.#tallies.clear()
+      t = { day, viewers: 0, knownViewers: new Set(), hourMs, billedThisHour: 0 }
+      this.#tallies.set(source, t)
+    }
+    if (t.hourMs !== hourMs) {
+      t.hourMs = hourMs
+      t.billedThisHour = 0
+    }
+    return t
+  }
+}
