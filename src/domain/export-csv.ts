@@ -95,22 +95,32 @@ export function exportColumns(version: ExportSchemaVersion): readonly string[] {
 /** Whether the version has v2's billing-country column (v2 and v3). */
 export const hasBillingCountry = (version: ExportSchemaVersion) => version !== 'ledger-export-v1'
 
-/**
- * Event types a version does not list. The repeat and late view reports (migration 0025) came with
- * v3: v1 and v2 files keep exactly the rows and event types they always had.
- */
-export function eventTypesLeftOut(version: ExportSchemaVersion): readonly NonMeasuredViewReport[] {
-  return version === 'ledger-export-v3' ? [] : NON_MEASURED_VIEW_REPORTS
-}
 /** The ledger's view reports that are not a measured view: a repeat, a view after the offer's hour. */
 export const NON_MEASURED_VIEW_REPORTS = ['repeat_view', 'expired_view'] as const
-export type NonMeasuredViewReport = (typeof NON_MEASURED_VIEW_REPORTS)[number]
+/**
+ * The rows of the daily traffic review (migration 0029): a billable impression or click judged invalid
+ * after the fact, dated like the row it voids, reason `invalid_traffic`; its money goes back as a credit.
+ */
+export const VOIDED_EVENT_TYPES = ['voided_impression', 'voided_click'] as const
+/** Event types that only v3 lists. */
+export type V3OnlyEventType = (typeof NON_MEASURED_VIEW_REPORTS)[number] | (typeof VOIDED_EVENT_TYPES)[number]
+
+/**
+ * Event types a version does not list. The repeat and late view reports (migration 0025) and the
+ * voided rows (migration 0029) came with v3: v1 and v2 files keep exactly the rows and event types
+ * they always had.
+ */
+export function eventTypesLeftOut(version: ExportSchemaVersion): readonly V3OnlyEventType[] {
+  return version === 'ledger-export-v3' ? [] : [...NON_MEASURED_VIEW_REPORTS, ...VOIDED_EVENT_TYPES]
+}
 /** The event types whose rows are recorded views (billable or not). */
 export const VIEW_REPORT_EVENT_TYPES = ['impression', 'view', ...NON_MEASURED_VIEW_REPORTS] as const
+/** The rows v3's `non_billable_reason` names a reason on: the non-billable view reports and the voided rows. */
+export const REASONED_EVENT_TYPES = ['view', ...NON_MEASURED_VIEW_REPORTS, ...VOIDED_EVENT_TYPES] as const
 
-/** v3's `non_billable_reason` of a row: the reason, under its current name, on a non-billable view report; else blank. */
+/** v3's `non_billable_reason` of a row: the reason, under its current name, on a non-billable view report or a voided row; else blank. */
 export function nonBillableReasonText(eventType: string, reason: string | null): string {
-  if (reason === null || eventType === 'impression' || !(VIEW_REPORT_EVENT_TYPES as readonly string[]).includes(eventType)) return ''
+  if (reason === null || !(REASONED_EVENT_TYPES as readonly string[]).includes(eventType)) return ''
   return LEGACY_REASONS[reason] ?? reason
 }
 

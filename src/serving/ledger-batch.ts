@@ -85,6 +85,7 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
     reason: null,
     viewer_key: offer.viewerKey,
     source: type === 'offer' ? null : offer.source,
+    offer_age_ms: type === 'offer' ? null : Math.max(0, Math.min(2 ** 31 - 1, at.getTime() - offer.offeredAtMs)),
   }
 }
 

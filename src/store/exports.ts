@@ -7,9 +7,9 @@ import {
   CSV_SEPARATOR,
   EXPORT_FIELDS,
   hasBillingCountry,
-  VIEW_REPORT_EVENT_TYPES,
+  REASONED_EVENT_TYPES,
   type ExportField,
-  type NonMeasuredViewReport,
+  type V3OnlyEventType,
   type ExportSchemaVersion,
 } from '../domain/export-csv.ts'
 import { whereLedgerFilters } from './report-filters.ts'
@@ -23,8 +23,8 @@ export interface LedgerWindow {
   start: Date
   end: Date
   filters: ReportFilters
-  /** Event types the export's version does not list (`eventTypesLeftOut`: v1 and v2 leave out the repeat and late view reports). */
-  leaveOut: readonly NonMeasuredViewReport[]
+  /** Event types the export's version does not list (`eventTypesLeftOut`: v1 and v2 leave out the repeat and late view reports and the voided rows). */
+  leaveOut: readonly V3OnlyEventType[]
 }
 
 function ledgerInWindow(db: Db, w: LedgerWindow) {
@@ -71,10 +71,10 @@ export function exportLineSql(version: ExportSchemaVersion, billingCountryField:
 
 /**
  * v3's `non_billable_reason` (domain: nonBillableReasonText): the reason of a non-billable view
- * report under its current name, blank on every other row. Reasons are tokens of the one vocabulary
+ * report or a voided row under its current name, blank on every other row. Reasons are tokens of the one vocabulary
  * (CHECK ledger_view_reason_known, migration 0025): no quoting needed.
  */
-const nonBillableReasonSql = sql`CASE WHEN e.event_type IN (${sql.join(VIEW_REPORT_EVENT_TYPES.filter((t) => t !== 'impression').map((t) => sql.lit(t)))})
+const nonBillableReasonSql = sql`CASE WHEN e.event_type IN (${sql.join(REASONED_EVENT_TYPES.map((t) => sql.lit(t)))})
     THEN coalesce(CASE e.reason ${sql.join(
       Object.entries(LEGACY_REASONS).map(([old, current]) => sql`WHEN ${sql.lit(old)} THEN ${sql.lit(current)}`),
       sql` `,

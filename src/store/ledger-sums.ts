@@ -2,12 +2,13 @@ import { sql } from 'kysely'
 import { NON_BILLABLE_REASONS, storedReasons, type NonBillableReason } from '../domain/delivery.ts'
 
 /**
- * Recorded views that were not billable for `reason`, over ledger events aliased `e`: `view` rows and
- * repeat and late view reports whose stored reason reads as `reason` (old rows keep the names of
- * before issue 25: src/domain/delivery.ts, LEGACY_REASONS).
+ * Recorded views that were not billable for `reason`, over ledger events aliased `e`: `view` rows,
+ * repeat and late view reports and voided impressions (`invalid_traffic`, the daily traffic review)
+ * whose stored reason reads as `reason` (old rows keep the names of before issue 25:
+ * src/domain/delivery.ts, LEGACY_REASONS).
  */
 const nonBillable = (reason: NonBillableReason) =>
-  sql`count(*) FILTER (WHERE e.event_type IN ('view', 'repeat_view', 'expired_view') AND e.reason IN (${sql.join(storedReasons(reason).map((r) => sql.lit(r)))}))`
+  sql`count(*) FILTER (WHERE e.event_type IN ('view', 'repeat_view', 'expired_view', 'voided_impression') AND e.reason IN (${sql.join(storedReasons(reason).map((r) => sql.lit(r)))}))`
 
 /**
  * The metric sums over ledger events aliased `e`, written once and used by
@@ -16,12 +17,14 @@ const nonBillable = (reason: NonBillableReason) =>
  * applied migration never changes.
  */
 export const LEDGER_SUM = {
-  /** Every ledger event: offers, measured views, billable impressions, clicks, repeat and late view reports. */
-  events: sql`count(*)`,
-  billable: sql`count(*) FILTER (WHERE e.event_type = 'impression')`,
+  /** Every ledger event: offers, measured views, billable impressions, clicks, repeat and late view reports (not the voided rows, which reclassify one). */
+  events: sql`count(*) FILTER (WHERE e.event_type NOT IN ('voided_impression', 'voided_click'))`,
+  /** Billable impressions, less those the daily traffic review voided (they count as invalid_traffic). */
+  billable: sql`count(*) FILTER (WHERE e.event_type = 'impression') - count(*) FILTER (WHERE e.event_type = 'voided_impression')`,
   /** Viewable ticks: whole seconds of measured dwell, at most ten per measured view (a view is a ten-second slot). */
   ticks: sql`coalesce(sum(least(e.dwell_ms, 10000) / 1000) FILTER (WHERE e.event_type IN ('impression', 'view')), 0)`,
   clicks: sql`count(*) FILTER (WHERE e.event_type = 'click')`,
+  /** What was debited; voided rows debit nothing (their money goes back as a credit of the account, docs/invalid-traffic.md). */
   spend: sql`coalesce(sum(e.debit_micros), 0)`,
 }
 

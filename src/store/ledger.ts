@@ -99,6 +99,7 @@ export class EventColumns {
   reason: (string | null)[] = []
   viewer: string[] = []
   source: (string | null)[] = []
+  offerAge: (number | null)[] = []
 
   /** `billable`: an impression row always is; a click row is when a click campaign bills it. */
   push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression'): void {
@@ -116,10 +117,11 @@ export class EventColumns {
     this.reason.push(reason)
     this.viewer.push(r.viewer_key)
     this.source.push(r.source ?? null)
+    this.offerAge.push(r.offer_age_ms ?? null)
   }
 }
 
-const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source)`
+const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms)`
 
 /**
  * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
@@ -128,13 +130,13 @@ const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campa
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source
+    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
       ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.billable}::bool[], ${e.debit}::int8[], ${e.dwell}::int4[],
-      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[]
-    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, ord)`
+      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[], ${e.offerAge}::int4[]
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, ord)`
 }
 
 /** How a batch of offers is written on PostgreSQL (the embedded store always inserts). */
@@ -273,7 +275,7 @@ export async function writeBatch(
     ins AS (
       INSERT INTO ledger_events ${eventColumns}
       SELECT occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
-             dwell_ms, reason, viewer_key, source
+             dwell_ms, reason, viewer_key, source, offer_age_ms
       FROM input ORDER BY ord
       ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
       RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source

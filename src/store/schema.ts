@@ -157,7 +157,7 @@ export interface PreviewsTable {
 export interface LedgerEventsTable {
   event_id: ColumnType<number, never, never>
   occurred_at: Timestamp
-  event_type: 'offer' | 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view'
+  event_type: 'offer' | 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
   impression_id: string
   user_id: string
   campaign_id: string
@@ -171,6 +171,25 @@ export interface LedgerEventsTable {
   viewer_key: string
   /** The decision's source (migration 0029): views and clicks only; operators only, never exported. */
   source: ColumnType<string | null, string | null | undefined, never>
+  /** Milliseconds from the decision to the view or click report (migration 0029). */
+  offer_age_ms: ColumnType<number | null, number | null | undefined, never>
+}
+
+/** The daily traffic review (migration 0029; services/traffic-review.ts). */
+export interface TrafficReviewsTable {
+  day: ColumnType<string, string, string>
+  reviewed_at: Timestamp
+  sources_flagged: number
+  viewers_flagged: number
+  units_voided: number
+  credited_micros: Int8
+}
+export interface TrafficCreditsTable {
+  day: ColumnType<string, string, string>
+  user_id: string
+  campaign_id: string
+  units: number
+  micros: Int8
 }
 
 /** The per-source bounds of invalid traffic (migration 0029), counted by the ledger statement. */
@@ -253,6 +272,8 @@ export interface CreditsTable {
   amount_cents: Int8
   memo: string
   posted_at: Timestamp
+  /** Set on the credit of the daily traffic review: the UTC day whose invalid traffic it gives back (migration 0029). */
+  ivt_day: ColumnType<string | null, string | null | undefined, never>
 }
 
 export interface BillingEventsTable {
@@ -421,6 +442,8 @@ export interface Database extends ExportsTables, WebhooksTables {
   source_day_counts: SourceDayCountsTable
   source_hour_counts: SourceHourCountsTable
   traffic_blocks: TrafficBlocksTable
+  traffic_reviews: TrafficReviewsTable
+  traffic_credits: TrafficCreditsTable
   serving_epoch: ServingEpochTable
   viewer_last_billable: ViewerLastBillableTable
   viewer_click_days: ViewerClickDaysTable

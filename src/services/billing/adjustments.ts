@@ -11,7 +11,7 @@ import type { ServiceContext } from '../context.ts'
 export async function postCredit(ctx: ServiceContext, userId: string, amountCents: number, memo: string): Promise<CreditRow> {
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await lockAccount(trx, userId))) throw notFound('account')
-    const credit: CreditRow = { credit_id: newId('crd'), user_id: userId, amount_cents: amountCents, memo, posted_at: ctx.clock.now() }
+    const credit: CreditRow = { credit_id: newId('crd'), user_id: userId, amount_cents: amountCents, memo, posted_at: ctx.clock.now(), ivt_day: null }
     await insertCredit(trx, credit)
     await recordBillingEvent(trx, {
       user_id: userId,
