@@ -74,9 +74,10 @@ export function judgeClicks(clicks: readonly ClickToJudge[], state: ClickState, 
     if (c && c.cancelledAtMs !== null && k.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const slot = clickDaySlot(k.campaignId, k.viewerKey, day)
     if (state.billedDays.has(slot) || days.has(slot)) return { billable: false, reason: 'viewer_frequency' }
+    if (k.blocked || (sources && !sources.admits(k.source, k.viewerKey))) return { billable: false, reason: 'invalid_traffic' }
     const taken = granted.get(k.campaignId) ?? 0
     if (!c || allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
-    if (k.blocked || (sources && !sources.admit(k.source, k.viewerKey))) return { billable: false, reason: 'invalid_traffic' }
+    sources?.take(k.source, k.viewerKey)
     granted.set(k.campaignId, taken + 1)
     days.add(slot)
     return { billable: true }

@@ -122,10 +122,10 @@ export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|
  * state: a repeat of a measured impression is a `repeat` (not written with the batch: the
  * serving engine records it apart, once per impression);
  * otherwise the view is billable unless its dwell failed, the viewer had a
- * billable impression on this surface in the last ten seconds, the campaign
- * was cancelled before the offer, the campaign's inventory is used up (`block_full`), or the view's
- * source is past its bounds (`invalid_traffic`, spent from `sources` when given: only a view that
- * would otherwise bill counts against them). Only a billable view takes the viewer's ten-second slot.
+ * billable impression on this surface in the last ten seconds, the view's
+ * source is past its bounds (`invalid_traffic`, from `sources` when given; only a view that bills
+ * counts against them), the campaign was cancelled before the offer or its inventory is used up
+ * (`block_full`). Only a billable view takes the viewer's ten-second slot.
  */
 export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number, sources?: SourceBudget): ViewOutcome[] {
   const seen = new Set<string>()
@@ -138,13 +138,15 @@ export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, no
     const slot = viewerSlot(v.viewerKey, v.surface)
     const last = state.lastBillableMs.get(slot)
     if (billedNow.has(slot) || (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS)) return { billable: false, reason: 'viewer_frequency' }
+    // A source past its bounds comes before inventory: such a view never bills, whatever is left.
+    if (sources && !sources.admits(v.source, v.viewerKey)) return { billable: false, reason: 'invalid_traffic' }
     const c = state.campaigns.get(v.campaignId)
     // A campaign unknown to the leases or cancelled before the offer has no inventory left to bill.
     if (!c) return { billable: false, reason: 'block_full' }
     if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const taken = granted.get(v.campaignId) ?? 0
     if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
-    if (sources && !sources.admit(v.source, v.viewerKey)) return { billable: false, reason: 'invalid_traffic' }
+    sources?.take(v.source, v.viewerKey)
     granted.set(v.campaignId, taken + 1)
     billedNow.add(slot)
     return { billable: true }

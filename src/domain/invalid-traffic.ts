@@ -32,9 +32,9 @@ export interface SourceUse {
 const NOTHING_USED: SourceUse = { viewers: 0, knownViewers: new Set(), billedThisHour: 0 }
 
 /**
- * The bounds of every source of one batch, spent in arrival order: `admit` says whether one more
- * billable unit of `viewerKey` from `source` stays within both, and if so counts it. Views and clicks
- * of one batch share one budget.
+ * The bounds of every source of one batch, spent in arrival order: `admits` says whether one more
+ * billable unit of `viewerKey` from `source` stays within both, and `take` counts it once the event
+ * is billed. Views and clicks of one batch share one budget.
  */
 export class SourceBudget {
   readonly #limits: SourceLimits
@@ -46,18 +46,23 @@ export class SourceBudget {
     this.#use = use
   }
 
-  admit(source: Source | null, viewerKey: string): boolean {
-    // An event whose source is unknown (an impression id sealed before sources were) is not bounded.
+  /** Whether one more unit stays within the bounds. An event whose source is unknown (an id sealed before sources were) is not bounded. */
+  admits(source: Source | null, viewerKey: string): boolean {
     if (source === null) return true
     const use = this.#use.get(source) ?? NOTHING_USED
+    const added = this.#added.get(source)
+    const newViewer = !use.knownViewers.has(viewerKey) && !added?.viewers.has(viewerKey)
+    if (newViewer && use.viewers + (added?.viewers.size ?? 0) >= this.#limits.maxViewersPerDay) return false
+    return use.billedThisHour + (added?.billed ?? 0) < this.#limits.maxBillablePerHour
+  }
+
+  /** Counts one billed unit (after `admits` said yes). */
+  take(source: Source | null, viewerKey: string): void {
+    if (source === null) return
     let added = this.#added.get(source)
     if (!added) this.#added.set(source, (added = { viewers: new Set(), billed: 0 }))
-    const newViewer = !use.knownViewers.has(viewerKey) && !added.viewers.has(viewerKey)
-    if (newViewer && use.viewers + added.viewers.size >= this.#limits.maxViewersPerDay) return false
-    if (use.billedThisHour + added.billed >= this.#limits.maxBillablePerHour) return false
-    if (newViewer) added.viewers.add(viewerKey)
+    if (!this.#use.get(source)?.knownViewers.has(viewerKey)) added.viewers.add(viewerKey)
     added.billed++
-    return true
   }
 }
 

@@ -97,9 +97,9 @@ test('v3 rows append the non-billable reason under its current name, blank on bi
   assert.equal(rowLine('ledger-export-v2', { ...view, reason: 'short_dwell' }, 'FR') + '', rowLine('ledger-export-v3', { ...view, reason: 'short_dwell' }, 'FR').replace(',short_dwell', ''))
 })
 
-test('v1 and v2 leave out the repeat and late view reports; v3 lists every event', () => {
-  assert.deepEqual(eventTypesLeftOut('ledger-export-v1'), ['repeat_view', 'expired_view'])
-  assert.deepEqual(eventTypesLeftOut('ledger-export-v2'), ['repeat_view', 'expired_view'])
+test('v1 and v2 leave out the repeat and late view reports and the voided rows; v3 lists every event', () => {
+  assert.deepEqual(eventTypesLeftOut('ledger-export-v1'), ['repeat_view', 'expired_view', 'voided_impression', 'voided_click'])
+  assert.deepEqual(eventTypesLeftOut('ledger-export-v2'), ['repeat_view', 'expired_view', 'voided_impression', 'voided_click'])
   assert.deepEqual(eventTypesLeftOut('ledger-export-v3'), [])
 })
 
