@@ -158,6 +158,11 @@ export async function accountsInMode(db: Db, mode: BillingMode): Promise<string[
   return rows.map((r) => r.user_id)
 }
 
+/** The account's credits, newest first: operators' adjustments and the traffic review's (`ivt_day` set). */
+export async function listCredits(db: Db, userId: string, limit = 100): Promise<CreditRow[]> {
+  return db.selectFrom('credits').selectAll().where('user_id', '=', userId).orderBy('posted_at', 'desc').orderBy('credit_id').limit(limit).execute()
+}
+
 export async function insertCredit(db: Db, row: CreditRow): Promise<void> {
   await db.insertInto('credits').values(row).execute()
 }

@@ -38,60 +38,63 @@ export async function nextEventAt(db: Db, fromMs: number, beforeMs: number): Pro
  * in one transaction, so the watermark covers them all.
  */
 export async function rollUpDay(db: Db, day: string): Promise<number> {
+  return db.transaction().execute((trx) => rewriteDayRollups(trx, day))
+}
+
+/** `rollUpDay` inside a transaction the caller holds (the traffic review re-rolls a day it voided units of). */
+export async function rewriteDayRollups(trx: Db, day: string): Promise<number> {
   const start = new Date(`${day}T00:00:00Z`)
   const end = new Date(start.getTime() + 86_400_000)
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('daily_rollups').where('day', '=', day).execute()
-    await trx.deleteFrom('daily_viewers').where('day', '=', day).execute()
-    const inserted = await sql`
-      INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
-      SELECT ${day}::date, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
-      FROM ledger_events e
-      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
-      GROUP BY e.user_id, e.campaign_id, e.creative_id, e.surface`.execute(trx)
-    await sql`
-      INSERT INTO daily_viewers (day, user_id, campaign_id, creative_id, surface, viewer_key)
-      SELECT DISTINCT ${day}::date, user_id, campaign_id, creative_id, surface, viewer_key
-      FROM ledger_events
-      WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
-    // Account-level viewer days and their "previous active day" counts (exact unique viewers; see 0006).
-    await trx.deleteFrom('account_viewer_days').where('day', '=', day).execute()
-    await trx.deleteFrom('daily_viewer_returns').where('day', '=', day).execute()
-    await sql`
-      INSERT INTO account_viewer_days (user_id, viewer_key, day)
-      SELECT DISTINCT user_id, viewer_key, ${day}::date
-      FROM ledger_events
-      WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
-    await sql`
-      INSERT INTO daily_viewer_returns (user_id, day, prev_day, viewers)
-      SELECT a.user_id, a.day,
-        (SELECT max(p.day) FROM account_viewer_days p WHERE p.user_id = a.user_id AND p.viewer_key = a.viewer_key AND p.day < a.day),
-        count(*)
-      FROM account_viewer_days a WHERE a.day = ${day}::date
-      GROUP BY 1, 2, 3`.execute(trx)
-    // Unfiltered account totals of the day, with its distinct viewers (see 0008).
-    await sql`DELETE FROM daily_account_rollups WHERE day = ${day}::date`.execute(trx)
-    await sql`
-      INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers, ${sql.join(nbColumns)})
-      SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros),
-        (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day), ${nbDaySums}
-      FROM daily_rollups r WHERE r.day = ${day}::date
-      GROUP BY r.user_id, r.day`.execute(trx)
-    // Hourly rows (see 0008): per dimension, and the account's distinct viewers per hour.
-    await sql`DELETE FROM hourly_rollups WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
-    await sql`DELETE FROM hourly_viewers WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
-    await sql`
-      INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
-      SELECT date_trunc('hour', e.occurred_at, 'UTC'), e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
-      FROM ledger_events e
-      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
-      GROUP BY 1, 2, 3, 4, 5`.execute(trx)
-    await sql`
-      INSERT INTO hourly_viewers (user_id, hour, viewers)
-      SELECT e.user_id, date_trunc('hour', e.occurred_at, 'UTC'), count(DISTINCT e.viewer_key)
-      FROM ledger_events e
-      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
-      GROUP BY 1, 2`.execute(trx)
-    return Number(inserted.numAffectedRows ?? 0)
-  })
+  await trx.deleteFrom('daily_rollups').where('day', '=', day).execute()
+  await trx.deleteFrom('daily_viewers').where('day', '=', day).execute()
+  const inserted = await sql`
+    INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
+    SELECT ${day}::date, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
+    FROM ledger_events e
+    WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+    GROUP BY e.user_id, e.campaign_id, e.creative_id, e.surface`.execute(trx)
+  await sql`
+    INSERT INTO daily_viewers (day, user_id, campaign_id, creative_id, surface, viewer_key)
+    SELECT DISTINCT ${day}::date, user_id, campaign_id, creative_id, surface, viewer_key
+    FROM ledger_events
+    WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
+  // Account-level viewer days and their "previous active day" counts (exact unique viewers; see 0006).
+  await trx.deleteFrom('account_viewer_days').where('day', '=', day).execute()
+  await trx.deleteFrom('daily_viewer_returns').where('day', '=', day).execute()
+  await sql`
+    INSERT INTO account_viewer_days (user_id, viewer_key, day)
+    SELECT DISTINCT user_id, viewer_key, ${day}::date
+    FROM ledger_events
+    WHERE occurred_at >= ${start} AND occurred_at < ${end}`.execute(trx)
+  await sql`
+    INSERT INTO daily_viewer_returns (user_id, day, prev_day, viewers)
+    SELECT a.user_id, a.day,
+      (SELECT max(p.day) FROM account_viewer_days p WHERE p.user_id = a.user_id AND p.viewer_key = a.viewer_key AND p.day < a.day),
+      count(*)
+    FROM account_viewer_days a WHERE a.day = ${day}::date
+    GROUP BY 1, 2, 3`.execute(trx)
+  // Unfiltered account totals of the day, with its distinct viewers (see 0008).
+  await sql`DELETE FROM daily_account_rollups WHERE day = ${day}::date`.execute(trx)
+  await sql`
+    INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers, ${sql.join(nbColumns)})
+    SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros),
+      (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day), ${nbDaySums}
+    FROM daily_rollups r WHERE r.day = ${day}::date
+    GROUP BY r.user_id, r.day`.execute(trx)
+  // Hourly rows (see 0008): per dimension, and the account's distinct viewers per hour.
+  await sql`DELETE FROM hourly_rollups WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
+  await sql`DELETE FROM hourly_viewers WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
+  await sql`
+    INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
+    SELECT date_trunc('hour', e.occurred_at, 'UTC'), e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
+    FROM ledger_events e
+    WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+    GROUP BY 1, 2, 3, 4, 5`.execute(trx)
+  await sql`
+    INSERT INTO hourly_viewers (user_id, hour, viewers)
+    SELECT e.user_id, date_trunc('hour', e.occurred_at, 'UTC'), count(DISTINCT e.viewer_key)
+    FROM ledger_events e
+    WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+    GROUP BY 1, 2`.execute(trx)
+  return Number(inserted.numAffectedRows ?? 0)
 }

@@ -31,7 +31,24 @@ function Badge(props: { tone: Tone; children: string }) {
   return <span class={props.tone === 'neutral' ? 'badge' : `badge ${props.tone}`}>{props.children}</span>
 }
 
-export function BillingPage(props: { csrf: string; email: string; account: Account; invoices: Invoice[]; errors?: BillingErrors; notice?: string | null }) {
+/** A credit as the page shows it: posted, why, how much. */
+export interface CreditLine {
+  posted_at: Date
+  memo: string
+  amount_cents: number
+  /** The UTC day whose invalid traffic it gives back (docs/invalid-traffic.md); null for an operator's adjustment. */
+  ivt_day: string | null
+}
+
+export function BillingPage(props: {
+  csrf: string
+  email: string
+  account: Account
+  invoices: Invoice[]
+  credits: CreditLine[]
+  errors?: BillingErrors
+  notice?: string | null
+}) {
   const { account } = props
   const profile = account.billing_profile
   const errors = props.errors ?? {}
@@ -107,6 +124,8 @@ export function BillingPage(props: { csrf: string; email: string; account: Accou
 
       <h2 id="invoices-h">Invoices</h2>
       <Invoices invoices={props.invoices} overdue={new Set(account.balance.overdue_invoices.map((i) => i.invoice_id))} />
+      <h2 id="credits-h">Credits</h2>
+      <Credits credits={props.credits} />
     </Page>
   )
 }
@@ -167,6 +186,28 @@ function Balance(props: { account: Account }) {
         </dl>
       </div>
     </section>
+  )
+}
+
+/**
+ * Every credit posted to the account: an operator's adjustment, or what the daily traffic review gave
+ * back for invalid traffic of a day. Each is applied to the next invoice ("Credits applied").
+ */
+function Credits(props: { credits: CreditLine[] }) {
+  if (props.credits.length === 0) return <p>No credits. Credits are applied to your next invoice.</p>
+  return (
+    <>
+      <p class="muted">Applied to your next invoices, oldest first. Invalid traffic is explained in your campaigns' pages.</p>
+      <DataTable labelledBy="credits-h" columns={['Posted', 'Why', { label: 'Amount', num: true }]}>
+        {props.credits.map((c) => (
+          <tr>
+            <td>{utc(c.posted_at)}</td>
+            <td>{c.ivt_day ? <strong>Invalid traffic credit</strong> : 'Adjustment'}: {c.memo}</td>
+            <td class="num">{usdFromCents(c.amount_cents)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
   )
 }
 

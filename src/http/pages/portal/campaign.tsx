@@ -29,6 +29,32 @@ export interface CampaignPageProps {
   error?: ActionError | null
   /** What was typed into the field of a refused action, shown again. */
   values?: { name?: string; ad_line?: string }
+  /** What the daily traffic review voided and credited back, per UTC day, newest first (docs/invalid-traffic.md). */
+  trafficCredits: { day: string; units: number; micros: number }[]
+}
+
+/** The invalid traffic found after the fact on this campaign: never silent, each day with what went back. */
+function TrafficCredits(props: { credits: CampaignPageProps['trafficCredits']; unit: string }) {
+  if (props.credits.length === 0) return null
+  const total = props.credits.reduce((n, c) => n + c.micros, 0)
+  return (
+    <>
+      <h3 id="ivt-h">Invalid traffic credited back</h3>
+      <p>
+        Our daily traffic review found {props.unit} from sources that did not look like people. They count as invalid traffic above, and their{' '}
+        {usdFromMicros(total)} came back to you as a credit on your next invoice (see <a href="/portal/billing">Billing</a>).
+      </p>
+      <DataTable labelledBy="ivt-h" columns={['Day (UTC)', { label: 'Voided', num: true }, { label: 'Credited', num: true }]}>
+        {props.credits.map((c) => (
+          <tr>
+            <td>{c.day}</td>
+            <td class="num">{count(c.units)}</td>
+            <td class="num">{usdFromMicros(c.micros)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  )
 }
 
 const STATUS: Record<string, { text: string; tone: string }> = {
@@ -175,7 +201,10 @@ export function CampaignPage(props: CampaignPageProps) {
         <div class="card">
           <div class="stat-label">Spend</div>
           <p class="stat">{usdFromMicros(c.lifetime_spent_micros)}</p>
-          <p class="muted">Delivered value so far, of at most {usdFromCents(c.amount_cents)}</p>
+          <p class="muted">
+            Delivered value so far, of at most {usdFromCents(c.amount_cents)}
+            {props.trafficCredits.length > 0 ? `; ${usdFromMicros(props.trafficCredits.reduce((n, t) => n + t.micros, 0))} credited back for invalid traffic` : ''}
+          </p>
         </div>
       </div>
 
@@ -232,6 +261,7 @@ export function CampaignPage(props: CampaignPageProps) {
 
       <h2>Delivery</h2>
       <Delivery campaign={c} delivery={props.delivery} />
+      <TrafficCredits credits={props.trafficCredits} unit={c.kind === 'click' ? 'clicks and views' : 'impressions'} />
 
       <h2 id="blocks-h">Blocks</h2>
       <DataTable

@@ -10,6 +10,7 @@ import { ApiError } from '../../../domain/errors.ts'
 import { enrollBilling, readAccountOverview } from '../../../services/accounts.ts'
 import { completeAuthentication, requestNet30 } from '../../../services/billing-profile.ts'
 import { listAccountInvoices } from '../../../services/operator-billing.ts'
+import { listAccountCredits } from '../../../services/credits.ts'
 
 const hide = { hide: true } as const
 
@@ -24,12 +25,17 @@ export function portalBillingRoutes(deps: RouteDeps) {
   async function render(request: FastifyRequest, reply: FastifyReply, options: { errors?: BillingErrors; notice?: string | null; status?: number } = {}) {
     // The account as the session hook just read it: a refused step changed nothing.
     const account = request.advertiser
-    const [overview, invoices] = await Promise.all([readAccountOverview(deps, account.user_id), listAccountInvoices(deps, account.user_id)])
+    const [overview, invoices, credits] = await Promise.all([
+      readAccountOverview(deps, account.user_id),
+      listAccountInvoices(deps, account.user_id),
+      listAccountCredits(deps, account.user_id),
+    ])
     const page = BillingPage({
       csrf: reply.generateCsrf(),
       email: account.email,
       account: presentAccount(account, overview),
       invoices: invoices.map(presentInvoice),
+      credits: credits.map(({ posted_at, memo, amount_cents, ivt_day }) => ({ posted_at, memo, amount_cents, ivt_day })),
       errors: options.errors,
       notice: options.notice,
     })

@@ -22,6 +22,7 @@ import {
   stopSharingCampaignReport,
 } from '../../../services/campaigns.ts'
 import { previewCampaign } from '../../../services/previews.ts'
+import { listCampaignTrafficCredits } from '../../../services/credits.ts'
 import type { CampaignGraph } from '../../../services/read-models.ts'
 
 const Params = IdParams('campaign_id')
@@ -58,11 +59,13 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
     status = 200,
   ) {
     const a = request.advertiser
+    const [delivery, trafficCredits] = await Promise.all([deliveryOf(a.user_id, graph), listCampaignTrafficCredits(deps, a.user_id, graph.campaign.campaign_id)])
     const page = CampaignPage({
       csrf: reply.generateCsrf(),
       email: a.email,
       campaign: presentCampaignDetail(graph),
-      delivery: await deliveryOf(a.user_id, graph),
+      delivery,
+      trafficCredits,
       publicUrl: deps.settings.publicUrl,
       ...extra,
     })
