@@ -4,10 +4,11 @@ import { expiryJob } from '../jobs/expiry.ts'
 import { invoicingJob } from '../jobs/invoicing.ts'
 import { exportsJob, kickExports } from '../jobs/exports.ts'
 import { rollupsJob, runRollups } from '../jobs/rollups.ts'
+import { trafficReviewJob } from '../jobs/traffic-review.ts'
 import { WebhookSender } from '../jobs/webhooks.ts'
 import type { Base } from './base.ts'
 
-/** The four time-driven jobs (operations.md section 4) on the store's watermarks and locks. */
+/** The time-driven jobs (operations.md section 4, and the daily traffic review) on the store's watermarks and locks. */
 export function createScheduler(base: Base, options: SchedulerOptions = {}): Scheduler {
   const { store, clock, settings, processor, mailer, log, metrics } = base
   // The jobs' pool: its statements may run far longer than a request's (src/platform/timeouts.ts, pgJobs).
@@ -15,6 +16,7 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
   const scheduler = new Scheduler(
     clock,
     [
+      trafficReviewJob({ db, clock }),
       rollupsJob(db),
       invoicingJob({ db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
       expiryJob(db),

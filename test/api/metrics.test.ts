@@ -155,7 +155,7 @@ test(
         scraped = new Scrape(await res.text())
       }
       assert.ok(scraped!.value('adapi_job_runs_total', { job: 'exports' }) >= 1)
-      for (const job of ['rollups', 'invoicing', 'expiry', 'exports']) assert.ok(scraped!.sample('adapi_job_failures_total', { job }), `${job} is listed`)
+      for (const job of ['rollups', 'invoicing', 'expiry', 'exports', 'traffic-review']) assert.ok(scraped!.sample('adapi_job_failures_total', { job }), `${job} is listed`)
       assert.ok(scraped!.value('adapi_db_pool_connections', { state: 'total' }) >= 1)
       assertHistogramsMonotone(scraped!)
     } finally {

@@ -208,6 +208,7 @@ test(
           .filter((l) => l.job !== 'exports')
           .map((l) => [l.job, l.due]),
         [
+          ['traffic-review', '2026-11-09T00:10:00.000Z'],
           ['rollups', '2026-11-09T00:15:00.000Z'],
           ['expiry', '2026-11-09T00:30:00.000Z'],
           ['invoicing', '2026-11-09T06:00:00.000Z'],

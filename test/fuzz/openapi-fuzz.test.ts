@@ -108,7 +108,7 @@ test(`schema-guided fuzz: ${REQUESTS} bad requests, no 5xx, detail on every erro
       user_id: [victim.userId, 'usr_unknown'],
       invoice_id: ['inv_unknown'],
       impression_id: impressionId,
-      job: ['rollups', 'invoicing', 'exports', 'expiry'],
+      job: ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review'],
     },
   })
 

@@ -171,7 +171,7 @@ test('jobs: watermark and next due per job; "Run now" runs it and is audited', a
   const ops = await signedInOperator(h)
   const page = await ops.get('/ops/jobs')
   assert.equal(page.status, 200)
-  for (const job of ['rollups', 'invoicing', 'exports', 'expiry']) assert.match(page.words, new RegExp(`${job} .*Ran through .*Next due`))
+  for (const job of ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review']) assert.match(page.words, new RegExp(`${job} .*Ran through .*Next due`))
   const jobs = (await h.admin.get('/admin/v1/jobs')).body.jobs
   const invoicing = jobs.find((j: any) => j.job === 'invoicing')
   assert.ok(new Date(invoicing.next_due_at) > new Date(invoicing.ran_through))

@@ -11,6 +11,7 @@ const ABOUT: Record<string, string> = {
   invoicing: 'Finalizes invoices: Mondays (weekly auto-pay), the 1st (Net 30) and the 15th (legacy), 06:00 UTC.',
   exports: 'Builds queued ledger exports.',
   expiry: 'Forgets expired previews, exports, sessions and links, daily.',
+  'traffic-review': 'Scores the closed day\'s traffic at 00:10 UTC; voids what invalid sources and viewers billed and credits it back.',
 }
 
 /** `/ops/jobs`: each scheduled job, how far it has run, when it next falls due, and "Run now". */
