@@ -27,7 +27,7 @@ export async function runTrafficReview(ctx: Pick<ServiceContext, 'db' | 'clock'>
     days.push(
       await reviewTrafficDay(ctx, day, {
         invalidSources: judged.sources.filter((s) => s.invalid).map((s) => s.source),
-        invalidViewers: judged.viewers.filter((v) => v.invalid).map((v) => v.viewer_key),
+        invalidViewers: judged.viewers.filter((v) => v.invalid).map((v) => v.viewerKey),
       }),
     )
     cursor = dayMs(day) + DAY_MS
