@@ -51,7 +51,7 @@ export function trafficBlockOf(input: TrafficBlockInput): TrafficBlock {
 export async function addTrafficBlock(ctx: ServiceContext & Audited, input: TrafficBlockInput): Promise<{ row: TrafficBlockRow; created: boolean }> {
   const block = trafficBlockOf(input)
   const note = (input.note ?? '').trim()
-  if (note.length > TRAFFIC_BLOCK_NOTE_MAX) throw invalid('note', 'too_long', { max_length: TRAFFIC_BLOCK_NOTE_MAX })
+  if (note.length > TRAFFIC_BLOCK_NOTE_MAX) throw invalid('note', 'too_long', { limit: TRAFFIC_BLOCK_NOTE_MAX })
   const { actor } = ctx.audit
   return insertTrafficBlock(ctx.db, {
     block_id: newId('tfb'),
