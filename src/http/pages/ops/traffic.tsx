@@ -42,6 +42,8 @@ const SIGNAL_WORDS: Record<Signal, string> = {
 
 const signalWords = (signals: readonly Signal[]) => (signals.length === 0 ? '—' : signals.map((s) => SIGNAL_WORDS[s]).join('; '))
 
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`
+
 const KIND_WORDS = { cidr: 'Address range', viewer: 'Viewer key' } as const
 
 function Score(props: { score: number; invalid: boolean }) {
@@ -74,8 +76,20 @@ function BlockButton(props: { csrf: string; day: string; kind: 'cidr' | 'viewer'
   )
 }
 
-/** The figures every row shows, after its name. */
-function Figures(props: { f: Source | Viewer }) {
+/** The verdict, right after the row's name: the ranking reads left to right even when the table scrolls on a phone. */
+function VerdictCells(props: { f: Source | Viewer }) {
+  return (
+    <>
+      <td class="num">
+        <Score score={props.f.score} invalid={props.f.invalid} />
+      </td>
+      <td>{signalWords(props.f.signals)}</td>
+    </>
+  )
+}
+
+/** The day's figures of a row. */
+function FigureCells(props: { f: Source | Viewer }) {
   const { f } = props
   return (
     <>
@@ -84,22 +98,17 @@ function Figures(props: { f: Source | Viewer }) {
       <td class="num">{count(f.invalid_views)}</td>
       <td class="num">{count(f.clicks)}</td>
       <td class="num">{usdFromMicros(f.debit_micros)}</td>
-      <td class="num">
-        <Score score={f.score} invalid={f.invalid} />
-      </td>
-      <td class="wrap">{signalWords(f.signals)}</td>
     </>
   )
 }
 
+const VERDICT_COLUMNS = [{ label: 'Score', num: true }, 'Signals'] as const
 const FIGURE_COLUMNS = [
   { label: 'Views', num: true },
   { label: 'Billable', num: true },
   { label: 'Invalid', num: true },
   { label: 'Clicks', num: true },
   { label: 'Money moved', num: true },
-  { label: 'Score', num: true },
-  'Signals',
 ] as const
 
 function Ranked(props: { csrf: string; traffic: TrafficDay }) {
@@ -110,20 +119,21 @@ function Ranked(props: { csrf: string; traffic: TrafficDay }) {
     <>
       <h2 id="sources-h">Sources</h2>
       <p class="muted">
-        {count(t.totals.sources)} sources (IPv4 addresses and IPv6 /64s) had views or clicks on {t.day}; {count(invalidSources)} invalid.
+        {plural(t.totals.sources, 'source', 'sources')} (IPv4 addresses and IPv6 /64s) had views or clicks on {t.day}; {count(invalidSources)} invalid.
         {t.sources.length < t.totals.sources ? ` The ${count(t.sources.length)} highest scores are shown.` : ''}
       </p>
       {t.sources.length === 0 ? (
         <p>No views or clicks with a source on this day.</p>
       ) : (
-        <DataTable labelledBy="sources-h" columns={['Source', { label: 'Viewers', num: true }, ...FIGURE_COLUMNS, 'Action']}>
+        <DataTable labelledBy="sources-h" columns={['Source', ...VERDICT_COLUMNS, ...FIGURE_COLUMNS, { label: 'Viewers', num: true }, 'Action']}>
           {t.sources.map((s) => (
             <tr>
-              <td class="mono-cell">
+              <td class="ident">
                 <code>{s.source}</code>
               </td>
+              <VerdictCells f={s} />
+              <FigureCells f={s} />
               <td class="num">{count(s.viewers)}</td>
-              <Figures f={s} />
               <td>
                 <BlockButton csrf={csrf} day={t.day} kind="cidr" value={s.source} score={s.score} blocked={s.signals.includes('blocked')} />
               </td>
@@ -134,20 +144,21 @@ function Ranked(props: { csrf: string; traffic: TrafficDay }) {
 
       <h2 id="viewers-h">Viewers</h2>
       <p class="muted">
-        {count(t.totals.viewers)} viewer keys (keyed hashes of the viewer ids) had views or clicks; {count(invalidViewers)} invalid.
+        {plural(t.totals.viewers, 'viewer key', 'viewer keys')} (keyed hashes of the viewer ids) had views or clicks; {count(invalidViewers)} invalid.
         {t.viewers.length < t.totals.viewers ? ` The ${count(t.viewers.length)} highest scores are shown.` : ''}
       </p>
       {t.viewers.length === 0 ? (
         <p>No viewers on this day.</p>
       ) : (
-        <DataTable labelledBy="viewers-h" columns={['Viewer key', { label: 'Sources', num: true }, ...FIGURE_COLUMNS, 'Action']}>
+        <DataTable labelledBy="viewers-h" columns={['Viewer key', ...VERDICT_COLUMNS, ...FIGURE_COLUMNS, { label: 'Sources', num: true }, 'Action']}>
           {t.viewers.map((v) => (
             <tr>
-              <td class="mono-cell">
+              <td class="ident">
                 <code>{v.viewer_key}</code>
               </td>
+              <VerdictCells f={v} />
+              <FigureCells f={v} />
               <td class="num">{count(v.sources)}</td>
-              <Figures f={v} />
               <td>
                 <BlockButton csrf={csrf} day={t.day} kind="viewer" value={v.viewer_key} score={v.score} blocked={v.signals.includes('blocked')} />
               </td>
@@ -199,7 +210,7 @@ function BlockList(props: { csrf: string; day: string; blocks: BlockShown[]; err
           {props.blocks.map((b) => (
             <tr>
               <td>{KIND_WORDS[b.kind]}</td>
-              <td class="mono-cell">
+              <td class="ident">
                 <code>{b.value}</code>
               </td>
               <td class="wrap">{b.note === '' ? '—' : b.note}</td>
@@ -218,33 +229,35 @@ function BlockList(props: { csrf: string; day: string; blocks: BlockShown[]; err
           ))}
         </DataTable>
       )}
-      <PostForm action="/ops/traffic/blocks" csrf={csrf} class="card narrow" label="Add a block">
-        <h3>Add a block</h3>
-        <input type="hidden" name="day" value={day} />
-        <SelectField
-          name="kind"
-          label="Kind"
-          value={values.kind ?? 'cidr'}
-          choices={[
-            { value: 'cidr', label: 'Address range (CIDR)' },
-            { value: 'viewer', label: 'Viewer key' },
-          ]}
-          error={errors.kind}
-        />
-        <Field
-          type="text"
-          name="value"
-          label="Value"
-          required
-          autocomplete="off"
-          spellcheck={false}
-          value={values.value ?? ''}
-          hint="A range like 203.0.113.0/24 or 2001:db8::/48 (IPv6 at most /64), a bare address, or a viewer key from the tables above."
-          error={errors.value}
-        />
-        <Field type="text" name="note" label="Note" value={values.note ?? ''} hint="Why it is blocked (optional)." error={errors.note} />
-        <button type="submit">Add block</button>
-      </PostForm>
+      <div class="card narrow">
+        <h3 id="add-block-h">Add a block</h3>
+        <PostForm action="/ops/traffic/blocks" csrf={csrf} label="Add a block">
+          <input type="hidden" name="day" value={day} />
+          <SelectField
+            name="kind"
+            label="Kind"
+            value={values.kind ?? 'cidr'}
+            choices={[
+              { value: 'cidr', label: 'Address range (CIDR)' },
+              { value: 'viewer', label: 'Viewer key' },
+            ]}
+            error={errors.kind}
+          />
+          <Field
+            type="text"
+            name="value"
+            label="Value"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            value={values.value ?? ''}
+            hint="A range like 203.0.113.0/24 or 2001:db8::/48 (IPv6 at most /64), a bare address, or a viewer key from the tables above."
+            error={errors.value}
+          />
+          <Field type="text" name="note" label="Note" value={values.note ?? ''} hint="Why it is blocked (optional)." error={errors.note} />
+          <button type="submit">Add block</button>
+        </PostForm>
+      </div>
     </>
   )
 }
@@ -277,6 +290,26 @@ export function TrafficPage(props: {
         <Field type="date" name="day" label="Day" value={props.day} hint="A UTC day; yesterday when empty." error={errors.day} />
         <button type="submit">Show day</button>
       </form>
+      <nav class="on-page" aria-label="On this page">
+        <ul>
+          {props.traffic ? (
+            <>
+              <li>
+                <a href="#sources-h">Sources</a>
+              </li>
+              <li>
+                <a href="#viewers-h">Viewers</a>
+              </li>
+              <li>
+                <a href="#credits-h">Credits issued</a>
+              </li>
+            </>
+          ) : null}
+          <li>
+            <a href="#blocks-h">Block list</a>
+          </li>
+        </ul>
+      </nav>
       {props.traffic ? <Ranked csrf={csrf} traffic={props.traffic} /> : null}
       <BlockList csrf={csrf} day={props.traffic?.day ?? ''} blocks={props.blocks} errors={errors} values={props.values ?? {}} />
     </OpsPage>
