@@ -10,7 +10,7 @@ function judged(f: TrafficFigures & Verdict) {
   return {
     views: f.views,
     impressions: f.impressions,
-    billable: f.impressions - f.voided,
+    billable: Math.max(0, f.impressions - f.voided),
     voided: f.voided,
     invalid_views: f.invalidViews,
     clicks: f.clicks,
