@@ -232,3 +232,32 @@ test('a blocked viewer key bills nothing from any source, and scores 100 on the 
   assert.deepEqual([listed.signals, listed.score, listed.invalid, listed.views, listed.billable, listed.sources], [['blocked'], 100, true, 2, 1, 2])
   assert.equal((await h.admin.delete(`/admin/v1/traffic/blocks/${block.body.block_id}`)).status, 200)
 })
+
+test("a reviewed day shows the review's record and its credits per campaign, largest first, with the account's email", async () => {
+  await campaign()
+  const other = await h.advertiser()
+  const otherCampaign = (await other.post('/v1/campaigns', campaignBody({ name: 'Other campaign' }))).body.campaign_id
+  // What the daily review (another part of issue 32) writes for a day: its record and the credits it issued.
+  const db = h.svc.service.store.db
+  const reviewed = '2026-10-30'
+  await db
+    .insertInto('traffic_reviews')
+    .values({ day: reviewed, reviewed_at: new Date('2026-10-31T01:00:00Z'), sources_flagged: 2, viewers_flagged: 1, units_voided: 7, credited_micros: 17_500 })
+    .execute()
+  await db
+    .insertInto('traffic_credits')
+    .values([
+      { day: reviewed, user_id: advertiser.userId, campaign_id: campaignId, units: 3, micros: 7_500 },
+      { day: reviewed, user_id: other.userId, campaign_id: otherCampaign, units: 4, micros: 10_000 },
+    ])
+    .execute()
+
+  const day = await judge(`day=${reviewed}`)
+  assert.deepEqual(day.review, { reviewed_at: '2026-10-31T01:00:00.000Z', sources_flagged: 2, viewers_flagged: 1, units_voided: 7, credited_micros: 17_500 })
+  const email = async (adv: Advertiser) => (await h.admin.get(`/admin/v1/accounts/${adv.userId}`)).body.email
+  assert.deepEqual(day.credits, [
+    { user_id: other.userId, email: await email(other), campaign_id: otherCampaign, campaign_name: 'Other campaign', units: 4, micros: 10_000 },
+    { user_id: advertiser.userId, email: await email(advertiser), campaign_id: campaignId, campaign_name: (await advertiser.get(`/v1/campaigns/${campaignId}`)).body.name, units: 3, micros: 7_500 },
+  ])
+  assert.deepEqual([day.sources, day.viewers], [[], []])
+})

@@ -94,3 +94,21 @@ test('the day ranked by score with a Block button per row; Block and Remove chan
   const [removal] = await auditEntries(h, { action: 'traffic_block.remove', target_id: entry.block_id })
   assert.deepEqual([removal.actor.email, removal.before.value, removal.after], [OPERATOR.email, `${BOT}/32`, null])
 })
+
+test("a reviewed day: the review's record and the credits it issued, each account linked", async () => {
+  const adv = await h.advertiser()
+  const campaignId = (await adv.post('/v1/campaigns', campaignBody({ name: 'Credited campaign' }))).body.campaign_id
+  const db = h.svc.service.store.db
+  await db
+    .insertInto('traffic_reviews')
+    .values({ day: '2026-10-31', reviewed_at: new Date('2026-11-01T01:00:00Z'), sources_flagged: 1, viewers_flagged: 0, units_voided: 3, credited_micros: 7_500 })
+    .execute()
+  await db.insertInto('traffic_credits').values({ day: '2026-10-31', user_id: adv.userId, campaign_id: campaignId, units: 3, micros: 7_500 }).execute()
+  const email = (await h.admin.get(`/admin/v1/accounts/${adv.userId}`)).body.email
+  const ops = await signedInOperator(h)
+  const page = await ops.get('/ops/traffic?day=2026-10-31')
+  assert.equal(page.status, 200)
+  assert.match(page.words, /Credits issued Reviewed 2026-11-01 01:00 UTC: 1 source and 0 viewers flagged, 3 units voided, \$0\.01 credited back\./)
+  assert.ok(page.words.includes(`Account Campaign Units voided Credited ${email} Credited campaign ${campaignId} 3 $0.01`), page.words.slice(-400))
+  assert.ok(page.text.includes(`<a href="/ops/accounts/${adv.userId}">`))
+})

@@ -172,8 +172,9 @@ function Ranked(props: { csrf: string; traffic: TrafficDay }) {
         <p>The daily review has not run for {t.day}: no credits yet.</p>
       ) : (
         <p>
-          Reviewed {utc(t.review.reviewed_at)}: {count(t.review.sources_flagged)} sources and {count(t.review.viewers_flagged)} viewers flagged,{' '}
-          {count(t.review.units_voided)} units voided, {usdFromMicros(t.review.credited_micros)} credited back.
+          Reviewed {utc(t.review.reviewed_at)}: {plural(t.review.sources_flagged, 'source', 'sources')} and{' '}
+          {plural(t.review.viewers_flagged, 'viewer', 'viewers')} flagged, {plural(t.review.units_voided, 'unit', 'units')} voided,{' '}
+          {usdFromMicros(t.review.credited_micros)} credited back.
         </p>
       )}
       {t.credits.length > 0 ? (
