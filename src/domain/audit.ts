@@ -22,12 +22,14 @@ export const AUDIT_ACTIONS = [
   'clock.move',
   'job.run',
   'address.unlock',
+  'traffic_block.add',
+  'traffic_block.remove',
   'operator.setup',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 /** What an action is done to; the entry's target id is that thing's id (a user id, an invoice id, an address…). */
-export const AUDIT_TARGET_KINDS = ['account', 'invoice', 'config', 'component', 'campaign', 'clock', 'job', 'address', 'operator'] as const
+export const AUDIT_TARGET_KINDS = ['account', 'invoice', 'config', 'component', 'campaign', 'clock', 'job', 'address', 'operator', 'traffic_block'] as const
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number]
 
 /** Who acted: an operator signed in to the console (with an id), or a caller holding ADMIN_TOKEN (no id). */

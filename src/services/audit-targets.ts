@@ -8,6 +8,7 @@ import { findOperator } from '../store/operators.ts'
 import { readComponentStates, readConfig } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 import { readAddressLocks, type LockoutContext } from './lockout.ts'
+import { readTrafficBlock } from './traffic-blocks.ts'
 
 /**
  * What the audit log keeps of each kind of target, before and after an
@@ -119,4 +120,13 @@ export const operatorTarget: AuditTarget = {
 export const jobTarget: AuditTarget = {
   kind: 'job',
   snapshot: async () => null,
+}
+
+/** An entry of the operators' block list (docs/invalid-traffic.md); null once removed. */
+export const trafficBlockTarget: AuditTarget = {
+  kind: 'traffic_block',
+  async snapshot(ctx, blockId) {
+    const b = await readTrafficBlock(ctx, blockId)
+    return b ? { block_id: b.block_id, kind: b.kind, value: b.value, note: b.note, created_at: iso(b.created_at), created_by: b.created_by } : null
+  },
 }

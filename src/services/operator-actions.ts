@@ -17,6 +17,7 @@ import { unlockAddress as unlockAddressUnaudited } from './lockout.ts'
 import { moderateCampaign as moderateCampaignUnaudited } from './moderation.ts'
 import { moveManualClock as moveManualClockUnaudited, runJobNow as runJobNowUnaudited } from './operator-clock.ts'
 import { setComponentState as setComponentStateUnaudited, updateServiceConfig as updateServiceConfigUnaudited } from './operator-settings.ts'
+import { addTrafficBlock as addTrafficBlockUnaudited, removeTrafficBlock as removeTrafficBlockUnaudited } from './traffic-blocks.ts'
 import { audited } from './audit.ts'
 import {
   accountTarget,
@@ -27,6 +28,7 @@ import {
   configTarget,
   invoiceTarget,
   jobTarget,
+  trafficBlockTarget,
 } from './audit-targets.ts'
 
 /**
@@ -99,3 +101,17 @@ export const unlockAddress = audited(
   { action: 'address.unlock', target: addressTarget, id: (args) => args[0].trim() },
   unlockAddressUnaudited,
 )
+
+// Invalid traffic: the block list (the caller reloads the serving path's copy afterwards)
+/** An entry already listed is returned as it is; its entry says so (`created` false). */
+export const addTrafficBlock = audited(
+  {
+    action: 'traffic_block.add',
+    target: trafficBlockTarget,
+    id: (_args, result) => result?.row.block_id ?? null,
+    after: (snapshot, result) => ({ ...snapshot, created: result.created }),
+  },
+  addTrafficBlockUnaudited,
+)
+/** The entry keeps the removed block as "before"; "after" is null. */
+export const removeTrafficBlock = audited({ action: 'traffic_block.remove', target: trafficBlockTarget, id: first }, removeTrafficBlockUnaudited)

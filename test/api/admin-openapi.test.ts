@@ -195,6 +195,16 @@ test('every operator operation answers as its document says, success and errors 
   const audit = await expect(200, 'GET', '/admin/v1/audit?action=address.unlock')
   assert.equal(audit.entries[0].target.id, '192.0.2.1')
 
+  // Invalid traffic: a day's ranking and the block list
+  assert.equal((await expect(200, 'GET', '/admin/v1/traffic?day=2026-11-02')).day, '2026-11-02')
+  await expect(400, 'GET', '/admin/v1/traffic?day=2026-02-30')
+  const block = await expect(201, 'POST', '/admin/v1/traffic/blocks', { kind: 'cidr', value: '192.0.2.0/24', note: 'documented' })
+  assert.equal((await expect(200, 'POST', '/admin/v1/traffic/blocks', { kind: 'cidr', value: '192.0.2.0/24' })).block_id, block.block_id)
+  await expect(400, 'POST', '/admin/v1/traffic/blocks', { kind: 'cidr', value: '192.0.2.1/24' })
+  assert.ok((await expect(200, 'GET', '/admin/v1/traffic/blocks')).blocks.some((b: any) => b.block_id === block.block_id))
+  assert.equal((await expect(200, 'DELETE', `/admin/v1/traffic/blocks/${block.block_id}`)).value, '192.0.2.0/24')
+  await expect(404, 'DELETE', `/admin/v1/traffic/blocks/${block.block_id}`)
+
   // Outbox
   assert.ok(Array.isArray((await expect(200, 'GET', '/admin/v1/outbox?to=ap%40example.dev')).messages))
   await expect(400, 'GET', '/admin/v1/outbox')

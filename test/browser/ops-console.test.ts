@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { freshIp } from '../helpers/api.ts'
-import { ADMIN_TOKEN } from '../helpers/service.ts'
+import { ADMIN_TOKEN, callService } from '../helpers/service.ts'
 import {
   assertFieldError,
   browserSkip,
@@ -12,7 +12,9 @@ import {
   field,
   noForeignRequests,
   noPageErrors,
+  PHONE,
   screenshot,
+  setField,
   signUp,
   submit,
   useBrowser,
@@ -26,7 +28,8 @@ import {
  * operator is created at /ops/setup with the ADMIN_TOKEN, which then closes;
  * an operator signs in, approves an account's writes from its page, rejects
  * a pending creative with a reason that the advertiser then reads on the
- * portal's campaign page, and finds the rejection in the audit log. Every
+ * portal's campaign page, and finds the rejection in the audit log; on
+ * Traffic quality, a bot ranks first and a range is blocked through the form. Every
  * page passes checkPage. With UPDATE_SCREENSHOTS=1 it writes the ops-*
  * screenshots of docs/screenshots/ that the README shows.
  */
@@ -45,6 +48,47 @@ async function opsSignIn(page: Page, h: BrowserHarness): Promise<void> {
   assert.equal(response.status(), 200, `sign-in answered ${response.status()}`)
   assert.match(new URL(page.url()).pathname, /^\/ops(\/|$)/)
   assert.notEqual(new URL(page.url()).pathname, '/ops/login')
+}
+
+/** A live advertiser with a campaign that serves `country` (through the operator and advertiser APIs). */
+async function servingCampaign(h: BrowserHarness, country: string): Promise<void> {
+  const created = await h.admin<{ user_id: string; api_key: string }>('POST', '/accounts', { email: `traffic-${randomUUID().slice(0, 8)}@example.dev` })
+  assert.equal(created.status, 201, created.text)
+  const { user_id: userId, api_key: apiKey } = created.body
+  for (const [path, body] of [
+    ['write-approval', { approved: true }],
+    ['terms', { accepted: true }],
+    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
+  ] as const) {
+    assert.equal((await h.admin('POST', `/accounts/${userId}/${path}`, body)).status, 200)
+  }
+  const campaign = await h.api({ userId, apiKey }, 'POST', '/campaigns', {
+    name: 'Acme CI',
+    ad_line: 'Ship faster with Acme CI',
+    destination_url: 'https://acme.dev/ci',
+    cpm_usd: 4,
+    impressions: 1000,
+    target_countries: [country],
+    idempotency_key: randomUUID(),
+  })
+  assert.equal(campaign.status, 201, campaign.text)
+}
+
+/** Decisions for `viewers` from `address`, the clock moved `seconds`, views with their dwell; clicks on the offers `click` picks. */
+async function serveRound(h: BrowserHarness, address: string, country: string, viewers: string[], seconds: number, dwell: (i: number) => number, click = (_i: number) => false) {
+  const headers = { 'x-forwarded-for': address }
+  const offers: string[] = []
+  for (const viewer_id of viewers) {
+    const decided = await callService(h.svc, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id, country }, headers)
+    assert.equal(decided.status, 200, decided.text)
+    offers.push(decided.body.impression_id)
+  }
+  await h.advance(seconds)
+  for (const [i, id] of offers.entries()) {
+    assert.equal((await callService(h.svc, 'POST', `/serve/v1/impressions/${id}/view`, { dwell_ms: dwell(i) }, headers)).status, 204)
+    // The click answers a redirect to the advertiser's site, which is not followed.
+    if (click(i)) assert.equal((await fetch(`${h.baseUrl}/serve/v1/impressions/${id}/click`, { headers, redirect: 'manual' })).status, 302)
+  }
 }
 
 describe('the operator console in a browser', { skip: browserSkip }, () => {
@@ -182,5 +226,54 @@ describe('the operator console in a browser', { skip: browserSkip }, () => {
     }
     foreign.assertNone()
     errors.assertNone()
+  })
+
+  test('Traffic quality: a bot source ranks first and invalid; a range is blocked through the form, refusals beside the field', { timeout: 90_000 }, async () => {
+    const { page } = h
+    // A day of traffic: an office of 35 people behind one address, and a bot at dwell 9.6 s reporting 10 s after every decision.
+    const country = 'TQ'
+    await servingCampaign(h, country)
+    const people = Array.from({ length: 35 }, (_, i) => `office-${i}`)
+    await serveRound(h, '203.0.113.7', country, people, 12, (i) => 9_800 + ((i * 389) % 2_000), (i) => i % 8 === 0)
+    await serveRound(h, '203.0.113.7', country, people, 17, (i) => 10_500 + ((i * 577) % 6_000), (i) => i % 11 === 3)
+    await serveRound(h, '192.0.2.66', country, Array.from({ length: 24 }, (_, i) => `bot-${i}`), 10, () => 9_600)
+    await serveRound(h, '2001:db8:4:7::1', country, ['laptop'], 11, () => 14_000)
+
+    await opsSignIn(page, h)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Traffic quality', exact: true }).click()
+    await page.waitForURL(/\/ops\/traffic$/)
+    await field(page, 'Day').fill('2026-11-02')
+    await submit(page, 'Show day')
+    const sources = page.getByRole('region', { name: 'Sources' })
+    const firstRow = sources.getByRole('row').nth(1)
+    assert.match(await firstRow.innerText(), /192\.0\.2\.66[\s\S]*60[\s\S]*invalid[\s\S]*dwell just past the bar/)
+    const office = sources.getByRole('row').filter({ hasText: '203.0.113.7' })
+    assert.match(await office.innerText(), /\t25\t30\+ viewers/)
+    assert.doesNotMatch(await office.innerText(), /invalid/)
+    await checkPage(page)
+
+    // The add form: a range too narrow for IPv6 is refused beside "Value", what was typed kept.
+    await setField(page, 'Kind', 'Address range (CIDR)')
+    await field(page, 'Value').fill('2001:db8:4:7::/96')
+    const refused = await submit(page, 'Add block')
+    assert.equal(refused.status(), 400)
+    await assertFieldError(page, 'Value', /at most \/64/)
+    assert.equal(await field(page, 'Value').inputValue(), '2001:db8:4:7::/96')
+    await checkPage(page)
+
+    await field(page, 'Value').fill('198.51.100.0/24')
+    await field(page, 'Note').fill('Scraper farm (abuse report 1142)')
+    await submit(page, 'Add block')
+    await page.getByRole('status').filter({ hasText: /^Blocked: from the next view/ }).waitFor()
+    const blockList = page.getByRole('region', { name: 'Block list' })
+    assert.match(await blockList.innerText(), /Address range\s+198\.51\.100\.0\/24\s+Scraper farm \(abuse report 1142\)[\s\S]*console\.operator@example\.dev/)
+    const listed = await h.admin<{ blocks: { value: string }[] }>('GET', '/traffic/blocks')
+    assert.ok(listed.body.blocks.some((b) => b.value === '198.51.100.0/24'))
+    assert.equal(new URL(page.url()).searchParams.get('day'), '2026-11-02', 'back on the same day')
+    await checkPage(page)
+    await screenshot(page, 'ops-traffic', SHOTS)
+    await page.setViewportSize(PHONE)
+    await screenshot(page, 'ops-traffic-phone', SHOTS)
+    await page.setViewportSize(DESKTOP)
   })
 })

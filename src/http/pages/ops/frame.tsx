@@ -15,6 +15,7 @@ export const OPS_HOME = { href: '/ops', label: 'Go to the operator console' }
 const NAV: NavItem[] = [
   { href: '/ops/accounts', label: 'Accounts' },
   { href: '/ops/moderation', label: 'Moderation' },
+  { href: '/ops/traffic', label: 'Traffic quality' },
   { href: '/ops/components', label: 'Components' },
   { href: '/ops/config', label: 'Config' },
   { href: '/ops/invoices', label: 'Invoices' },

@@ -29,7 +29,18 @@ export function reasonMessage(d: FieldDetail): string {
     case 'control_characters':
       return 'Remove the control characters.'
     case 'invalid_format':
-      return d.field === 'address' ? 'Enter an IPv4 or IPv6 address, like 198.51.100.7.' : d.field === 'now' ? 'Enter a UTC instant like 2026-11-09T06:00:00Z.' : 'This is not in the expected format.'
+      return (
+        {
+          address: 'Enter an IPv4 or IPv6 address, like 198.51.100.7.',
+          now: 'Enter a UTC instant like 2026-11-09T06:00:00Z.',
+          day: 'Enter a day like 2026-11-02.',
+          value: 'Enter an address or range like 203.0.113.0/24 or 2001:db8::/48, or a viewer key (letters, digits, - and _).',
+        }[d.field] ?? 'This is not in the expected format.'
+      )
+    case 'host_bits_set':
+      return 'Bits are set past the prefix: enter the network address, like 203.0.113.0/24.'
+    case 'prefix_too_long':
+      return 'An IPv6 range can be at most /64 long: a source is a whole /64.'
     case 'card_rejected_by_processor':
       return 'The payment processor refused this card.'
     case 'invoice_not_unpaid':

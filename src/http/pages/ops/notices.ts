@@ -21,6 +21,9 @@ const NOTICES: Record<string, string> = {
   voided: 'The invoice is void.',
   job_ran: 'The job ran. Its result is in the audit log.',
   clock: 'The clock moved; every job due on the way has run.',
+  blocked: 'Blocked: from the next view, its views and clicks do not bill.',
+  already_blocked: 'It was already on the block list.',
+  unblocked: 'The block is removed: its views and clicks bill again from the next one.',
 }
 
 export function opsNotice(code: string | undefined): string | null {

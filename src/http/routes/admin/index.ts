@@ -13,6 +13,7 @@ import { adminJobRoutes } from './jobs.ts'
 import { adminOutboxRoutes } from './outbox.ts'
 import { adminAccessRoutes } from './access.ts'
 import { adminAuditRoutes } from './audit.ts'
+import { adminTrafficRoutes } from './traffic.ts'
 import { TOKEN_ACTOR } from '../../operator-context.ts'
 
 /**
@@ -47,6 +48,7 @@ export function adminRoutes(deps: RouteDeps, token: string) {
       adminOutboxRoutes,
       adminAccessRoutes,
       adminAuditRoutes,
+      adminTrafficRoutes,
     ]
     for (const routes of resources) await app.register(routes(deps))
   }

@@ -8,6 +8,7 @@ import { opsSettingsRoutes } from './settings.ts'
 import { opsInvoiceRoutes } from './invoices.ts'
 import { opsTimeRoutes } from './time.ts'
 import { opsAuditRoutes } from './audit.ts'
+import { opsTrafficRoutes } from './traffic.ts'
 import { requireOperator } from './session.ts'
 
 /**
@@ -22,7 +23,7 @@ export function opsRoutes(deps: RouteDeps) {
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireOperator(deps))
       signedIn.get('/ops', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/ops/accounts', 303))
-      for (const routes of [opsAccountRoutes, opsModerationRoutes, opsSettingsRoutes, opsInvoiceRoutes, opsTimeRoutes, opsAuditRoutes]) await signedIn.register(routes(deps))
+      for (const routes of [opsAccountRoutes, opsModerationRoutes, opsTrafficRoutes, opsSettingsRoutes, opsInvoiceRoutes, opsTimeRoutes, opsAuditRoutes]) await signedIn.register(routes(deps))
       signedIn.get('/ops/*', async (_request, reply) => reply.page(ErrorPage({ status: 404, message: 'There is no such page in the console.', home: OPS_HOME }), 404))
     })
   }

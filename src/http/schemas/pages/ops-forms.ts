@@ -18,5 +18,9 @@ export const ComponentForm = Form({ state: FormText(20) })
 export const VoidForm = Form({ memo: FormText(2_000) })
 export const AdvanceForm = Form({ advance_seconds: FormText(40) })
 export const SetClockForm = Form({ now: FormText(80) })
+/** The traffic page's block forms (the add form, and each row's "Block" button): the entry, and the day to come back to. */
+export const TrafficBlockForm = Form({ kind: FormText(20), value: FormText(200), note: OptionalText(2_000), day: OptionalText(40) })
+/** "Remove" on the block list: the day to come back to. */
+export const TrafficUnblockForm = Form({ day: OptionalText(40) })
 /** The config page posts every field of the config; the route reads them by name. */
 export const ConfigForm = Form({})

@@ -1,0 +1,187 @@
+import type { TrafficBlock } from './invalid-traffic.ts'
+import { parseCidr, sourceInCidr, type Cidr, type Source } from './traffic-source.ts'
+
+/**
+ * The after-the-fact review of one UTC day of traffic (docs/invalid-traffic.md, "Signals and score"):
+ * each source (IPv4 address or IPv6 /64) and each viewer key is scored from its day's figures; a
+ * score of INVALID_SCORE or more makes it invalid, and the daily review voids its billable units.
+ *
+ * The signals read the day as it was served: `impressions` counts the billable impressions written
+ * at serving time, voided ones included, so a day judged again after the review voided its units
+ * gets the same verdict.
+ */
+
+/** What the ledger's rows with a source say of one source or viewer over one UTC day (store/traffic-quality.ts). */
+export interface TrafficFigures {
+  /** Measured views: billable impressions and non-billable views. */
+  views: number
+  /** Billable impressions as served (voided ones included). */
+  impressions: number
+  /** Of those, voided afterwards by the review. */
+  voided: number
+  /** Views not billable for invalid traffic when served, plus the voided impressions. */
+  invalidViews: number
+  clicks: number
+  /** What the impressions and clicks debited when served. */
+  debitMicros: number
+  /** Impressions whose dwell_ms lies in [DWELL_WINDOW_FROM_MS, DWELL_WINDOW_TO_MS). */
+  dwellAtThreshold: number
+  /** offer_age_ms (decision to view report) over the measured views that carry one. */
+  offerAgeCount: number
+  offerAgeMeanMs: number | null
+  /** Population standard deviation; null without any offer age. */
+  offerAgeStddevMs: number | null
+}
+
+export interface SourceFigures extends TrafficFigures {
+  source: Source
+  /** Distinct viewer keys with measured views from this source. */
+  viewers: number
+  /** The most impressions (as served, over the whole day and every source) of any one viewer of this source. */
+  topViewerImpressions: number
+}
+
+export interface ViewerFigures extends TrafficFigures {
+  viewerKey: string
+  /** Distinct sources the viewer's measured views came from. */
+  sources: number
+}
+
+export const SIGNALS = ['blocked', 'many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks'] as const
+export type Signal = (typeof SIGNALS)[number]
+
+/** many_viewers (sources only): this many distinct viewers or more. */
+export const MANY_VIEWERS_MIN = 30
+/** heavy_viewer: a viewer with more impressions than this in the day (a source: any of its viewers). */
+export const HEAVY_VIEWER_ABOVE = 1_500
+/** dwell_at_threshold: at least DWELL_MIN_IMPRESSIONS impressions, and at least DWELL_SHARE_PERCENT % of them dwelling in the window. */
+export const DWELL_WINDOW_FROM_MS = 9_500
+export const DWELL_WINDOW_TO_MS = 9_700
+export const DWELL_MIN_IMPRESSIONS = 20
+export const DWELL_SHARE_PERCENT = 80
+/** regular_intervals: at least REGULAR_MIN_VIEWS views with an offer age, whose population standard deviation is under this. */
+export const REGULAR_MIN_VIEWS = 20
+export const REGULAR_MAX_STDDEV_MS = 250
+/** no_clicks: at least this many impressions and not one click. */
+export const NO_CLICKS_MIN_IMPRESSIONS = 200
+
+/** Points per signal; `blocked` alone makes the score MAX_SCORE. */
+export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
+  blocked: 100,
+  many_viewers: 25,
+  heavy_viewer: 30,
+  dwell_at_threshold: 30,
+  regular_intervals: 30,
+  no_clicks: 15,
+}
+export const MAX_SCORE = 100
+/** A score this high or higher is invalid traffic. */
+export const INVALID_SCORE = 60
+
+export interface Verdict {
+  /** The points of the signals that fired, capped at MAX_SCORE. */
+  score: number
+  /** In SIGNALS order. */
+  signals: Signal[]
+  invalid: boolean
+}
+
+/** The signals both kinds share. */
+function commonSignals(f: TrafficFigures): Signal[] {
+  const fired: Signal[] = []
+  if (f.impressions >= DWELL_MIN_IMPRESSIONS && f.dwellAtThreshold * 100 >= f.impressions * DWELL_SHARE_PERCENT) fired.push('dwell_at_threshold')
+  if (f.offerAgeCount >= REGULAR_MIN_VIEWS && f.offerAgeStddevMs !== null && f.offerAgeStddevMs < REGULAR_MAX_STDDEV_MS) fired.push('regular_intervals')
+  if (f.impressions >= NO_CLICKS_MIN_IMPRESSIONS && f.clicks === 0) fired.push('no_clicks')
+  return fired
+}
+
+function verdictOf(fired: readonly Signal[]): Verdict {
+  const signals = SIGNALS.filter((s) => fired.includes(s))
+  const score = Math.min(MAX_SCORE, signals.reduce((sum, s) => sum + SIGNAL_POINTS[s], 0))
+  return { score, signals, invalid: score >= INVALID_SCORE }
+}
+
+export function scoreSource(f: SourceFigures, blocked: boolean): Verdict {
+  const fired = commonSignals(f)
+  if (blocked) fired.push('blocked')
+  if (f.viewers >= MANY_VIEWERS_MIN) fired.push('many_viewers')
+  if (f.topViewerImpressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
+  return verdictOf(fired)
+}
+
+export function scoreViewer(f: ViewerFigures, blocked: boolean): Verdict {
+  const fired = commonSignals(f)
+  if (blocked) fired.push('blocked')
+  if (f.impressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
+  return verdictOf(fired)
+}
+
+/** The block list as the review asks it: is this source in a listed range, is this viewer key listed? */
+export class BlockedNow {
+  readonly #ranges: Cidr[]
+  readonly #viewers: ReadonlySet<string>
+
+  constructor(blocks: readonly TrafficBlock[]) {
+    this.#ranges = blocks.flatMap((b) => {
+      if (b.kind !== 'cidr') return []
+      const parsed = parseCidr(b.value)
+      return 'error' in parsed ? [] : [parsed]
+    })
+    this.#viewers = new Set(blocks.filter((b) => b.kind === 'viewer').map((b) => b.value))
+  }
+
+  source(source: Source): boolean {
+    return this.#ranges.some((r) => sourceInCidr(source, r))
+  }
+
+  viewer(viewerKey: string): boolean {
+    return this.#viewers.has(viewerKey)
+  }
+}
+
+export type Scored<F> = F & Verdict
+
+/** Entities listed per kind: every invalid one, then the highest-scoring valid ones up to this many in all. */
+export const LISTED_PER_KIND = 200
+
+/** Highest score first, then most views, then by name so that the order is stable. */
+export function rank<F extends TrafficFigures>(scored: readonly Scored<F>[], nameOf: (f: F) => string): Scored<F>[] {
+  const sorted = [...scored].sort((a, b) => b.score - a.score || b.views - a.views || (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0))
+  const invalid = sorted.filter((s) => s.invalid).length
+  return sorted.slice(0, Math.max(LISTED_PER_KIND, invalid))
+}
+
+/** One UTC day judged: sources and viewers scored against the block list as it is now, ranked. */
+export function judgeDay(
+  sources: readonly SourceFigures[],
+  viewers: readonly ViewerFigures[],
+  blocks: readonly TrafficBlock[],
+): { sources: Scored<SourceFigures>[]; viewers: Scored<ViewerFigures>[] } {
+  const blocked = new BlockedNow(blocks)
+  return {
+    sources: rank(
+      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.source(f.source)) })),
+      (f) => f.source,
+    ),
+    viewers: rank(
+      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.viewer(f.viewerKey)) })),
+      (f) => f.viewerKey,
+    ),
+  }
+}
+
+/** A UTC calendar day `YYYY-MM-DD` (years 0001-9999) as its first instant and the next day's, or null. */
+export function utcDayRange(day: string): { startMs: number; endMs: number } | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
+  if (!m) return null
+  const startMs = Date.parse(`${day}T00:00:00Z`)
+  if (!Number.isFinite(startMs) || Number(m[1]) < 1) return null
+  // Date.parse rolls nothing over for ISO text, but 02-30 parses in some engines: the day must read back the same.
+  if (new Date(startMs).toISOString().slice(0, 10) !== day) return null
+  return { startMs, endMs: startMs + DAY_MS }
+}
+
+const DAY_MS = 86_400_000
+
+/** The UTC day before the one of `nowMs`: the last whole day, what the review and the console show by default. */
+export const previousUtcDay = (nowMs: number): string => new Date(Math.floor(nowMs / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10)
