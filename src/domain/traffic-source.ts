@@ -88,17 +88,21 @@ export interface Cidr {
 
 /** The narrowest IPv6 range one may block: a source is a /64, so nothing inside one is told apart. */
 export const IPV6_MAX_PREFIX = 64
+/** The widest ranges one may block (a /8 of IPv4, a /16 of IPv6): a /0 would stop all billing, which is not what a block list is for. */
+export const IPV4_MIN_PREFIX = 8
+export const IPV6_MIN_PREFIX = 16
 
 /**
- * Parses `a.b.c.d/n` (n 0-32), `x:y::/n` (n 0-64) or a bare address (a /32, or the address's /64).
+ * Parses `a.b.c.d/n` (n 8-32), `x:y::/n` (n 16-64) or a bare address (a /32, or the address's /64).
  * Host bits must be clear, so that what an operator reads back is what they typed.
  */
-export function parseCidr(text: string): Cidr | { error: 'invalid_format' | 'host_bits_set' | 'prefix_too_long' } {
+export function parseCidr(text: string): Cidr | { error: 'invalid_format' | 'host_bits_set' | 'prefix_too_long' | 'prefix_too_short' } {
   const [address = '', prefixText, ...rest] = text.trim().split('/')
   if (rest.length > 0 || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText))) return { error: 'invalid_format' }
   if (isIPv4(address)) {
     const prefix = prefixText === undefined ? 32 : Number(prefixText)
     if (prefix > 32) return { error: 'invalid_format' }
+    if (prefix < IPV4_MIN_PREFIX) return { error: 'prefix_too_short' }
     const value = address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0)
     const network = value - (value % 2 ** (32 - prefix))
     if (network !== value && prefixText !== undefined) return { error: 'host_bits_set' }
@@ -109,6 +113,7 @@ export function parseCidr(text: string): Cidr | { error: 'invalid_format' | 'hos
   const prefix = prefixText === undefined ? IPV6_MAX_PREFIX : Number(prefixText)
   if (prefix > 128) return { error: 'invalid_format' }
   if (prefix > IPV6_MAX_PREFIX) return { error: 'prefix_too_long' }
+  if (prefix < IPV6_MIN_PREFIX) return { error: 'prefix_too_short' }
   const cleared = groups.map((g, i) => {
     const bits = Math.max(0, Math.min(16, prefix - i * 16))
     return bits === 16 ? g : g & (0xffff << (16 - bits)) & 0xffff

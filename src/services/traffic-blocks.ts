@@ -31,7 +31,8 @@ export const listTrafficBlockEntries = (ctx: Pick<ServiceContext, 'db'>): Promis
 /**
  * The entry as stored: a range in its canonical text (`203.0.113.0/24`; a bare address is its /32,
  * or its /64 in IPv6), a viewer key as it is. 400 `{field: 'value'}` with `invalid_format`,
- * `host_bits_set` or `prefix_too_long` (IPv6 beyond /64: a source is a /64).
+ * `host_bits_set`, `prefix_too_long` (IPv6 beyond /64: a source is a /64) or `prefix_too_short` (wider than an IPv4 /8
+ * or an IPv6 /16).
  */
 export function trafficBlockOf(input: TrafficBlockInput): TrafficBlock {
   const value = input.value.trim()

@@ -120,6 +120,7 @@ test('the block list: add (canonical text, 200 when already listed), list newest
   const refused: [unknown, string, string][] = [
     [{ kind: 'cidr', value: '198.18.7.1/24' }, 'value', 'host_bits_set'],
     [{ kind: 'cidr', value: '2001:db8:1:2::/96' }, 'value', 'prefix_too_long'],
+    [{ kind: 'cidr', value: '0.0.0.0/0' }, 'value', 'prefix_too_short'],
     [{ kind: 'cidr', value: 'not-an-address' }, 'value', 'invalid_format'],
     [{ kind: 'cidr', value: '198.18.7.0/33' }, 'value', 'invalid_format'],
     [{ kind: 'viewer', value: 'has spaces' }, 'value', 'invalid_format'],

@@ -29,13 +29,15 @@ test('block-list ranges: canonical, host bits clear, IPv6 no narrower than a /64
   assert.equal(formatCidr(cidr('2001:db8:1:2::')), '2001:db8:1:2::/64')
   assert.deepEqual(parseCidr('10.0.0.1/8'), { error: 'host_bits_set' })
   assert.deepEqual(parseCidr('2001:db8::/96'), { error: 'prefix_too_long' })
+  assert.deepEqual(parseCidr('0.0.0.0/0'), { error: 'prefix_too_short' }, 'a /0 would stop all billing')
+  assert.deepEqual(parseCidr('::/8'), { error: 'prefix_too_short' })
   for (const bad of ['10.0.0.0/33', '10.0.0/8', 'example.dev', '10.0.0.0/8/8', '::ffff:1.2.3.4/120', '']) assert.deepEqual(parseCidr(bad), { error: 'invalid_format' }, bad)
   assert.ok(sourceInCidr('10.1.2.3', cidr('10.0.0.0/8')))
   assert.ok(!sourceInCidr('11.1.2.3', cidr('10.0.0.0/8')))
   assert.ok(sourceInCidr('2001:db8:1:2::/64', cidr('2001:db8:1::/48')))
   assert.ok(!sourceInCidr('2001:db8:2:2::/64', cidr('2001:db8:1::/48')))
   assert.ok(!sourceInCidr('10.1.2.3', cidr('2001:db8::/32')), 'families never match')
-  assert.ok(sourceInCidr('0.0.0.1', cidr('0.0.0.0/0')))
+  assert.ok(sourceInCidr('10.255.0.1', cidr('10.0.0.0/8')))
 })
 
 test('the block list blocks a source in any of its ranges, or a viewer by key', () => {

@@ -41,6 +41,8 @@ export function reasonMessage(d: FieldDetail): string {
       return 'Bits are set past the prefix: enter the network address, like 203.0.113.0/24.'
     case 'prefix_too_long':
       return 'An IPv6 range can be at most /64 long: a source is a whole /64.'
+    case 'prefix_too_short':
+      return 'A range this wide would stop nearly all billing: block at most an IPv4 /8 or an IPv6 /16.'
     case 'card_rejected_by_processor':
       return 'The payment processor refused this card.'
     case 'invoice_not_unpaid':

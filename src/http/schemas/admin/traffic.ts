@@ -126,7 +126,7 @@ export const TrafficBlockCreateSchema = Type.Object(
       maxLength: 128,
       description:
         'For `cidr`: an IPv4 or IPv6 range (`203.0.113.0/24`) or a bare address (its /32, or its /64 in IPv6); host bits must be clear ' +
-        '(400 `host_bits_set`) and IPv6 ranges are at most /64 long (400 `prefix_too_long`: a source is a /64). For `viewer`: a viewer ' +
+        '(400 `host_bits_set`) and IPv6 ranges are at most /64 long (400 `prefix_too_long`: a source is a /64); ranges wider than an IPv4 /8 or an IPv6 /16 are 400 `prefix_too_short`. For `viewer`: a viewer ' +
         'key as GET /traffic lists it, 1-128 characters of `A-Z a-z 0-9 _ -`. Anything else is 400 `invalid_format`.',
     }),
     note: Type.Optional(Type.String({ maxLength: TRAFFIC_BLOCK_NOTE_MAX, description: 'Why it is blocked (shown with the entry).' })),
