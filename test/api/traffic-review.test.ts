@@ -42,7 +42,8 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
     await round(country, '203.0.113.120', bots, 10, () => 9_600)
     const dwell = (i: number) => [9_800, 12_000, 20_000, 31_000, 4_000][(i + r) % 5]!
     const offers = await round(country, '198.51.100.77', office, wait, dwell)
-    honest += office.filter((_, i) => dwell(i) >= 9_500).length
+    // Billable: at least 9.5 s, and no longer than the time since the decision (plus a second).
+    honest += office.filter((_, i) => dwell(i) >= 9_500 && dwell(i) <= wait * 1000 + 1000).length
     for (const o of offers.filter((_, i) => i % 6 === r)) await from('198.51.100.77').get(`/serve/v1/impressions/${o.impression_id}/click`)
   }
   const botDebits = await sql<{ n: number; micros: number }>`
@@ -83,7 +84,7 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
   assert.match(page.words, new RegExp(`${DAY} 120 \\$0\\.60`))
   assert.match(page.words, /\$0\.60 credited back for invalid traffic/)
   const billing = await adv.browser.get('/portal/billing')
-  assert.match(billing.words, new RegExp(`Invalid traffic credit: Invalid traffic on ${DAY}: 120 billed units voided and credited back \\$0\\.60`))
+  assert.match(billing.words, new RegExp(`Invalid traffic Invalid traffic on ${DAY}: 120 billed units voided and credited back \\$0\\.60`))
 
   // Monday 2026-11-09 06:00: the weekly invoice applies the credit.
   await advance(h, Math.ceil((Date.parse('2026-11-09T06:05:00Z') - h.svc.clock.nowMs()) / 1000))

@@ -198,11 +198,12 @@ function Credits(props: { credits: CreditLine[] }) {
   return (
     <>
       <p class="muted">Applied to your next invoices, oldest first. Invalid traffic is explained in your campaigns' pages.</p>
-      <DataTable labelledBy="credits-h" columns={['Posted', 'Why', { label: 'Amount', num: true }]}>
+      <DataTable labelledBy="credits-h" columns={['Posted', 'Kind', 'Memo', { label: 'Amount', num: true }]}>
         {props.credits.map((c) => (
           <tr>
             <td>{utc(c.posted_at)}</td>
-            <td>{c.ivt_day ? <strong>Invalid traffic credit</strong> : 'Adjustment'}: {c.memo}</td>
+            <td>{c.ivt_day ? <strong>Invalid traffic</strong> : 'Adjustment'}</td>
+            <td>{c.memo}</td>
             <td class="num">{usdFromCents(c.amount_cents)}</td>
           </tr>
         ))}
