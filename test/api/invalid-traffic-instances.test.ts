@@ -90,3 +90,36 @@ test('an hourly bound set on one instance holds on both', { skip }, async () => 
     await callService(a, 'PATCH', '/admin/v1/config', { ivt_max_billable_per_source_per_hour: 1000 }, admin)
   }
 })
+
+test('a blocked range stops billing at once on the instance that blocked it and within seconds on the other', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await callService(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QK'], impressions: 1000 }), auth)
+  assert.equal(created.status, 201, created.text)
+  const net = { 'x-forwarded-for': '192.0.2.77' }
+  const offer = async (svc: TestService, viewer_id: string) => {
+    const res = await callService(svc, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id, country: 'QK' }, net)
+    assert.equal(res.status, 200, 'a blocked source still gets ads: it learns nothing')
+    return res.body.impression_id as string
+  }
+  const viewOn = (svc: TestService, id: string) => callService(svc, 'POST', `/serve/v1/impressions/${id}/view`, { dwell_ms: 10_000 }, net)
+  const before = [await offer(a, 'blk-1'), await offer(b, 'blk-2')]
+  const blocked = await callService(a, 'POST', '/admin/v1/traffic/blocks', { kind: 'cidr', value: '192.0.2.0/24', note: 'test botnet' }, admin)
+  assert.equal(blocked.status, 201, blocked.text)
+  await advanceBoth(10)
+  // Instance a applies the block at once; instance b within its reload interval (two seconds of real time).
+  assert.equal((await viewOn(a, before[0]!)).status, 204)
+  await new Promise((resolve) => setTimeout(resolve, 2_100))
+  await callService(b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: 'reload', country: 'QZ' })
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.equal((await viewOn(b, before[1]!)).status, 204)
+  const rows = await callService(a, 'GET', `/v1/stats?campaign_id=${created.body.campaign_id}&start=2026-11-02T00:00:00Z&end=2026-11-04T00:00:00Z`, undefined, auth)
+  assert.equal(rows.body.totals.billable_impressions, 0)
+  assert.equal(rows.body.totals.non_billable.invalid_traffic, 2)
+  // Removed: billing resumes.
+  assert.equal((await callService(a, 'DELETE', `/admin/v1/traffic/blocks/${blocked.body.block_id}`, undefined, admin)).status, 200)
+  const after = await offer(a, 'blk-3')
+  await advanceBoth(10)
+  assert.equal((await viewOn(a, after)).status, 204)
+  const again = await callService(a, 'GET', `/v1/stats?campaign_id=${created.body.campaign_id}&start=2026-11-02T00:00:00Z&end=2026-11-04T00:00:00Z`, undefined, auth)
+  assert.equal(again.body.totals.billable_impressions, 1)
+})
