@@ -96,9 +96,17 @@ export class BlockList {
     return this.#ranges.length + this.#viewers.size
   }
 
+  /** Whether the viewer is listed, or the source lies in a listed range. */
   blocks(source: Source | null, viewerKey: string): boolean {
-    if (this.#viewers.has(viewerKey)) return true
-    if (source === null || this.#ranges.length === 0) return false
+    return this.blocksViewer(viewerKey) || (source !== null && this.blocksSource(source))
+  }
+
+  blocksViewer(viewerKey: string): boolean {
+    return this.#viewers.has(viewerKey)
+  }
+
+  blocksSource(source: Source): boolean {
+    if (this.#ranges.length === 0) return false
     let blocked = this.#seen.get(source)
     if (blocked === undefined) {
       blocked = this.#ranges.some((r) => sourceInCidr(source, r))

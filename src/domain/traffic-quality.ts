@@ -1,5 +1,5 @@
-import type { TrafficBlock } from './invalid-traffic.ts'
-import { parseCidr, sourceInCidr, type Cidr, type Source } from './traffic-source.ts'
+import { BlockList, type TrafficBlock } from './invalid-traffic.ts'
+import type { Source } from './traffic-source.ts'
 
 /**
  * The after-the-fact review of one UTC day of traffic (docs/invalid-traffic.md, "Signals and score"):
@@ -116,29 +116,6 @@ export function scoreViewer(f: ViewerFigures, blocked: boolean): Verdict {
   return verdictOf(fired)
 }
 
-/** The block list as the review asks it: is this source in a listed range, is this viewer key listed? */
-export class BlockedNow {
-  readonly #ranges: Cidr[]
-  readonly #viewers: ReadonlySet<string>
-
-  constructor(blocks: readonly TrafficBlock[]) {
-    this.#ranges = blocks.flatMap((b) => {
-      if (b.kind !== 'cidr') return []
-      const parsed = parseCidr(b.value)
-      return 'error' in parsed ? [] : [parsed]
-    })
-    this.#viewers = new Set(blocks.filter((b) => b.kind === 'viewer').map((b) => b.value))
-  }
-
-  source(source: Source): boolean {
-    return this.#ranges.some((r) => sourceInCidr(source, r))
-  }
-
-  viewer(viewerKey: string): boolean {
-    return this.#viewers.has(viewerKey)
-  }
-}
-
 export type Scored<F> = F & Verdict
 
 /** Entities listed per kind: every invalid one, then the highest-scoring valid ones up to this many in all. */
@@ -157,14 +134,14 @@ export function judgeDay(
   viewers: readonly ViewerFigures[],
   blocks: readonly TrafficBlock[],
 ): { sources: Scored<SourceFigures>[]; viewers: Scored<ViewerFigures>[] } {
-  const blocked = new BlockedNow(blocks)
+  const blocked = new BlockList(blocks)
   return {
     sources: rank(
-      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.source(f.source)) })),
+      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.blocksSource(f.source)) })),
       (f) => f.source,
     ),
     viewers: rank(
-      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.viewer(f.viewerKey)) })),
+      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.blocksViewer(f.viewerKey)) })),
       (f) => f.viewerKey,
     ),
   }

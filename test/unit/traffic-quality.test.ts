@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
-  BlockedNow,
   DWELL_MIN_IMPRESSIONS,
   HEAVY_VIEWER_ABOVE,
   INVALID_SCORE,
@@ -18,6 +17,7 @@ import {
   type TrafficFigures,
   type ViewerFigures,
 } from '../../src/domain/traffic-quality.ts'
+import { BlockList } from '../../src/domain/invalid-traffic.ts'
 
 /** One measured view as the ledger holds it: billable or not, its dwell and offer age, and whether it was clicked. */
 interface Sample {
@@ -184,17 +184,17 @@ test('blocked scores 100 whatever else; signals add up and the sum is capped at 
 })
 
 test('the block list as the review asks it: ranges hold their sources (IPv4 and IPv6 /64), viewer keys match exactly', () => {
-  const blocked = new BlockedNow([
+  const blocked = new BlockList([
     { kind: 'cidr', value: '203.0.113.0/24' },
     { kind: 'cidr', value: '2001:db8:1::/48' },
     { kind: 'viewer', value: 'AbC_-123' },
   ])
-  assert.equal(blocked.source('203.0.113.200'), true)
-  assert.equal(blocked.source('203.0.114.1'), false)
-  assert.equal(blocked.source('2001:db8:1:2::/64'), true)
-  assert.equal(blocked.source('2001:db8:2::/64'), false)
-  assert.equal(blocked.viewer('AbC_-123'), true)
-  assert.equal(blocked.viewer('abc_-123'), false)
+  assert.equal(blocked.blocksSource('203.0.113.200'), true)
+  assert.equal(blocked.blocksSource('203.0.114.1'), false)
+  assert.equal(blocked.blocksSource('2001:db8:1:2::/64'), true)
+  assert.equal(blocked.blocksSource('2001:db8:2::/64'), false)
+  assert.equal(blocked.blocksViewer('AbC_-123'), true)
+  assert.equal(blocked.blocksViewer('abc_-123'), false)
 })
 
 test('judgeDay ranks by score, then views; lists every invalid entity and the top valid ones up to 200', () => {
