@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { ADMIN_TOKEN, callService, startService, STORE, type TestService } from '../helpers/service.ts'
 import { campaignBody } from '../helpers/api.ts'
+import { viewerAddress } from '../helpers/serving.ts'
 import { OUTSTANDING_WINDOW_MS } from '../../src/domain/auction.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
 
@@ -27,7 +28,15 @@ after(async () => {
   await a.close()
 })
 
-const call = callService
+/**
+ * Every decision comes from its viewer's own address (`viewerAddress`), as real viewers sit on many
+ * networks: the invalid-traffic bounds (test/api/invalid-traffic*.test.ts) then judge this traffic
+ * as real traffic.
+ */
+const call = (svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const viewer = path === '/serve/v1/decisions' && body && typeof body === 'object' && 'viewer_id' in body ? String(body.viewer_id) : null
+  return callService(svc, method, path, body, viewer === null ? headers : { 'x-forwarded-for': viewerAddress(viewer), ...headers })
+}
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
 

@@ -70,8 +70,15 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
   let nowMs = START
   // One at a time: the first applies the migrations.
   await launch(a, nowMs)
-  // One client address sends everything: lift the serving abuse limits (both instances read the config).
-  const limits = { serve_decisions_per_viewer_per_min: 1_000_000, serve_decisions_per_address_per_min: 1_000_000, serve_events_per_address_per_min: 1_000_000 }
+  // One client address sends everything: lift the serving abuse limits and the invalid-traffic bounds
+  // (both instances read the config; the bounds have tests of their own, test/api/invalid-traffic*.test.ts).
+  const limits = {
+    serve_decisions_per_viewer_per_min: 1_000_000,
+    serve_decisions_per_address_per_min: 1_000_000,
+    serve_events_per_address_per_min: 1_000_000,
+    ivt_max_viewers_per_source_per_day: 1_000_000,
+    ivt_max_billable_per_source_per_hour: 10_000_000,
+  }
   assert.equal((await call(a.base, 'PATCH', '/admin/v1/config', limits, adminHeaders)).status, 200)
   await launch(b, nowMs)
 
