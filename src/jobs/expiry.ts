@@ -39,7 +39,7 @@ export function expiryJob(db: Db): Job {
       const webhooks = await purgeFinishedWebhookMessages(db, new Date(now.getTime() - WEBHOOK_LOG_MS))
       const clickDays = await purgeClickDays(db, utcDay(now.getTime() - 24 * HOUR))
       // The invalid-traffic bounds judge the current UTC day and hour only.
-      const sourceCounts = await purgeSourceCounts(db, utcDay(now.getTime() - 24 * HOUR), new Date(now.getTime() - 2 * HOUR))
+      const sourceCounts = await purgeSourceCounts(db, utcDay(now.getTime() - 24 * HOUR))
       return {
         previews_deleted: previews,
         export_artifacts_deleted: jobs.artifacts_deleted,

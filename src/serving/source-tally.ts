@@ -1,5 +1,7 @@
 import { utcDay } from '../domain/clicks.ts'
 import { utcHourStart, type SourceUse } from '../domain/invalid-traffic.ts'
+
+const DAY_MS = 86_400_000
 import type { Source } from '../domain/traffic-source.ts'
 
 /**
@@ -24,6 +26,8 @@ interface Tally {
  */
 export class SourceTally {
   readonly #tallies = new Map<Source, Tally>()
+  /** The UTC day of the last instant asked about, kept: a batch asks about many sources at one instant. */
+  #dayOf = { dayNumber: NaN, day: '' }
 
   /** What is known of `source` on the UTC day and hour of `nowMs`. */
   use(source: Source, nowMs: number): SourceUse | undefined {
@@ -61,8 +65,14 @@ export class SourceTally {
     }
   }
 
+  #day(nowMs: number): string {
+    const dayNumber = Math.floor(nowMs / DAY_MS)
+    if (dayNumber !== this.#dayOf.dayNumber) this.#dayOf = { dayNumber, day: utcDay(nowMs) }
+    return this.#dayOf.day
+  }
+
   #current(source: Source, nowMs: number, create: boolean): Tally | undefined {
-    const day = utcDay(nowMs)
+    const day = this.#day(nowMs)
     const hourMs = utcHourStart(nowMs)
     let t = this.#tallies.get(source)
     if (t && t.day !== day) {

@@ -229,7 +229,7 @@ export interface LeaseTake {
  *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
  *  - the sources' bounds (`limits`, domain/invalid-traffic.ts): every billable row with a source
  *    takes its viewer's place among the source's viewers of the UTC day and one unit of the source's
- *    UTC hour (`source_day_viewers`, `source_day_counts`, `source_hour_counts`); the counts' upserts
+ *    UTC hour (`source_day_viewers`, and one `source_counts` row per source and day); the counts' upsert
  *    move only within the bounds, so no number of instances passes them, and only rows the statement
  *    really inserted count, so a retried or replayed view never counts twice;
  *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
@@ -287,18 +287,17 @@ export async function writeBatch(
       ON CONFLICT DO NOTHING
       RETURNING source
     ),
-    source_days AS (
-      INSERT INTO source_day_counts AS c (source, day, viewers)
-      SELECT source, ${day}::date, count(*) FROM source_viewers GROUP BY source
-      ON CONFLICT (source, day) DO UPDATE SET viewers = c.viewers + excluded.viewers
-        WHERE c.viewers + excluded.viewers <= ${limits.maxViewersPerDay}::int
-      RETURNING 1
-    ),
-    source_hours AS (
-      INSERT INTO source_hour_counts AS h (source, hour, billable)
-      SELECT source, ${hour}::timestamptz, count(*) FROM units GROUP BY source
-      ON CONFLICT (source, hour) DO UPDATE SET billable = h.billable + excluded.billable
-        WHERE h.billable + excluded.billable <= ${limits.maxBillablePerHour}::int
+    source_use AS (
+      INSERT INTO source_counts AS c (source, day, viewers, hour, hour_billable)
+      SELECT u.source, ${day}::date, coalesce(v.n, 0), ${hour}::timestamptz, u.n
+      FROM (SELECT source, count(*)::int AS n FROM units GROUP BY source) u
+      LEFT JOIN (SELECT source, count(*)::int AS n FROM source_viewers GROUP BY source) v USING (source)
+      ON CONFLICT (source, day) DO UPDATE SET
+        viewers = c.viewers + excluded.viewers,
+        hour = excluded.hour,
+        hour_billable = CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable
+      WHERE c.viewers + excluded.viewers <= ${limits.maxViewersPerDay}::int
+        AND CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable <= ${limits.maxBillablePerHour}::int
       RETURNING 1
     ),
     lease AS (
@@ -341,8 +340,7 @@ export async function writeBatch(
         AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int
         AND (SELECT count(*) FROM lease) = ${leases.length}::int
         -- Every source stays within its bounds (an upsert past one updates nothing).
-        AND (SELECT count(*) FROM source_days) = (SELECT count(DISTINCT source) FROM source_viewers)
-        AND (SELECT count(*) FROM source_hours) = (SELECT count(DISTINCT source) FROM units)
+        AND (SELECT count(*) FROM source_use) = (SELECT count(DISTINCT source) FROM units)
         ${
           clickRows
             ? sql`AND (SELECT count(*) FROM ins WHERE event_type = 'click' AND billable) = ${clickRows.billableClicks}::int
@@ -384,15 +382,13 @@ export async function readSourceUse(db: Db, pairs: readonly { source: Source; vi
   const sources = [...new Set(pairs.map((p) => p.source))]
   const { rows } = await executePrepared(
     db,
-    sql<{ days: [string, number][] | null; members: [string, string][] | null; hours: [string, number][] | null }>`
+    sql<{ days: [string, number, number][] | null; members: [string, string][] | null }>`
     SELECT
-      (SELECT json_agg(json_build_array(c.source, c.viewers)) FROM source_day_counts c
-        WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
+      (SELECT json_agg(json_build_array(c.source, c.viewers, CASE WHEN c.hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN c.hour_billable ELSE 0 END))
+        FROM source_counts c WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
       (SELECT json_agg(json_build_array(v.source, v.viewer_key))
         FROM unnest(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[]) AS k(source, viewer_key)
-        JOIN source_day_viewers v ON v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key) AS members,
-      (SELECT json_agg(json_build_array(h.source, h.billable)) FROM source_hour_counts h
-        WHERE h.source = ANY(${sources}::text[]) AND h.hour = ${new Date(utcHourStart(nowMs))}::timestamptz) AS hours
+        JOIN source_day_viewers v ON v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key) AS members
   `.compile(db),
   )
   const r = rows[0]!
@@ -401,19 +397,14 @@ export async function readSourceUse(db: Db, pairs: readonly { source: Source; vi
     if (!u) use.set(source, (u = { viewers: 0, knownViewers: new Set(), billedThisHour: 0 }))
     return u
   }
-  for (const [source, viewers] of r.days ?? []) of(source).viewers = viewers
+  for (const [source, viewers, billedThisHour] of r.days ?? []) Object.assign(of(source), { viewers, billedThisHour })
   for (const [source, viewer] of r.members ?? []) of(source).knownViewers.add(viewer)
-  for (const [source, billable] of r.hours ?? []) of(source).billedThisHour = billable
   return use
 }
 
-/**
- * Deletes the sources' counts that can decide nothing again: viewer days before `keepDaysFrom` (a UTC
- * day, YYYY-MM-DD) and hours before `keepHoursFrom`.
- */
-export async function purgeSourceCounts(db: Db, keepDaysFrom: string, keepHoursFrom: Date): Promise<number> {
-  const viewers = await db.deleteFrom('source_day_viewers').where('day', '<', keepDaysFrom).executeTakeFirst()
-  const days = await db.deleteFrom('source_day_counts').where('day', '<', keepDaysFrom).executeTakeFirst()
-  const hours = await db.deleteFrom('source_hour_counts').where('hour', '<', keepHoursFrom).executeTakeFirst()
-  return Number(viewers.numDeletedRows) + Number(days.numDeletedRows) + Number(hours.numDeletedRows)
+/** Deletes the sources' counts of the days before `keepFrom` (a UTC day, YYYY-MM-DD): they decide nothing again. */
+export async function purgeSourceCounts(db: Db, keepFrom: string): Promise<number> {
+  const viewers = await db.deleteFrom('source_day_viewers').where('day', '<', keepFrom).executeTakeFirst()
+  const counts = await db.deleteFrom('source_counts').where('day', '<', keepFrom).executeTakeFirst()
+  return Number(viewers.numDeletedRows) + Number(counts.numDeletedRows)
 }

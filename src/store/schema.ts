@@ -198,15 +198,13 @@ export interface SourceDayViewersTable {
   day: ColumnType<string, string, string>
   viewer_key: string
 }
-export interface SourceDayCountsTable {
+export interface SourceCountsTable {
   source: string
   day: ColumnType<string, string, string>
   viewers: number
-}
-export interface SourceHourCountsTable {
-  source: string
+  /** The source's latest UTC hour of the day, and its billable units in it. */
   hour: Timestamp
-  billable: number
+  hour_billable: number
 }
 
 /** The operators' block list (migration 0029). */
@@ -439,8 +437,7 @@ export interface Database extends ExportsTables, WebhooksTables {
   billing_events: BillingEventsTable
   ledger_events: LedgerEventsTable
   source_day_viewers: SourceDayViewersTable
-  source_day_counts: SourceDayCountsTable
-  source_hour_counts: SourceHourCountsTable
+  source_counts: SourceCountsTable
   traffic_blocks: TrafficBlocksTable
   traffic_reviews: TrafficReviewsTable
   traffic_credits: TrafficCreditsTable

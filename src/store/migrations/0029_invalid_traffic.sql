@@ -44,19 +44,16 @@ CREATE TABLE source_day_viewers (
   viewer_key  text NOT NULL,
   PRIMARY KEY (source, day, viewer_key)
 );
---    ... their number (at most ivt_max_viewers_per_source_per_day when counted) ...
-CREATE TABLE source_day_counts (
-  source   text NOT NULL,
-  day      date NOT NULL,
-  viewers  integer NOT NULL CHECK (viewers >= 0),
+--    ... and, in one row per source and day (one upsert per source and batch), their number (at
+--    most ivt_max_viewers_per_source_per_day) and the billable units of the source's latest UTC hour
+--    of the day (at most ivt_max_billable_per_source_per_hour).
+CREATE TABLE source_counts (
+  source         text NOT NULL,
+  day            date NOT NULL,
+  viewers        integer NOT NULL CHECK (viewers >= 0),
+  hour           timestamptz NOT NULL,
+  hour_billable  integer NOT NULL CHECK (hour_billable >= 0),
   PRIMARY KEY (source, day)
-);
---    ... and the billable units of a source in a UTC hour (at most ivt_max_billable_per_source_per_hour).
-CREATE TABLE source_hour_counts (
-  source    text NOT NULL,
-  hour      timestamptz NOT NULL,
-  billable  integer NOT NULL CHECK (billable >= 0),
-  PRIMARY KEY (source, hour)
 );
 
 -- 4. The operators' block list: address ranges (CIDR) and viewer keys whose views never bill.
