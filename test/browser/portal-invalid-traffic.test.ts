@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
 import { callService } from '../helpers/service.ts'
-import { browserSkip, checkPage, DESKTOP, navigate, PHONE, screenshot, signIn, signUp, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
+import { browserSkip, checkPage, navigate, screenshotBothWidths, signIn, signUp, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
 import { campaignBody } from '../helpers/api.ts'
 
 /**
@@ -11,14 +10,6 @@ import { campaignBody } from '../helpers/api.ts'
  * campaign page and the credit on the billing page; axe-clean and readable at 1280 and 375 px. With
  * UPDATE_SCREENSHOTS=1 it writes docs/portal/campaign-invalid-traffic*.png and billing-credits*.png.
  */
-
-async function bothWidths(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP)
-  await screenshot(page, name)
-  await page.setViewportSize(PHONE)
-  await screenshot(page, `${name}-375`)
-  await page.setViewportSize(DESKTOP)
-}
 
 describe('portal: invalid traffic credited back', { skip: browserSkip }, () => {
   const h = useBrowser()
@@ -59,12 +50,12 @@ describe('portal: invalid traffic credited back', { skip: browserSkip }, () => {
     await page.getByRole('heading', { name: 'Invalid traffic credited back' }).waitFor()
     assert.match(await page.locator('main').innerText(), /credited back for invalid traffic/)
     await checkPage(page)
-    await bothWidths(page, 'campaign-invalid-traffic')
+    await screenshotBothWidths(page, 'campaign-invalid-traffic')
 
     await visit(page, h, '/portal/billing')
     const credits = page.getByRole('region', { name: 'Credits' })
     assert.match(await credits.innerText(), /Invalid traffic\s+Invalid traffic on 2026-11-02: 80 billed units voided and credited back\s+\$0\.64/)
     await checkPage(page)
-    await bothWidths(page, 'billing-credits')
+    await screenshotBothWidths(page, 'billing-credits')
   })
 })

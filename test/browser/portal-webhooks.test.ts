@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
-import { assertFieldError, browserSkip, checkPage, DESKTOP, field, navigate, PHONE, screenshot, signUp, submit, useBrowser, userIdOnPage } from '../helpers/browser.ts'
+import { assertFieldError, browserSkip, checkPage, field, navigate, screenshotBothWidths, signUp, submit, useBrowser, userIdOnPage } from '../helpers/browser.ts'
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 /**
@@ -10,14 +9,6 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
  * delete the endpoint; axe-clean and readable at 1280 and 375 px. With UPDATE_SCREENSHOTS=1 it
  * writes docs/portal/webhooks*.png.
  */
-
-async function bothWidths(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP)
-  await screenshot(page, name)
-  await page.setViewportSize(PHONE)
-  await screenshot(page, `${name}-375`)
-  await page.setViewportSize(DESKTOP)
-}
 
 describe('portal webhooks', { skip: browserSkip }, () => {
   const h = useBrowser({ WEBHOOKS_ALLOW_LOOPBACK: 'true' })
@@ -46,7 +37,7 @@ describe('portal webhooks', { skip: browserSkip }, () => {
     await assertFieldError(page, 'Endpoint URL', /https:\/\//)
     assert.equal(await page.getByLabel('export.ready', { exact: false }).isChecked(), true)
     await checkPage(page)
-    await bothWidths(page, 'webhooks-error')
+    await screenshotBothWidths(page, 'webhooks-error')
 
     await field(page, 'Endpoint URL').fill(receiver.url)
     const added = await submit(page, 'Add endpoint')
@@ -56,7 +47,7 @@ describe('portal webhooks', { skip: browserSkip }, () => {
     await assert.doesNotReject(page.getByText('Copy it now', { exact: false }).waitFor())
     assert.ok(await page.getByRole('button', { name: 'Copy secret' }).isVisible())
     await checkPage(page)
-    await bothWidths(page, 'webhooks')
+    await screenshotBothWidths(page, 'webhooks')
     receiver.secret = secret
 
     // A real change: an export becomes ready, and its delivery shows in the log.
@@ -75,7 +66,7 @@ describe('portal webhooks', { skip: browserSkip }, () => {
     }
     assert.ok(await page.getByText('Delivered (HTTP 200)').isVisible())
     await checkPage(page)
-    await bothWidths(page, 'webhook-log')
+    await screenshotBothWidths(page, 'webhook-log')
 
     const resent = await submit(page, 'Resend')
     assert.equal(resent.status(), 200)

@@ -232,6 +232,15 @@ export async function screenshot(page: Page, name: string, folder = 'docs/portal
   writeFileSync(`${dir}/${name}.png`, await page.screenshot({ fullPage: true, animations: 'disabled' }))
 }
 
+/** Screenshots at the desktop and the phone width (`<name>.png`, `<name>-375.png`); leaves the page at the desktop width. */
+export async function screenshotBothWidths(page: Page, name: string, folder?: string): Promise<void> {
+  await page.setViewportSize(DESKTOP)
+  await screenshot(page, name, folder)
+  await page.setViewportSize(PHONE)
+  await screenshot(page, `${name}-375`, folder)
+  await page.setViewportSize(DESKTOP)
+}
+
 // ---------------------------------------------------------------------------------------------- driving pages
 
 /** Opens a path of the service and expects a page (2xx after redirects). */
