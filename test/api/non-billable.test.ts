@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, served, view } from '../helpers/serving.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 import { Scrape } from '../helpers/metrics.ts'
+import { exportCsv } from '../helpers/exports.ts'
 
 // Every non-billable view explained (issue 25, part 3): each reason from real requests over HTTP,
 // counted by /v1/stats on the ledger path and, after the rollup job, on the rollup paths; the sums
@@ -47,25 +47,6 @@ async function recordedViews(userId: string, start: string, end: string): Promis
 
 async function ledgerRows(impressionId: string) {
   return db().selectFrom('ledger_events').select(['event_type', 'reason', 'billable', 'debit_micros']).where('impression_id', '=', impressionId).orderBy('event_id').execute()
-}
-
-async function exportCsv(adv: Advertiser, body: Record<string, unknown>): Promise<{ job: any; header: string; rows: string[][] }> {
-  const queued = await adv.post('/v1/exports', body)
-  assert.equal(queued.status, 202, queued.text)
-  for (let i = 0; i < 400; i++) {
-    const job = (await adv.get(`/v1/exports/${queued.body.id}`)).body
-    if (job.status === 'ready') {
-      const res = await adv.get<string>(`/v1/exports/${job.id}/download`)
-      assert.equal(res.status, 200, res.text)
-      assert.equal(res.headers.get('x-service-export-schema'), job.schema_version)
-      const [header, ...lines] = res.text.slice(0, -2).split('\r\n')
-      assert.equal(lines.length, job.row_count)
-      return { job, header: header!, rows: lines.map((l) => l.split(',')) }
-    }
-    assert.notEqual(job.status, 'failed', JSON.stringify(job))
-    await sleep(10)
-  }
-  assert.fail('the export did not finish')
 }
 
 interface Dataset {

@@ -5,6 +5,7 @@ import { campaignBody, Client, useService } from '../helpers/api.ts'
 import { advance, decide, privateCountry, type Decision } from '../helpers/serving.ts'
 import { portalAdvertiser, signInAgain } from '../helpers/portal.ts'
 import { microsToCents } from '../../src/domain/money.ts'
+import { exportCsv } from '../helpers/exports.ts'
 
 // The daily traffic review (issue 32, part 2; docs/invalid-traffic.md): at 00:10 UTC the closed day's
 // traffic is scored per source and per viewer; what invalid ones billed is voided (it then counts as
@@ -69,6 +70,14 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
     assert.equal(stats.body.totals.non_billable.invalid_traffic, 120, granularity)
     assert.equal(stats.body.totals.spend_micros, (honest + 120) * 5_000, 'spend is what was debited; the money comes back as a credit')
   }
+
+  // ledger-export-v3 lists each voided impression with its reason; v2 keeps the rows it always had.
+  const v3 = await exportCsv(adv.api, { start: `${DAY}T00:00:00Z`, end: '2026-11-03T00:00:00Z', campaign_ids: [campaignId], schema_version: 'ledger-export-v3' })
+  const voidedRows = v3.rows.filter((r) => r[1] === 'voided_impression')
+  assert.equal(voidedRows.length, 120)
+  assert.ok(voidedRows.every((r) => r[6] === 'false' && r[7] === '0' && r[9] === 'invalid_traffic'))
+  const v2 = await exportCsv(adv.api, { start: `${DAY}T00:00:00Z`, end: '2026-11-03T00:00:00Z', campaign_ids: [campaignId], schema_version: 'ledger-export-v2' })
+  assert.equal(v2.rows.filter((r) => r[1]!.startsWith('voided_')).length, 0)
 
   // A rerun reviews nothing twice.
   const rerun = await h.admin.post('/admin/v1/jobs/traffic-review/run')

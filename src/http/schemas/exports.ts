@@ -83,7 +83,9 @@ export const CSV_DESCRIPTION =
   `\`ledger-export-v3\` appends \`non_billable_reason\` to those (\`${V3_COLUMNS.join(',')}\`). ` +
   '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); ' +
   'v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported ' +
-  'after the offer\'s hour, once per impression), both never billable, which v1 and v2 leave out. ' +
+  'after the offer\'s hour, once per impression), both never billable, and `voided_impression` / `voided_click` (a billable impression or ' +
+  'click the daily traffic review judged invalid traffic afterwards: dated like the row it voids, `billable` false, `debit_micros` 0, ' +
+  '`non_billable_reason` `invalid_traffic`; its debit comes back as an account credit), which v1 and v2 leave out. ' +
   '`country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD ' +
   '(the unit\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, ' +
