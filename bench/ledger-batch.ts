@@ -101,7 +101,7 @@ async function run(db: Db): Promise<void> {
   // Shared across batches, as the serving writer shares it: each campaign's kind is read once.
   const kinds = new CampaignKinds()
   const commit = async (views: ViewClaim[]) => {
-    const result = await commitLedgerBatch(db, new Date(nowMs++), { offers: [], clicks: [], views }, book, known, kinds)
+    const result = await commitLedgerBatch(db, new Date(nowMs++), { clicks: [], views }, book, known, kinds)
     if (result.retries > 0 || !result.views.every((v) => v.billable)) throw new Error('a benchmark batch was not billed from known state')
     if (performance.now() - settledAt >= 1_000) {
       settledAt = performance.now()

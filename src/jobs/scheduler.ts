@@ -61,6 +61,8 @@ export class Scheduler {
   readonly #metrics: JobMetrics | undefined
   #chain: Promise<unknown> = Promise.resolve()
   #timer: NodeJS.Timeout | null = null
+  /** Work each run of a job waits for first (`before`). */
+  readonly #before = new Map<string, (() => Promise<void>)[]>()
 
   constructor(clock: Clock, jobs: Job[], state: ScheduleState, log: FastifyBaseLogger, options: SchedulerOptions = {}) {
     this.#clock = clock
@@ -69,6 +71,14 @@ export class Scheduler {
     this.#log = log
     this.#wakeElsewhere = options.wakeElsewhere
     this.#metrics = options.metrics
+  }
+
+  /**
+   * Runs `prepare` before every run of job `name` in this process: a web instance's serving engine adds
+   * the offers it counted to the store before the rollups close a day.
+   */
+  before(name: string, prepare: () => Promise<void>): void {
+    this.#before.set(name, [...(this.#before.get(name) ?? []), prepare])
   }
 
   has(name: string): boolean {
@@ -190,6 +200,7 @@ export class Scheduler {
     const started = performance.now()
     let ok = false
     try {
+      for (const prepare of this.#before.get(job.name) ?? []) await prepare()
       const result = await job.run(this.#clock.now(), due)
       ok = true
       return result

@@ -11,16 +11,25 @@ const DELIVERY_REFRESH_MS = 1_000
 /** Epoch reads that may be in flight at once (docs/decisions.md, "Serving"). */
 const MAX_READS_IN_FLIGHT = 2
 
+/** Subscribes to the serving epoch as the store pushes it (Store#onServingEpoch); returns the unsubscribe. */
+export type EpochFeed = (listener: (epoch: number) => void) => () => void
+
 /**
  * The auction's working set, in memory and ranked. It stays consistent with
  * the store through the serving epoch, which triggers bump on every change
  * that alters eligibility (create, pause, resume, cancel, rewrite,
- * moderation, completion): each decision reads the epoch (one tiny row) and
- * reloads when it moved, so a change made on any instance takes effect on the
- * next decision. Concurrent decisions share one epoch read that started after
- * they arrived. Reads may overlap and return out of order; the loaded state
- * only moves forward (the epoch only grows), and each read's decisions run on
- * state at least as new as what that read saw.
+ * moderation, completion) and announce by push (`EpochFeed`): a decision
+ * runs on what is loaded, without a store read, unless a pushed epoch is
+ * newer than the loaded one or the load is DELIVERY_REFRESH_MS old (the
+ * periodic re-read, which also brings other instances' delivery counts and
+ * makes good a notice lost while the listener reconnected). Then the
+ * decisions share one read of the epoch (and a reload when it moved) that
+ * started after they arrived. A change committed by this instance is pushed
+ * before its commit returns, so it takes effect on the next decision; one
+ * committed elsewhere within a round trip. Without a feed every decision
+ * reads the epoch. Reads may overlap and return out of order; the loaded
+ * state only moves forward (the epoch only grows), and each read's decisions
+ * run on state at least as new as what that read saw.
  */
 export class AuctionIndex {
   readonly #db: Db
@@ -33,6 +42,8 @@ export class AuctionIndex {
   readonly #kinds: CampaignKinds | null
   readonly #outstanding = new OutstandingOffers()
   #epoch = -1
+  /** The newest epoch pushed (Infinity without a feed: every decision reads the epoch). */
+  #pushed: number
   #loadedAt = 0
   /** Decisions waiting for a read of the epoch that starts after they arrived. */
   #waiting: { resolve(): void; reject(err: unknown): void }[] = []
@@ -42,10 +53,19 @@ export class AuctionIndex {
   #reloads: Promise<void> = Promise.resolve()
 
   /** `kinds` learns each loaded campaign's kind (the ledger batches look them up there). */
-  constructor(db: Db, clock: Clock, kinds: CampaignKinds | null = null) {
+  constructor(db: Db, clock: Clock, kinds: CampaignKinds | null = null, feed: EpochFeed | null = null) {
     this.#db = db
     this.#clock = clock
     this.#kinds = kinds
+    this.#pushed = feed ? -1 : Infinity
+    feed?.((epoch) => {
+      if (epoch > this.#pushed) this.#pushed = epoch
+    })
+  }
+
+  /** The loaded state may be behind: a newer epoch was pushed, or the periodic re-read is due. */
+  #stale(nowMs: number): boolean {
+    return this.#pushed > this.#epoch || nowMs - this.#loadedAt >= DELIVERY_REFRESH_MS || this.#loadedAt > nowMs
   }
 
   /**
@@ -54,7 +74,7 @@ export class AuctionIndex {
    * the offer was counted at (the offer's time).
    */
   async decide(request: DecisionRequest): Promise<{ winner: Candidate; offeredAtMs: number } | null> {
-    await this.#fresh()
+    if (this.#stale(this.#clock.nowMs())) await this.#fresh()
     const nowMs = this.#clock.nowMs()
     const winner = runAuction(this.#eligible.of(request), nowMs, (c) => {
       const offers = this.#outstanding.count(c.campaignId, nowMs)

@@ -9,11 +9,12 @@ import type { ServingMetrics } from '../platform/metrics.ts'
 import type { Db } from '../store/db.ts'
 import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
-import { AuctionIndex } from './auction-index.ts'
-import { offerRow, viewReportRow, type ClickResult } from './ledger-batch.ts'
+import { AuctionIndex, type EpochFeed } from './auction-index.ts'
+import { viewReportRow, type ClickResult } from './ledger-batch.ts'
 import { CampaignKinds } from './campaign-kinds.ts'
 import { LeaseBook } from './leases.ts'
 import { LedgerWriter } from './ledger-writer.ts'
+import { OfferCounter } from './offer-counter.ts'
 import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
 import { ViewerKeys } from './viewer-keys.ts'
 
@@ -39,6 +40,8 @@ export interface TrafficScreen {
 export class ServingEngine {
   readonly index: AuctionIndex
   readonly writer: LedgerWriter
+  /** The offers this instance made, counted per minute and key and added to the store every few seconds. */
+  readonly offers: OfferCounter
   readonly #sealer: OfferSealer
   readonly #viewers: ViewerKeys
   readonly #clock: Clock
@@ -51,14 +54,23 @@ export class ServingEngine {
   /** A settlement of the timer is under way: a stalled store does not pile them up. */
   #settling = false
 
-  private constructor(db: Db, clock: Clock, sealer: OfferSealer, viewers: ViewerKeys, log: FastifyBaseLogger, metrics: ServingMetrics | null) {
+  private constructor(
+    db: Db,
+    clock: Clock,
+    sealer: OfferSealer,
+    viewers: ViewerKeys,
+    log: FastifyBaseLogger,
+    metrics: ServingMetrics | null,
+    feed: EpochFeed | null,
+  ) {
     this.#db = db
     this.#metrics = metrics
     this.#clock = clock
     this.#sealer = sealer
     this.#viewers = viewers
+    this.offers = new OfferCounter(db, log)
     const kinds = new CampaignKinds()
-    this.index = new AuctionIndex(db, clock, kinds)
+    this.index = new AuctionIndex(db, clock, kinds, feed)
     this.writer = new LedgerWriter(db, clock, log, new LeaseBook(), kinds, {
       // The index counts delivery: what it knew plus what this batch billed (a reload brings the store's).
       onCommit: (result) =>
@@ -81,6 +93,7 @@ export class ServingEngine {
   /**
    * `offerKeys` from OFFER_KEYS; null: one key kept in the store, shared by every instance on it.
    * `metrics` counts decisions, views and ledger batches (adapi_serve_*, adapi_ledger_*).
+   * `feed` pushes the serving epoch (Store#onServingEpoch); null: every decision reads it.
    */
   static async create(
     db: Db,
@@ -88,18 +101,22 @@ export class ServingEngine {
     log: FastifyBaseLogger,
     offerKeys: readonly OfferKey[] | null = null,
     metrics: ServingMetrics | null = null,
+    feed: EpochFeed | null = null,
   ): Promise<ServingEngine> {
     const fresh = () => randomBytes(32).toString('hex')
     const secret = await ensureStoredSecret(db, 'serving_secret', fresh)
     const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureStoredSecret(db, 'offer_key', fresh) }]
-    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log, metrics)
+    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log, metrics, feed)
   }
 
   viewerKey(viewerId: string): string {
     return this.#viewers.of(viewerId)
   }
 
-  /** Runs the auction; records the offer (not awaited) and returns the sealed impression id. */
+  /**
+   * Runs the auction, counts the offer and returns the sealed impression id. Nothing is written: the
+   * id carries the whole offer, and the count goes to the store with the next flush.
+   */
   async decide(request: DecisionRequest & { viewerKey: string; source: Source }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const decision = await this.index.decide(request)
     this.#metrics?.decision(decision !== null)
@@ -117,7 +134,7 @@ export class ServingEngine {
       origin: this.#origin,
     }
     const impressionId = this.#sealer.seal(offer)
-    this.writer.recordOffer(offerRow(impressionId, offer, new Date(offeredAtMs)))
+    this.offers.count({ ...offer, userId: winner.userId })
     return { impressionId, winner }
   }
 
@@ -165,10 +182,11 @@ export class ServingEngine {
     return { destination, outcome }
   }
 
-  /** Commits what is queued, then settles and frees this instance's leases. */
+  /** Commits what is queued and the offers counted, then settles and frees this instance's leases. */
   async close(): Promise<void> {
     clearInterval(this.#settleTimer)
     await this.writer.flush()
+    await this.offers.close().catch((err: unknown) => this.#log.warn({ err }, 'adding the last offer counts at shutdown failed'))
     // Not fatal: what this instance leased returns to the others when its leases expire.
     await this.writer.settleLeases(true).catch((err: unknown) => this.#log.warn({ err }, 'releasing leases at shutdown failed'))
   }

@@ -65,7 +65,6 @@ export interface BatchResult {
 }
 
 export interface LedgerBatch {
-  offers: LedgerRow[]
   clicks: ClickClaim[]
   views: ViewClaim[]
 }
@@ -84,12 +83,11 @@ function eventRow(type: LedgerRow['event_type'], impressionId: string, offer: Of
     dwell_ms: null,
     reason: null,
     viewer_key: offer.viewerKey,
-    source: type === 'offer' ? null : offer.source,
-    offer_age_ms: type === 'offer' ? null : Math.max(0, Math.min(2 ** 31 - 1, at.getTime() - offer.offeredAtMs)),
+    source: offer.source,
+    offer_age_ms: Math.max(0, Math.min(2 ** 31 - 1, at.getTime() - offer.offeredAtMs)),
   }
 }
 
-export const offerRow = (impressionId: string, offer: Offer, at: Date) => eventRow('offer', impressionId, offer, at)
 /** A repeat or late view report (never billable), carrying its reason and the dwell it claimed. */
 export const viewReportRow = (reason: 'repeat' | 'expired', impressionId: string, offer: Offer, at: Date, dwellMs: number): LedgerRow => ({
   ...eventRow(reason === 'repeat' ? 'repeat_view' : 'expired_view', impressionId, offer, at),
@@ -134,7 +132,6 @@ export async function commitLedgerBatch(
   const kindOf = batch.clicks.length + batch.views.length === 0 ? new Map<string, CampaignKind>() : await kinds.of(db, campaignsOf(batch))
   if (batch.views.length === 0 && !batch.clicks.some((k) => kindOf.get(k.offer.campaignId) === 'click')) {
     const rows = new EventColumns()
-    for (const r of batch.offers) rows.push(r, 0, null, null)
     for (const k of batch.clicks) rows.push(eventRow('click', k.impressionId, k.offer, now), 0, null, null)
     await writeBatch(db, now, rows, book.holder, [], 0, 'skip', NO_LIMITS)
     const clicks = batch.clicks.map((): ClickResult => ({ billable: false, reason: 'impression_campaign' }))
@@ -245,7 +242,6 @@ async function judgeAndWrite(
   }
 
   const rows = new EventColumns()
-  for (const r of batch.offers) rows.push(r, 0, null, null)
   const clickResults = new Map<ClickClaim, ClickResult>()
   judged.forEach((k, i) => clickResults.set(k, clickOutcomes[i]!))
   let billableClicks = 0

@@ -22,12 +22,6 @@ const MAX_BATCH = 2_000
  * instances exact.
  */
 const MAX_IN_FLIGHT = 1
-/**
- * How long (real time) offers alone wait for company before they are written. Decisions never
- * wait for their offer's write; a crash loses at most this much more of the latest offers,
- * which bill nothing (a view's impression id carries the whole offer).
- */
-const OFFERS_LINGER_MS = 5
 /** How often (service time) the viewer instants older than the ten-second rule are dropped. */
 const PRUNE_EVERY_MS = 5_000
 /**
@@ -42,9 +36,8 @@ export const MAX_KNOWN_VIEWERS = 200_000
  * batch takes everything queued (up to MAX_IN_FLIGHT batches commit at once;
  * the store re-checks what each decided on, so they never over-bill together). A view
  * or click is answered only after the transaction holding it committed, so an
- * acknowledged billable impression survives any crash. Offers are not awaited
- * by the decision path: losing the offers of the last few milliseconds in a
- * crash loses no money.
+ * acknowledged billable impression survives any crash. Offers are not written
+ * (src/serving/offer-counter.ts counts them).
  *
  * Batches are judged first from what this instance knows (its impression
  * budget leases, the viewers it billed in the last ten seconds and the sources' use of their
@@ -63,7 +56,6 @@ export class LedgerWriter {
   readonly #kinds: CampaignKinds
   readonly #lastBillable = new Map<string, number>()
   #prunedAt = 0
-  #offers: LedgerRow[] = []
   #clicks: { claim: ClickClaim; waiter: Waiter<ClickResult> }[] = []
   #views: { claim: ViewClaim; waiter: Waiter<ViewOutcome> }[] = []
   #reports: { row: LedgerRow; waiter: Waiter<void> }[] = []
@@ -71,7 +63,6 @@ export class LedgerWriter {
   #reporting = false
   #inFlight = 0
   #scheduled = false
-  #linger: NodeJS.Timeout | null = null
   #idle: (() => void)[] = []
 
   constructor(
@@ -94,11 +85,6 @@ export class LedgerWriter {
     this.#book = book
     this.#kinds = kinds
     this.#known = { ...noKnownState(), lastBillableMs: this.#lastBillable }
-  }
-
-  recordOffer(row: LedgerRow): void {
-    this.#offers.push(row)
-    this.#kick()
   }
 
   /** Resolves once the click is durable, with what became of it. */
@@ -157,40 +143,28 @@ export class LedgerWriter {
   }
 
   get #queued(): number {
-    return this.#offers.length + this.#clicks.length + this.#views.length
+    return this.#clicks.length + this.#views.length
   }
 
-  /**
-   * Starts a batch on the next turn of the event loop, so requests arriving in the same tick join
-   * it; a batch of offers alone (nobody waits for it) lingers OFFERS_LINGER_MS first, so that
-   * offers go to the store in fewer, larger statements. A view or click cuts the linger short.
-   */
+  /** Starts a batch on the next turn of the event loop, so requests arriving in the same tick join it. */
   #kick(): void {
-    if (this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return
-    const waited = this.#views.length + this.#clicks.length > 0
-    if (this.#scheduled && !(waited && this.#linger)) return
-    if (this.#linger) clearTimeout(this.#linger)
-    this.#linger = null
+    if (this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0 || this.#scheduled) return
     this.#scheduled = true
-    const run = () => {
+    setImmediate(() => {
       this.#scheduled = false
-      this.#linger = null
       this.#start()
-    }
-    if (waited) setImmediate(run)
-    else this.#linger = setTimeout(run, OFFERS_LINGER_MS)
+    })
   }
 
   #start(): void {
     if (this.#inFlight >= MAX_IN_FLIGHT || this.#queued === 0) return this.#settle()
-    const offers = this.#offers.splice(0, MAX_BATCH)
     const clicks = this.#clicks.splice(0, MAX_BATCH)
     const views = this.#views.splice(0, MAX_BATCH)
     this.#inFlight++
     const now = this.#clock.now()
     const started = performance.now()
-    const measured = () => this.#onBatch?.(offers.length + clicks.length + views.length, (performance.now() - started) / 1000)
-    const batch = { offers, clicks: clicks.map((c) => c.claim), views: views.map((v) => v.claim) }
+    const measured = () => this.#onBatch?.(clicks.length + views.length, (performance.now() - started) / 1000)
+    const batch = { clicks: clicks.map((c) => c.claim), views: views.map((v) => v.claim) }
     commitLedgerBatch(this.#db, now, batch, this.#book, this.#known, this.#kinds).then(
       (result) => {
         this.#inFlight--
@@ -209,7 +183,7 @@ export class LedgerWriter {
         this.#inFlight--
         measured()
         this.#start()
-        this.#log.error({ err, offers: offers.length, clicks: clicks.length, views: views.length }, 'ledger batch failed')
+        this.#log.error({ err, clicks: clicks.length, views: views.length }, 'ledger batch failed')
         clicks.forEach((c) => c.waiter.reject(err))
         views.forEach((v) => v.waiter.reject(err))
         this.#settle()

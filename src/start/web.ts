@@ -30,7 +30,9 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
     await redis.waitReady(TIMEOUTS.redis.connectMs)
     counters = new ResilientCounterStore(redis, log.child({ component: 'redis' }))
   }
-  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys, metrics)
+  const serving = await ServingEngine.create(store.db, clock, log.child({ component: 'serving' }), settings.offerKeys, metrics, (listener) => store.onServingEpoch(listener))
+  // The offers this instance counted are in the store before a rollup closes their day.
+  scheduler.before('rollups', () => serving.offers.flush())
   const servingLimits = new ServingLimitsCache({ db: store.db })
   const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics }, { logger: log })
   return {

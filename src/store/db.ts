@@ -8,6 +8,7 @@ import { storeReachable } from './health.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import type { EngineConnection } from './embedded/connection.ts'
 import type { EmbeddedEngine } from './embedded/engine.ts'
+import { EpochNotices, type EpochListener } from './epoch-notices.ts'
 
 export type Db = Kysely<Database>
 
@@ -25,6 +26,8 @@ export interface Store {
   ping(): Promise<boolean>
   /** The connection pool's counts now: connections open, idle, and queries waiting for one (metrics). */
   poolCounts(): { total: number; idle: number; waiting: number }
+  /** Calls `listener` with each new serving epoch as it is committed, by push (src/store/epoch-notices.ts); returns the unsubscribe. */
+  onServingEpoch(listener: EpochListener): () => void
   /** Embedded only: a compressed dump of the data directory (tests clone a migrated template from it). */
   dump?(): Promise<Blob>
   close(): Promise<void>
@@ -186,8 +189,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // the pool; without a listener the 'error' event would crash the process.
     pool.on('error', () => {})
     jobsPool.on('error', () => {})
+    const notices = new EpochNotices()
+    notices.listenOn(pool)
+    notices.listenOn(jobsPool)
+    notices.keepListening({ connectionString: options.databaseUrl, keepAlive: true, connectionTimeoutMillis: t?.request.connectMs ?? 10_000 })
     const jobsDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: jobsPool }) })
-    store = wrap('postgres', pool, jobsDb, async () => {})
+    store = wrap('postgres', pool, jobsDb, notices, () => notices.close())
     // One connection before anything else, so that "cannot reach the server" is told apart from a failing migration.
     try {
       const client = await pool.connect()
@@ -228,8 +235,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // pg's client takes a ready connection object in place of its socket (a field its typings omit).
     const config: pg.PoolConfig & { connection: EngineConnection } = { connection: new EngineConnection(engine), max: 1, types, Client: PreparingClient, user: 'postgres', database: 'postgres' }
     const pool = new pg.Pool(config)
+    // One session: every change commits on the connection that listens, so each notice is in process.
+    const notices = new EpochNotices()
+    notices.listenOn(pool)
     store = {
-      ...wrap('embedded', pool, null, async () => {
+      ...wrap('embedded', pool, null, notices, async () => {
         await engine.close()
         unlock()
       }),
@@ -246,24 +256,16 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return store
 }
 
-/** The pg pool behind each PostgreSQL request pool's `db`: COPY needs a client (src/store/ledger-copy.ts). */
-const postgresPools = new WeakMap<Db, pg.Pool>()
-
-/** PostgreSQL's pool behind `db` (undefined on the embedded store, or for a transaction's `db`). */
-export function postgresPoolOf(db: Db): pg.Pool | undefined {
-  return postgresPools.get(db)
-}
-
 /** `jobsDb` null: the jobs share the request pool (the embedded store's one connection). */
-function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, closeEngine: () => Promise<void>): Store {
+function wrap(kind: Store['kind'], pool: pg.Pool, jobsDb: Db | null, notices: EpochNotices, closeEngine: () => Promise<void>): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  if (kind === 'postgres') postgresPools.set(db, pool)
   return {
     kind,
     db,
     jobsDb: jobsDb ?? db,
     ping: () => storeReachable(db),
     poolCounts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    onServingEpoch: (listener) => notices.subscribe(listener),
     async close() {
       await db.destroy()
       if (jobsDb) await jobsDb.destroy()

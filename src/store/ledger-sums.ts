@@ -17,7 +17,10 @@ const nonBillable = (reason: NonBillableReason) =>
  * applied migration never changes.
  */
 export const LEDGER_SUM = {
-  /** Every ledger event: offers, measured views, billable impressions, clicks, repeat and late view reports (not the voided rows, which reclassify one). */
+  /**
+   * Every ledger event: measured views, billable impressions, clicks, repeat and late view reports (not the voided rows,
+   * which reclassify one). The `events` metric adds the offers, counted in `offer_counts` (OFFER_SUMS_AS).
+   */
   events: sql`count(*) FILTER (WHERE e.event_type NOT IN ('voided_impression', 'voided_click'))`,
   /** Billable impressions, less those the daily traffic review voided (they count as invalid_traffic). */
   billable: sql`count(*) FILTER (WHERE e.event_type = 'impression') - count(*) FILTER (WHERE e.event_type = 'voided_impression')`,
@@ -42,10 +45,26 @@ export const NB_COLUMNS = {
 /** The per-reason sums, each `AS nb_<reason>`, in NON_BILLABLE_REASONS order. */
 export const NON_BILLABLE_SUMS = sql.join(NON_BILLABLE_REASONS.map((r) => sql`${nonBillable(r)} AS ${sql.ref(NB_COLUMNS[r])}`))
 
-/** The rollup columns, in the order of LEDGER_SUMS. */
-export const ROLLUP_COLUMNS = sql.join(
-  ['events', 'billable_impressions', 'viewable_ticks', 'clicks', 'spend_micros', ...NON_BILLABLE_REASONS.map((r) => NB_COLUMNS[r])].map((c) => sql.ref(c)),
-)
+const ROLLUP_NAMES = ['events', 'billable_impressions', 'viewable_ticks', 'clicks', 'spend_micros', ...NON_BILLABLE_REASONS.map((r) => NB_COLUMNS[r])]
 
-/** The rollup tables' column order: events, billable impressions, viewable ticks, clicks, spend, then the non-billable counts. */
-export const LEDGER_SUMS = sql.join([LEDGER_SUM.events, LEDGER_SUM.billable, LEDGER_SUM.ticks, LEDGER_SUM.clicks, LEDGER_SUM.spend, NON_BILLABLE_SUMS])
+/** The rollup columns, in the order of LEDGER_SUMS_AS. */
+export const ROLLUP_COLUMNS = sql.join(ROLLUP_NAMES.map((c) => sql.ref(c)))
+
+/**
+ * The rollup tables' sums over ledger events aliased `e`, each `AS` its rollup column: events, billable
+ * impressions, viewable ticks, clicks, spend, then the non-billable counts.
+ */
+export const LEDGER_SUMS_AS = sql.join([
+  sql`${LEDGER_SUM.events} AS events`,
+  sql`${LEDGER_SUM.billable} AS billable_impressions`,
+  sql`${LEDGER_SUM.ticks} AS viewable_ticks`,
+  sql`${LEDGER_SUM.clicks} AS clicks`,
+  sql`${LEDGER_SUM.spend} AS spend_micros`,
+  NON_BILLABLE_SUMS,
+])
+
+/** The same columns over offer counts aliased `o` (migration 0030): offers are events, and nothing else. */
+export const OFFER_SUMS_AS = sql.join(ROLLUP_NAMES.map((c) => (c === 'events' ? sql`sum(o.offers) AS events` : sql`0 AS ${sql.ref(c)}`)))
+
+/** The rollup columns summed over a union of LEDGER_SUMS_AS and OFFER_SUMS_AS rows aliased `x`. */
+export const ROLLUP_TOTALS = sql.join(ROLLUP_NAMES.map((c) => sql`sum(${sql.ref(`x.${c}`)})`))

@@ -1,6 +1,5 @@
 import { sql, type Insertable } from 'kysely'
-import { executePrepared, postgresPoolOf, type Db } from './db.ts'
-import { copyOffers } from './ledger-copy.ts'
+import { executePrepared, type Db } from './db.ts'
 import type { LedgerEventsTable } from './schema.ts'
 import { viewerSlot, VIEWER_FREQUENCY_MS, type LedgerState, type ViewToJudge } from '../domain/delivery.ts'
 import { clickDaySlot, utcDay, type ClickState, type ClickToJudge } from '../domain/clicks.ts'
@@ -139,50 +138,7 @@ function eventValues(e: EventColumns, withOrd = false) {
     ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, ord)`
 }
 
-/** How a batch of offers is written on PostgreSQL (the embedded store always inserts). */
-export type OfferWrite = 'insert' | 'copy-binary' | 'copy-text'
-
-/**
- * A batch of offers alone: nobody waits for it and it bills nothing, so it
- * is written the cheapest way that keeps the ledger whole.
- *  - A plain insert, with no `ON CONFLICT` and no unique index on offers
- *    (migration 0012): an impression id is new by construction (a random
- *    nonce in the sealed offer) and each offer is written in exactly one
- *    batch, never retried (src/serving/ledger-writer.ts).
- *  - Committed without waiting for the WAL flush (`synchronous_commit` off for
- *    this transaction only): the flush follows within the WAL writer's delay,
- *    and every synchronous commit after it (a view, a click) flushes it
- *    first, so an offer whose view was acknowledged is always durable. A
- *    crash of PostgreSQL itself may lose the offers of its last few hundred
- *    milliseconds, which bill nothing (docs/decisions.md, "Serving").
- *  - On PostgreSQL, COPY FROM STDIN in binary format on a connection of the
- *    pool, one round trip (src/store/ledger-copy.ts): about a third less
- *    backend CPU per offer row than the unnest insert (`bench/offers-write.ts`
- *    compares the ways, `how`). The embedded store's wire adapter cannot COPY
- *    FROM STDIN: it inserts, as does a `db` that is a transaction.
- */
-export async function writeOffers(db: Db, e: EventColumns, how: OfferWrite = 'copy-binary'): Promise<void> {
-  const pool = how === 'insert' ? undefined : postgresPoolOf(db)
-  if (pool) {
-    const client = await pool.connect()
-    try {
-      await copyOffers(client, e, how === 'copy-text' ? 'text' : 'binary')
-    } catch (err) {
-      // A failed COPY may leave the connection mid-protocol (a read timeout): it is not reused.
-      client.release(err instanceof Error ? err : true)
-      throw err
-    }
-    client.release()
-    return
-  }
-  await executePrepared(
-    db,
-    sql`WITH async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
-      INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} CROSS JOIN async_commit`.compile(db),
-  )
-}
-
-/** Clicks, with any offers of the same batch: a repeat click of an impression is dropped by `ledger_one_click`. */
+/** Clicks of impression campaigns: a repeat click of an impression is dropped by `ledger_one_click`. */
 async function insertEvents(db: Db, e: EventColumns): Promise<void> {
   await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
 }
@@ -214,7 +170,7 @@ export interface LeaseTake {
 }
 
 /**
- * Writes one batch of views (with any offers and clicks) and commits it in one statement
+ * Writes one batch of views (with any clicks) and commits it in one statement
  * (data-modifying CTEs, autocommit): the events, with every impression's debit already priced from
  * the lease number it bills (`impressionDebitMicros(cpm, n)`, src/serving/leases.ts), the `used` of
  * each lease it bills on, and the viewers' last billable instants. No campaign or block row is
@@ -263,8 +219,8 @@ export async function writeBatch(
   const day = utcDay(nowMs)
   const hour = new Date(utcHourStart(nowMs))
   if (clickRows === null && !e.type.some((t) => t === 'impression' || t === 'view')) {
-    // Offers and clicks only (the decision path's batches): nothing to judge or re-check.
-    if (e.type.length > 0) await (e.type.every((t) => t === 'offer') ? writeOffers(db, e) : insertEvents(db, e))
+    // Clicks of impression campaigns only: nothing to judge or re-check.
+    if (e.type.length > 0) await insertEvents(db, e)
     return { lost: null }
   }
   // Prepared (src/store/db.ts#executePrepared): its planning cost more than its execution.

@@ -16,9 +16,9 @@ export interface Traffic {
   countries: readonly string[] | null
 }
 
-function trafficSql(t: Traffic): RawBuilder<unknown> {
-  const surfaces = sql`AND e.surface IN (${sql.join([...t.surfaces])})`
-  return t.countries === null ? surfaces : sql`${surfaces} AND e.country IN (${sql.join([...t.countries])})`
+function trafficSql(t: Traffic, alias: 'e' | 'o' = 'e'): RawBuilder<unknown> {
+  const surfaces = sql`AND ${sql.ref(`${alias}.surface`)} IN (${sql.join([...t.surfaces])})`
+  return t.countries === null ? surfaces : sql`${surfaces} AND ${sql.ref(`${alias}.country`)} IN (${sql.join([...t.countries])})`
 }
 
 /**
@@ -39,11 +39,10 @@ export async function readFillSample(db: Db, traffic: Traffic, start: Date, end:
 }
 
 /**
- * The lowest CPM among campaigns that won a decision (an offer in the ledger)
- * on `traffic` in [start, end], or null. Walks campaigns from the cheapest up
- * and probes each one's creative on the ledger's (creative, time) index, so it
- * never scans the window's offers; only campaigns that could have served in
- * the window are walked (active now, or stopped within it).
+ * The lowest CPM among campaigns that won a decision (counted offers, migration 0030) on `traffic`
+ * in the minutes of [start, end], or null. Walks campaigns from the cheapest up and probes each
+ * one's creative on the counts' (creative, minute) key, so it never scans the window's offers; only
+ * campaigns that could have served in the window are walked (active now, or stopped within it).
  */
 export async function readLowestWinningCpm(db: Db, traffic: Traffic, start: Date, end: Date): Promise<number | null> {
   const { rows } = await sql<{ cpm_micros: number }>`
@@ -52,9 +51,9 @@ export async function readLowestWinningCpm(db: Db, traffic: Traffic, start: Date
     WHERE c.activated_at IS NOT NULL
       AND (c.status = 'active' OR c.paused_at >= ${start} OR c.completed_at >= ${start} OR c.cancelled_at >= ${start})
       AND EXISTS (
-        SELECT 1 FROM ledger_events e
-        WHERE e.creative_id = cr.creative_id AND e.occurred_at >= ${start} AND e.occurred_at <= ${end}
-          AND e.event_type = 'offer' ${trafficSql(traffic)}
+        SELECT 1 FROM offer_counts o
+        WHERE o.creative_id = cr.creative_id AND o.minute >= date_trunc('minute', ${start}::timestamptz) AND o.minute <= ${end}
+          ${trafficSql(traffic, 'o')}
       )
     ORDER BY c.cpm_micros
     LIMIT 1`.execute(db)

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from './db.ts'
 import { NON_BILLABLE_REASONS } from '../domain/delivery.ts'
-import { LEDGER_SUMS, NB_COLUMNS, ROLLUP_COLUMNS } from './ledger-sums.ts'
+import { LEDGER_SUMS_AS, NB_COLUMNS, OFFER_SUMS_AS, ROLLUP_COLUMNS, ROLLUP_TOTALS } from './ledger-sums.ts'
 
 const nbColumns = NON_BILLABLE_REASONS.map((r) => sql.ref(NB_COLUMNS[r]))
 /** The account's day totals of the non-billable counts, summed from its daily rows (aliased `r`). */
@@ -17,15 +17,17 @@ export async function writeRolledThrough(db: Db, day: string, now: Date): Promis
   await db.updateTable('rollup_state').set({ rolled_through: day, updated_at: now }).where('id', '=', 1).execute()
 }
 
-/** The first instant at or after `fromMs` (and before `beforeMs`) with a ledger event, or null. */
+/** The first instant at or after `fromMs` (and before `beforeMs`) with a ledger event or counted offers, or null. */
 export async function nextEventAt(db: Db, fromMs: number, beforeMs: number): Promise<Date | null> {
-  const row = await db
-    .selectFrom('ledger_events')
-    .select(sql<Date | null>`min(occurred_at)`.as('at'))
-    .where('occurred_at', '>=', new Date(fromMs))
-    .where('occurred_at', '<', new Date(beforeMs))
-    .executeTakeFirstOrThrow()
-  return row.at ? new Date(row.at) : null
+  const from = new Date(fromMs)
+  const before = new Date(beforeMs)
+  const { rows } = await sql<{ at: Date | null }>`
+    SELECT least(
+      (SELECT min(occurred_at) FROM ledger_events WHERE occurred_at >= ${from} AND occurred_at < ${before}),
+      (SELECT min(minute) FROM offer_counts WHERE minute >= date_trunc('minute', ${from}::timestamptz) AND minute < ${before})
+    ) AS at`.execute(db)
+  const at = rows[0]?.at
+  return at ? new Date(Math.max(at.getTime(), fromMs)) : null
 }
 
 /**
@@ -49,10 +51,18 @@ export async function rewriteDayRollups(trx: Db, day: string): Promise<number> {
   await trx.deleteFrom('daily_viewers').where('day', '=', day).execute()
   const inserted = await sql`
     INSERT INTO daily_rollups (day, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
-    SELECT ${day}::date, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
-    FROM ledger_events e
-    WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
-    GROUP BY e.user_id, e.campaign_id, e.creative_id, e.surface`.execute(trx)
+    SELECT ${day}::date, x.user_id, x.campaign_id, x.creative_id, x.surface, ${ROLLUP_TOTALS} FROM (
+      SELECT e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS_AS}
+      FROM ledger_events e
+      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+      GROUP BY 1, 2, 3, 4
+      UNION ALL
+      SELECT o.user_id, o.campaign_id, o.creative_id, o.surface, ${OFFER_SUMS_AS}
+      FROM offer_counts o
+      WHERE o.minute >= ${start} AND o.minute < ${end}
+      GROUP BY 1, 2, 3, 4
+    ) x
+    GROUP BY 1, 2, 3, 4, 5`.execute(trx)
   await sql`
     INSERT INTO daily_viewers (day, user_id, campaign_id, creative_id, surface, viewer_key)
     SELECT DISTINCT ${day}::date, user_id, campaign_id, creative_id, surface, viewer_key
@@ -86,9 +96,17 @@ export async function rewriteDayRollups(trx: Db, day: string): Promise<number> {
   await sql`DELETE FROM hourly_viewers WHERE hour >= ${start} AND hour < ${end}`.execute(trx)
   await sql`
     INSERT INTO hourly_rollups (hour, user_id, campaign_id, creative_id, surface, ${ROLLUP_COLUMNS})
-    SELECT date_trunc('hour', e.occurred_at, 'UTC'), e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS}
-    FROM ledger_events e
-    WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+    SELECT x.hour, x.user_id, x.campaign_id, x.creative_id, x.surface, ${ROLLUP_TOTALS} FROM (
+      SELECT date_trunc('hour', e.occurred_at, 'UTC') AS hour, e.user_id, e.campaign_id, e.creative_id, e.surface, ${LEDGER_SUMS_AS}
+      FROM ledger_events e
+      WHERE e.occurred_at >= ${start} AND e.occurred_at < ${end}
+      GROUP BY 1, 2, 3, 4, 5
+      UNION ALL
+      SELECT date_trunc('hour', o.minute, 'UTC'), o.user_id, o.campaign_id, o.creative_id, o.surface, ${OFFER_SUMS_AS}
+      FROM offer_counts o
+      WHERE o.minute >= ${start} AND o.minute < ${end}
+      GROUP BY 1, 2, 3, 4, 5
+    ) x
     GROUP BY 1, 2, 3, 4, 5`.execute(trx)
   await sql`
     INSERT INTO hourly_viewers (user_id, hour, viewers)

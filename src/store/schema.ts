@@ -157,7 +157,7 @@ export interface PreviewsTable {
 export interface LedgerEventsTable {
   event_id: ColumnType<number, never, never>
   occurred_at: Timestamp
-  event_type: 'offer' | 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
+  event_type: 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
   impression_id: string
   user_id: string
   campaign_id: string
@@ -238,6 +238,18 @@ export interface ClickCtrCountsTable {
   holder: string
   impressions: Int8
   clicks: Int8
+}
+
+/** Offers counted per UTC minute, creative, surface and country (migration 0030): a decision is counted, not stored. */
+export interface OfferCountsTable {
+  minute: Timestamp
+  user_id: string
+  campaign_id: string
+  creative_id: string
+  surface: string
+  /** '' when the decision named no country. */
+  country: string
+  offers: Int8
 }
 
 export interface ServingEpochTable {
@@ -442,6 +454,7 @@ export interface Database extends ExportsTables, WebhooksTables {
   traffic_reviews: TrafficReviewsTable
   traffic_credits: TrafficCreditsTable
   serving_epoch: ServingEpochTable
+  offer_counts: OfferCountsTable
   viewer_last_billable: ViewerLastBillableTable
   viewer_click_days: ViewerClickDaysTable
   click_ctr_counts: ClickCtrCountsTable

@@ -38,14 +38,18 @@ const nbSums = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => 
 /** The `nb_x` columns of a rollup row or subquery (aliased `alias`). */
 const nbColumns = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => sql.ref(`${alias}.${NB_COLUMNS[reason]}`)))
 
-function ledgerFilterSql(f: ReportFilters): RawBuilder<unknown> {
+function ledgerFilterSql(f: ReportFilters, alias: 'e' | 'o' = 'e'): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = []
-  if (f.campaignIds) parts.push(sql`AND e.campaign_id IN (${sql.join(f.campaignIds)})`)
-  if (f.creativeIds) parts.push(sql`AND e.creative_id IN (${sql.join(f.creativeIds)})`)
-  if (f.surfaces) parts.push(sql`AND e.surface IN (${sql.join(f.surfaces)})`)
-  if (f.countries) parts.push(sql`AND e.country IN (${sql.join(f.countries)})`)
+  const col = (name: string) => sql.ref(`${alias}.${name}`)
+  if (f.campaignIds) parts.push(sql`AND ${col('campaign_id')} IN (${sql.join(f.campaignIds)})`)
+  if (f.creativeIds) parts.push(sql`AND ${col('creative_id')} IN (${sql.join(f.creativeIds)})`)
+  if (f.surfaces) parts.push(sql`AND ${col('surface')} IN (${sql.join(f.surfaces)})`)
+  if (f.countries) parts.push(sql`AND ${col('country')} IN (${sql.join(f.countries)})`)
   return parts.length ? sql.join(parts, sql` `) : sql``
 }
+
+/** The filters over offer counts aliased `o` (a decision without a country is counted under '', which no filter names). */
+const offerFilterSql = (f: ReportFilters) => ledgerFilterSql(f, 'o')
 
 function rollupFilterSql(f: ReportFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = []
@@ -110,8 +114,40 @@ export async function ledgerMetrics(
     WHERE e.user_id = ${userId} AND e.occurred_at >= ${new Date(w.startMs)} AND e.occurred_at < ${new Date(w.endMs)}
       ${ledgerFilterSql(f)}
     ${groupBy.length ? sql`GROUP BY ${sql.join(groupBy)}` : sql``}`.execute(db)
-  return result.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
+  const rows = result.rows.map(toMetricRow)
+  // The window's offers are counts (migration 0030): each adds to its group's events, or makes a group of its own.
+  const byKey = new Map(rows.map((r) => [groupKey(r.bucket, r.creativeId), r]))
+  const offers = await sql<{ bucket: Date | null; creative_id: string | null; offers: string }>`
+    SELECT ${options.byBucket ? sql`date_trunc(${g}, o.minute, 'UTC')` : sql`NULL::timestamptz`} AS bucket,
+      ${options.byCreative ? sql`o.creative_id` : sql`NULL::text`} AS creative_id, sum(o.offers) AS offers
+    FROM offer_counts o
+    WHERE o.user_id = ${userId} AND o.minute >= ${new Date(w.startMs)} AND o.minute < ${new Date(w.endMs)}
+      ${offerFilterSql(f)}
+    ${groupBy.length ? sql`GROUP BY ${sql.join(groupBy)}` : sql``}`.execute(db)
+  for (const o of offers.rows) {
+    const bucket = o.bucket === null ? null : new Date(o.bucket).getTime()
+    const known = byKey.get(groupKey(bucket, o.creative_id))
+    if (known) known.events += Number(o.offers)
+    else rows.push({ ...noMetrics(bucket, o.creative_id), events: Number(o.offers) })
+  }
+  return rows.filter((r) => r.events > 0)
 }
+
+const groupKey = (bucket: number | null, creativeId: string | null) => `${bucket ?? ''}|${creativeId ?? ''}`
+
+const noMetrics = (bucket: number | null, creativeId: string | null): MetricRow => ({
+  bucket,
+  creativeId,
+  events: 0,
+  billable: 0,
+  ticks: 0,
+  clicks: 0,
+  spend: 0,
+  viewers: 0,
+  nonBillable: { short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0, invalid_traffic: 0 },
+})
+
+
 
 /** The same metrics from the daily rollups (whole UTC days only; no country dimension). */
 export async function rollupMetrics(
@@ -295,8 +331,9 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
       max(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS last
     FROM ledger_events e WHERE e.creative_id = ${creativeId}`.execute(db)
   const row = r.rows[0]!
+  const offers = await sql<{ offers: string | null }>`SELECT sum(o.offers) AS offers FROM offer_counts o WHERE o.creative_id = ${creativeId}`.execute(db)
   return {
-    events: Number(row.events),
+    events: Number(row.events) + Number(offers.rows[0]?.offers ?? 0),
     billable: Number(row.billable),
     ticks: Number(row.ticks),
     clicks: Number(row.clicks),

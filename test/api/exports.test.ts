@@ -123,7 +123,7 @@ test('queue → ready → download: v2 by default, every ledger event of the win
   const { campaignId, creativeId } = await campaign(adv, country, { cpm_usd: 2.5 })
   const start = now()
   await advance(h, 1)
-  assert.equal(await deliver(h, country, 3), 3) // 3 offers + 3 billable impressions
+  assert.equal(await deliver(h, country, 3), 3) // 3 billable impressions (their offers are counted, not exported)
   const short = (await decide(h.anonymous, { country, viewer_id: 'export-short-view' }))!
   await advance(h, 10)
   assert.equal(await view(h.anonymous, short.impression_id, 5_000), 204) // a measured, non-billable view
@@ -181,9 +181,10 @@ test('queue → ready → download: v2 by default, every ledger event of the win
       'DE',
     ]),
   )
-  // The content, independently of the store: 4 offers, 3 impressions at cpm/1000, one non-billable view, one click.
+  // The content, independently of the store: 3 impressions at cpm/1000, one non-billable view, one click; no offer.
   const byType = (t: string) => rows.filter((r) => r[1] === t)
-  assert.equal(byType('offer').length, 4)
+  assert.equal(byType('offer').length, 0)
+  assert.equal(rows.length, 5)
   assert.deepEqual(
     byType('impression').map((r) => [r[2], r[3], r[4], r[5], r[6], r[7]]),
     Array(3).fill([campaignId, creativeId, 'extension', country, 'true', '2500']),
@@ -227,7 +228,7 @@ test('v1 when configured; the version is fixed when a job is queued', async () =
   assert.equal(v1Csv.headers.get('x-service-export-schema'), 'ledger-export-v1')
   const v1Lines = v1Csv.text.slice(0, -2).split('\r\n')
   assert.equal(v1Lines[0], V1_HEADER)
-  assert.equal(v1Lines.length, 5) // 2 offers + 2 impressions
+  assert.equal(v1Lines.length, 3) // the header and 2 impressions (offers are not ledger rows)
   for (const line of v1Lines) assert.equal(line.split(',').length, 8)
 
   const v2Job = await settled(adv, before.id)
@@ -413,7 +414,7 @@ test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledg
   const total = 12_345
   const rows = Array.from({ length: total }, (_, i) => ({
     occurred_at: new Date(base + Math.floor((total - i) / 7) * 1000),
-    event_type: 'offer' as const,
+    event_type: 'click' as const,
     impression_id: `imp_synthetic_${i}`,
     user_id: adv.userId,
     campaign_id: campaignId,
@@ -456,7 +457,7 @@ test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledg
   const expected = await ledger(adv.userId, new Date(base), new Date(base + 3 * HOUR))
   assert.deepEqual(
     lines.slice(1),
-    expected.map((e) => `${e.occurred_at.toISOString()},offer,${campaignId},${creativeId},extension,${e.country ?? ''},false,0,`),
+    expected.map((e) => `${e.occurred_at.toISOString()},click,${campaignId},${creativeId},extension,${e.country ?? ''},false,0,`),
     'every event exactly once, in (occurred_at, event_id) order',
   )
   assert.doesNotMatch(res.text, /vk_secret|imp_synthetic/)
@@ -480,7 +481,7 @@ test('the store renders CSV lines byte for byte like the domain formatter, on aw
   // Non-billable views carry every reason, current and stored before issue 25 (v3 writes the current name).
   const reasons = ['short_dwell', 'dwell_exceeds_elapsed', 'viewer_frequency', 'inventory_exhausted', 'campaign_cancelled', 'too_fast', 'block_full']
   const rows = texts.map((t, i) => {
-    const type = (['offer', 'impression', 'view', 'click', 'repeat_view', 'expired_view'] as const)[i % 6]!
+    const type = (['click', 'impression', 'view', 'click', 'repeat_view', 'expired_view'] as const)[i % 6]!
     const reason = type === 'view' ? reasons[i % reasons.length]! : type === 'repeat_view' ? 'repeat' : type === 'expired_view' ? 'expired' : null
     return sql`(${times[i % times.length]}::timestamptz, ${type}, ${`imp_awkward_${i}`}, ${adv.userId}, ${t}, ${texts[(i + 1) % texts.length]},
       ${surfaces[i % 2]}, ${i % 5 === 0 ? null : countries[i % 3]}, ${type === 'impression'},
@@ -536,7 +537,7 @@ test('the store renders CSV lines byte for byte like the domain formatter, on aw
   const plan = await planLedgerExport(db(), window, 1000, 7)
   const line = exportLineSql('ledger-export-v1', null)
   await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
-    VALUES ('2026-06-01 00:00:00.0005+00', 'offer', 'imp_awkward_late', ${adv.userId}, 'late', 'late', 'terminal', NULL, false, 0, 'vk_late')`.execute(db())
+    VALUES ('2026-06-01 00:00:00.0005+00', 'click', 'imp_awkward_late', ${adv.userId}, 'late', 'late', 'terminal', NULL, false, 0, 'vk_late')`.execute(db())
   let paged = ''
   for (const [k, through] of [...plan.pageEnds, null].entries()) paged += (await readLedgerExportText(db(), window, plan.pageEnds[k - 1] ?? null, through, line)).text
   const current = await readLedgerExportText(db(), window, null, null, line)
@@ -577,7 +578,7 @@ test('the store refuses any exported text the CSV would have to quote (the expor
   const insert = (values: typeof good, i: number) =>
     db()
       .insertInto('ledger_events')
-      .values({ occurred_at: now(), event_type: 'offer', impression_id: `imp_refused_${i}`, user_id: adv.userId, billable: false, viewer_key: 'vk', ...values })
+      .values({ occurred_at: now(), event_type: 'click', impression_id: `imp_refused_${i}`, user_id: adv.userId, billable: false, viewer_key: 'vk', ...values })
       .execute()
   await insert(good, 0)
   let i = 1

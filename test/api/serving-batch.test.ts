@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, offerRow, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { revokeLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
@@ -57,7 +57,7 @@ test('inventory taken elsewhere: the lease holds only what is left, and the last
   const db = h.svc.service.store.db
   await sql`UPDATE campaigns SET impressions_billed = 998, impressions_leased = 998 WHERE campaign_id = ${c.campaignId}`.execute(db)
   const views = Array.from({ length: 5 }, () => claim(c))
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, new LeaseBook(), known())
+  const result = await commitLedgerBatch(db, NOW, { clicks: [], views }, new LeaseBook(), known())
   assert.deepEqual(result.views.map((v) => (v.billable ? 'billable' : v.reason)), ['billable', 'billable', 'block_full', 'block_full', 'block_full'])
   assert.equal(result.settled, true, 'the last number of the campaign settles before the batch is answered')
   const row = await db.selectFrom('campaigns').select(['impressions_billed', 'status']).where('campaign_id', '=', c.campaignId).executeTakeFirstOrThrow()
@@ -68,13 +68,13 @@ test('a viewer billed elsewhere within ten seconds is not billed again', async (
   const c = await campaign(await h.advertiser())
   const db = h.svc.service.store.db
   const first = claim(c, 'shared-viewer')
-  await commitLedgerBatch(db, new Date(NOW.getTime() - 4_000), { offers: [], clicks: [], views: [first] }, new LeaseBook())
+  await commitLedgerBatch(db, new Date(NOW.getTime() - 4_000), { clicks: [], views: [first] }, new LeaseBook())
   const book = new LeaseBook()
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
+  const result = await commitLedgerBatch(db, NOW, { clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
   assert.ok(result.retries >= 1)
   assert.deepEqual(result.views, [{ billable: false, reason: 'viewer_frequency' }])
   // Ten seconds after the stored instant the same viewer bills again, although this instance never saw it.
-  const later = await commitLedgerBatch(db, new Date(NOW.getTime() + 6_000), { offers: [], clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
+  const later = await commitLedgerBatch(db, new Date(NOW.getTime() + 6_000), { clicks: [], views: [claim(c, 'shared-viewer')] }, book, known())
   assert.deepEqual(later.views, [{ billable: true }])
   assert.deepEqual(later.billedSlots, [viewerSlot('shared-viewer', 'extension')])
   assert.equal(await billedOf(c.campaignId), 2)
@@ -85,7 +85,7 @@ test('a cancelled campaign: its leases are revoked, a batch on a stale lease is 
   const c = await campaign(adv)
   const db = h.svc.service.store.db
   const book = new LeaseBook()
-  const priced = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
+  const priced = await commitLedgerBatch(db, NOW, { clicks: [], views: [claim(c)] }, book, known())
   assert.deepEqual(priced.views, [{ billable: true }])
   const debit = await db.selectFrom('ledger_events').select('debit_micros').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'impression').executeTakeFirstOrThrow()
   assert.equal(debit.debit_micros, 4_000, 'cpm 4.00 USD: 4,000 micros per impression')
@@ -95,7 +95,7 @@ test('a cancelled campaign: its leases are revoked, a batch on a stale lease is 
     await sql`UPDATE campaigns SET status = 'cancelled', cancelled_at = ${new Date(NOW.getTime() - 25_000)} WHERE campaign_id = ${c.campaignId}`.execute(trx)
     await revokeLeases(trx, c.campaignId)
   })
-  const cancelled = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
+  const cancelled = await commitLedgerBatch(db, NOW, { clicks: [], views: [claim(c)] }, book, known())
   assert.ok(cancelled.retries >= 1)
   assert.deepEqual(cancelled.views, [{ billable: false, reason: 'block_full' }])
   assert.equal(await billedOf(c.campaignId), 1)
@@ -106,8 +106,8 @@ test('a repeat judged billable from memory is found by the store and bills nothi
   const db = h.svc.service.store.db
   const v = claim(c)
   const book = new LeaseBook()
-  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [v] }, book, known())).views, [{ billable: true }])
-  const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { offers: [], clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, book, known())
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { clicks: [], views: [v] }, book, known())).views, [{ billable: true }])
+  const again = await commitLedgerBatch(db, new Date(NOW.getTime() + 30_000), { clicks: [], views: [{ ...v, dwellMs: 40_000 }] }, book, known())
   assert.ok(again.retries >= 1)
   assert.deepEqual(again.views, [{ billable: false, reason: 'repeat' }])
   assert.equal(await billedOf(c.campaignId), 1)
@@ -118,9 +118,9 @@ test('from known state a repeat of a non-billable view fails the plain insert an
   const db = h.svc.service.store.db
   const short = { ...claim(c), dwellMs: 3_000, reason: 'short_dwell' as const }
   const book = new LeaseBook()
-  assert.deepEqual((await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short] }, book, known())).views, [{ billable: false, reason: 'short_dwell' }])
+  assert.deepEqual((await commitLedgerBatch(db, NOW, { clicks: [], views: [short] }, book, known())).views, [{ billable: false, reason: 'short_dwell' }])
   const fresh = claim(c)
-  const again = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [short, fresh] }, book, known())
+  const again = await commitLedgerBatch(db, NOW, { clicks: [], views: [short, fresh] }, book, known())
   assert.equal(again.retries, 1, 'the unique index on measured views failed the first statement')
   assert.deepEqual(again.views, [{ billable: false, reason: 'repeat' }, { billable: true }])
   const rows = await db.selectFrom('ledger_events').select(['impression_id', 'event_type']).where('impression_id', 'in', [short.impressionId, fresh.impressionId]).orderBy('event_id').execute()
@@ -137,8 +137,8 @@ test('from known state, a batch carrying a repeated click drops it in place with
   const clicked = claim(c)
   const click = { impressionId: clicked.impressionId, offer: clicked.offer, blocked: false, limits: clicked.limits }
   const book = new LeaseBook()
-  await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [] }, book)
-  const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [click], views: [claim(c)] }, book, known())
+  await commitLedgerBatch(db, NOW, { clicks: [click], views: [] }, book)
+  const result = await commitLedgerBatch(db, NOW, { clicks: [click], views: [claim(c)] }, book, known())
   assert.equal(result.retries, 0)
   assert.deepEqual(result.views, [{ billable: true }])
   const clicks = await db.selectFrom('ledger_events').select('event_type').where('impression_id', '=', clicked.impressionId).execute()
@@ -151,7 +151,7 @@ test('concurrent batches of eight instances over one nearly exhausted campaign n
   await sql`UPDATE campaigns SET impressions_billed = 950, impressions_leased = 950 WHERE campaign_id = ${c.campaignId}`.execute(db)
   const batches = Array.from({ length: 8 }, () => Array.from({ length: 20 }, () => claim(c)))
   const books = batches.map(() => new LeaseBook())
-  const results = await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, books[i]!, known())))
+  const results = await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { clicks: [], views }, books[i]!, known())))
   const billable = results.flatMap((r) => r.views).filter((v) => v.billable).length
   assert.equal(billable, 50)
   assert.equal(await billedOf(c.campaignId), 1000)
@@ -180,7 +180,7 @@ test('a six-decimal CPM: each impression debits its place in the sequence, also 
   // Batches judged from memory and batches read from the store, queued at once on one instance: the price follows the lease.
   const batches = Array.from({ length: 12 }, () => Array.from({ length: 100 }, () => claim(c)))
   const book = new LeaseBook()
-  await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, book, i % 2 === 0 ? known() : undefined)))
+  await Promise.all(batches.map((views, i) => commitLedgerBatch(db, NOW, { clicks: [], views }, book, i % 2 === 0 ? known() : undefined)))
   await book.settle(db, NOW)
   const debits = await assertDebitSequence(c.campaignId, cpm)
   assert.equal(debits.length, 1200)
@@ -195,7 +195,7 @@ test('a repeat dropped by ON CONFLICT never leaves a gap in the debit sequence',
   // The same view in two concurrent batches of one instance judged from the store: one bills it, the other finds it a repeat.
   const book = new LeaseBook()
   const results = await Promise.all(
-    [0, 1].map(() => commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: [shared, claim(c), claim(c)] }, book)),
+    [0, 1].map(() => commitLedgerBatch(db, NOW, { clicks: [], views: [shared, claim(c), claim(c)] }, book)),
   )
   assert.equal(results.filter((r) => r.views[0]!.billable).length, 1)
   assert.ok(results.every((r) => r.views.slice(1).every((v) => v.billable)))
@@ -210,7 +210,7 @@ test('blocks move forward with billing, also when one batch fills a whole block'
     (await db.selectFrom('blocks').select('status').where('campaign_id', '=', c.campaignId).orderBy('block_index').execute()).map((b) => b.status)
   const book = new LeaseBook()
   const bill = async (count: number, _billed: number) => {
-    const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views: Array.from({ length: count }, () => claim(c)) }, book, known())
+    const result = await commitLedgerBatch(db, NOW, { clicks: [], views: Array.from({ length: count }, () => claim(c)) }, book, known())
     assert.equal(result.retries, 0, 'judged from what the instance knew')
     assert.ok(result.views.every((v) => v.billable))
   }
@@ -235,8 +235,8 @@ test('the batch statements are prepared once per connection: same text, one name
     // A batch judged from a read of the store (no known state), then one judged from known state, each twice:
     // two write texts (with and without ON CONFLICT), each prepared once.
     for (let i = 0; i < 2; i++) {
-      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c), claim(c)] }, book)
-      await commitLedgerBatch(conn, NOW, { offers: [], clicks: [], views: [claim(c)] }, book, known())
+      await commitLedgerBatch(conn, NOW, { clicks: [], views: [claim(c), claim(c)] }, book)
+      await commitLedgerBatch(conn, NOW, { clicks: [], views: [claim(c)] }, book, known())
     }
     const { rows } = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'adapi_%'`.execute(conn)
     const kinds = rows.map((r) => (/^\s*WITH input/.test(r.statement) ? 'write' : /recorded/.test(r.statement) ? 'read' : 'other'))
@@ -248,22 +248,3 @@ test('the batch statements are prepared once per connection: same text, one name
   assert.equal(await billedOf(c.campaignId), 6)
 })
 
-test('offers alone: a plain insert committed without waiting for the WAL flush, each offer written once', async () => {
-  const c = await campaign(await h.advertiser())
-  const db = h.svc.service.store.db
-  const offer = (i: number) => offerRow(`batch-offer-${process.pid}-${n}-${i}`, claim(c).offer, NOW)
-  const first = [offer(0), offer(1)]
-  await db.connection().execute(async (conn) => {
-    await commitLedgerBatch(conn, NOW, { offers: first, clicks: [], views: [] }, new LeaseBook())
-    // The transaction's own setting ended with it: the connection still commits synchronously.
-    const { rows } = await sql<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting`.execute(conn)
-    assert.equal(rows[0]!.setting, 'on')
-  })
-  const second = [offer(2)]
-  await commitLedgerBatch(db, NOW, { offers: second, clicks: [], views: [] }, new LeaseBook())
-  const ids = await db.selectFrom('ledger_events').select('impression_id').where('campaign_id', '=', c.campaignId).where('event_type', '=', 'offer').orderBy('impression_id').execute()
-  assert.deepEqual(
-    ids.map((r) => r.impression_id),
-    [...first, ...second].map((r) => r.impression_id).sort(),
-  )
-})

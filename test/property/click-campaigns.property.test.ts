@@ -122,12 +122,13 @@ test('a mixed auction of impression and click campaigns keeps every invariant of
       const ids = campaigns.map((c) => c.id)
       const rows = await db()
         .selectFrom('ledger_events')
-        .select(['campaign_id', 'impression_id', 'event_type', 'billable', 'debit_micros', 'dwell_ms', 'viewer_key', 'surface', 'occurred_at'])
+        .select(['campaign_id', 'impression_id', 'event_type', 'billable', 'debit_micros', 'dwell_ms', 'viewer_key', 'surface', 'occurred_at', 'offer_age_ms'])
         .where('campaign_id', 'in', ids)
         .orderBy('event_id')
         .execute()
       const stored = await db().selectFrom('campaigns').select(['campaign_id', 'impressions', 'impressions_billed', 'lifetime_spent_micros', 'cancelled_at', 'status']).where('campaign_id', 'in', ids).execute()
-      const offeredAt = new Map(rows.filter((r) => r.event_type === 'offer').map((r) => [r.impression_id, r.occurred_at.getTime()]))
+      // The offer's instant: each view and click row carries its age (offers are counted, not stored).
+      const offeredAt = new Map(rows.flatMap((r) => (r.offer_age_ms === null ? [] : [[r.impression_id, r.occurred_at.getTime() - r.offer_age_ms] as const])))
 
       for (const c of campaigns) {
         const s = stored.find((r) => r.campaign_id === c.id)!

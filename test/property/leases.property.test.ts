@@ -76,7 +76,7 @@ test('instances billing one campaign through leases, with expiries and crashes: 
           const fresh = Array.from({ length: s.size }, claim)
           const views = [...fresh, ...seen.slice(-s.repeats)]
           seen.push(...fresh)
-          const result = await commitLedgerBatch(db, NOW, { offers: [], clicks: [], views }, book, noKnownState())
+          const result = await commitLedgerBatch(db, NOW, { clicks: [], views }, book, noKnownState())
           acknowledged += result.views.filter((v) => v.billable).length
         } else if (s.kind === 'settle') {
           await book.exclusive(() => book.settle(db, NOW))

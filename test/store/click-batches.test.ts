@@ -47,7 +47,7 @@ const clickRows = (campaignId: string) =>
 test('two instances committing the same click at once bill it once', async () => {
   const c = await campaign(await h.advertiser())
   const k = clickOf(c)
-  const results = await Promise.all([new LeaseBook(), new LeaseBook()].map((book) => commitLedgerBatch(db(), NOW, { offers: [], clicks: [k], views: [] }, book)))
+  const results = await Promise.all([new LeaseBook(), new LeaseBook()].map((book) => commitLedgerBatch(db(), NOW, { clicks: [k], views: [] }, book)))
   assert.deepEqual(results.flatMap((r) => r.clicks.map((o) => (o.billable ? 'billable' : o.reason))).sort(), ['billable', 'repeat'])
   assert.deepEqual(await clickRows(c.campaignId), [{ impression_id: k.impressionId, billable: true, debit_micros: impressionDebitMicros(4_000_000, 1), reason: null }])
 })
@@ -55,7 +55,7 @@ test('two instances committing the same click at once bill it once', async () =>
 test('two instances billing one viewer on one campaign the same day bill one click', async () => {
   const c = await campaign(await h.advertiser())
   const results = await Promise.all(
-    [new LeaseBook(), new LeaseBook()].map((book) => commitLedgerBatch(db(), NOW, { offers: [], clicks: [clickOf(c, 'one-viewer')], views: [] }, book)),
+    [new LeaseBook(), new LeaseBook()].map((book) => commitLedgerBatch(db(), NOW, { clicks: [clickOf(c, 'one-viewer')], views: [] }, book)),
   )
   assert.deepEqual(results.flatMap((r) => r.clicks.map((o) => (o.billable ? 'billable' : o.reason))).sort(), ['billable', 'viewer_frequency'])
   assert.deepEqual((await clickRows(c.campaignId)).map((r) => r.billable).sort(), [false, true])
@@ -65,7 +65,7 @@ test('eight instances over a nearly sold-out click campaign bill exactly what is
   const c = await campaign(await h.advertiser(), { cpm_usd: 1.234567 })
   await sql`UPDATE campaigns SET impressions_billed = 990, impressions_leased = 990 WHERE campaign_id = ${c.campaignId}`.execute(db())
   const books = Array.from({ length: 8 }, () => new LeaseBook())
-  const results = await Promise.all(books.map((book) => commitLedgerBatch(db(), NOW, { offers: [], clicks: Array.from({ length: 5 }, () => clickOf(c)), views: [] }, book)))
+  const results = await Promise.all(books.map((book) => commitLedgerBatch(db(), NOW, { clicks: Array.from({ length: 5 }, () => clickOf(c)), views: [] }, book)))
   const billable = results.flatMap((r) => r.clicks).filter((o) => o.billable).length
   assert.equal(billable, 10)
   await sql`UPDATE impression_leases SET expires_at = now() - interval '1 second' WHERE campaign_id = ${c.campaignId}`.execute(db())
@@ -89,7 +89,7 @@ test('one batch bills an impression campaign\'s views and a click campaign\'s cl
   const result = await commitLedgerBatch(
     db(),
     NOW,
-    { offers: [], clicks: [clickOf(clicks), clickOf(views)], views: [viewOf(views), ...clickViews] },
+    { clicks: [clickOf(clicks), clickOf(views)], views: [viewOf(views), ...clickViews] },
     book,
     noKnownState(),
   )

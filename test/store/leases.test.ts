@@ -97,13 +97,13 @@ test('grants carve disjoint ranges; near the end a grant takes at most about hal
 test('settlement folds used numbers into the campaign exactly, keeps the unused tail, and release frees it for another instance', async () => {
   const c = await campaign(await h.advertiser())
   const book = new LeaseBook('holder-settle')
-  const first = await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 37) }, book, noKnownState())
+  const first = await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 37) }, book, noKnownState())
   assert.ok(first.views.every((v) => v.billable))
   assert.deepEqual(await assertInvariant(c.campaignId), { billed: 0, leased: 37, delivered: 37 })
   await book.settle(db(), NOW)
   assert.deepEqual(await assertInvariant(c.campaignId), { billed: 37, leased: 37, delivered: 37 })
   // A bigger batch: a new range, numbers 38.. priced in sequence.
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 5) }, book, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 5) }, book, noKnownState())
   const held = await db().selectFrom('impression_leases').select(['holder', 'first_seq', 'size', 'used']).where('campaign_id', '=', c.campaignId).execute()
   assert.deepEqual(held, [{ holder: 'holder-settle', first_seq: 38, size: 10, used: 5 }], 'at least LEASE_MIN numbers')
   await book.settle(db(), NOW, true)
@@ -112,7 +112,7 @@ test('settlement folds used numbers into the campaign exactly, keeps the unused 
   assert.deepEqual(await assertInvariant(c.campaignId), { billed: 42, leased: 47, delivered: 42 })
   // Another instance takes the free row before carving new numbers.
   const other = new LeaseBook('holder-other')
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 3) }, other, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 3) }, other, noKnownState())
   const rows = await db().selectFrom('impression_leases').select(['holder', 'first_seq', 'size', 'used']).where('campaign_id', '=', c.campaignId).orderBy('first_seq').execute()
   assert.deepEqual(rows[0], { holder: 'holder-other', first_seq: 43, size: 5, used: 3 })
   await other.settle(db(), NOW, true)
@@ -125,7 +125,7 @@ test('settlement folds used numbers into the campaign exactly, keeps the unused 
 test('an expired lease (its holder died) is settled and freed by another instance; the stalled holder retries on a new lease', async () => {
   const c = await campaign(await h.advertiser())
   const dead = new LeaseBook('holder-dead')
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 4) }, dead, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 4) }, dead, noKnownState())
   await sql`UPDATE impression_leases SET expires_at = now() - interval '1 second' WHERE holder = 'holder-dead'`.execute(db())
   // The survivor's settle period recovers it: its use is in the campaign, its tail is free.
   await settleLeases(db(), 'holder-alive', NOW)
@@ -133,7 +133,7 @@ test('an expired lease (its holder died) is settled and freed by another instanc
   assert.deepEqual(rows, [{ holder: null, first_seq: 5, size: 6, used: 0 }])
   assert.deepEqual(await assertInvariant(c.campaignId), { billed: 4, leased: 10, delivered: 4 })
   // The stalled holder comes back: its lease is not its own any more, the batch is judged again on a new one.
-  const back = await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 2) }, dead, noKnownState())
+  const back = await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 2) }, dead, noKnownState())
   assert.equal(back.retries, 1)
   assert.ok(back.views.every((v) => v.billable))
   const mine = await db().selectFrom('impression_leases').select(['holder', 'first_seq', 'used']).where('holder', '=', 'holder-dead').execute()
@@ -152,12 +152,12 @@ test('an expired lease is also recovered by a grant on its campaign', async () =
   const c = await campaign(await h.advertiser(), { impressions: 1000 })
   await sql`UPDATE campaigns SET impressions_billed = 990, impressions_leased = 990 WHERE campaign_id = ${c.campaignId}`.execute(db())
   const dead = new LeaseBook('holder-dead-2')
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 3) }, dead, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 3) }, dead, noKnownState())
   // 990 billed before, set directly (no ledger rows, no spend).
   assert.deepEqual(await assertInvariant(c.campaignId, 990), { billed: 990, leased: 995, delivered: 993 })
   await sql`UPDATE impression_leases SET expires_at = now() - interval '1 second' WHERE holder = 'holder-dead-2'`.execute(db())
   const alive = new LeaseBook('holder-alive-2')
-  const result = await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 10) }, alive, noKnownState())
+  const result = await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 10) }, alive, noKnownState())
   assert.equal(result.views.filter((v) => v.billable).length, 7, 'the dead holder\'s tail and the rest: 1000 − 993')
   await alive.settle(db(), NOW, true)
   assert.deepEqual(await assertInvariant(c.campaignId, 990), { billed: 1000, leased: 1000, delivered: 1000 })
@@ -169,7 +169,7 @@ test('revocation shrinks every held lease to its use and frees the tails; a batc
   const adv = await h.advertiser()
   const c = await campaign(adv)
   const book = new LeaseBook('holder-revoked')
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 3) }, book, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 3) }, book, noKnownState())
   const cancelled = await adv.delete(`/v1/campaigns/${c.campaignId}`)
   assert.equal(cancelled.status, 200, cancelled.text)
   const rows = await db().selectFrom('impression_leases').select(['holder', 'first_seq', 'size', 'used']).where('campaign_id', '=', c.campaignId).orderBy('first_seq').execute()
@@ -180,7 +180,7 @@ test('revocation shrinks every held lease to its use and frees the tails; a batc
   await assertInvariant(c.campaignId)
   // Offered before the cancellation (the service clock's now): still billable, on a fresh lease.
   const before = views(c, 1).map((v) => ({ ...v, offer: { ...v.offer, offeredAtMs: h.svc.clock.nowMs() - 20_000 } }))
-  const after = await commitLedgerBatch(db(), new Date(h.svc.clock.nowMs() + 1_000), { offers: [], clicks: [], views: before }, book, noKnownState())
+  const after = await commitLedgerBatch(db(), new Date(h.svc.clock.nowMs() + 1_000), { clicks: [], views: before }, book, noKnownState())
   assert.ok(after.retries >= 1, 'the shrunk lease failed the check')
   await revokeLeases(db(), c.campaignId)
   await book.settle(db(), NOW, true)
@@ -190,7 +190,7 @@ test('revocation shrinks every held lease to its use and frees the tails; a batc
 test('a running instance recovers a dead instance\'s leases on its own settle timer, within a second or two of their expiry', async () => {
   const c = await campaign(await h.advertiser())
   const dead = new LeaseBook('holder-killed')
-  await commitLedgerBatch(db(), NOW, { offers: [], clicks: [], views: views(c, 6) }, dead, noKnownState())
+  await commitLedgerBatch(db(), NOW, { clicks: [], views: views(c, 6) }, dead, noKnownState())
   // The dead instance's lease runs out a second from now (instead of LEASE_TTL_MS after its last renewal).
   await sql`UPDATE impression_leases SET expires_at = now() + interval '1 second' WHERE holder = 'holder-killed'`.execute(db())
   const started = performance.now()
