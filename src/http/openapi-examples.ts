@@ -136,7 +136,7 @@ const EXPORT_READY = {
 
 const CSV =
   'timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country\r\n' +
-  `2026-11-01T10:15:02.120Z,offer,${CAMPAIGN_ID},${CREATIVE_ID},extension,DE,false,0,US\r\n` +
+  `2026-11-01T10:15:08.120Z,view,${CAMPAIGN_ID},${CREATIVE_ID},extension,DE,false,0,US\r\n` +
   `2026-11-01T10:15:12.480Z,impression,${CAMPAIGN_ID},${CREATIVE_ID},extension,DE,true,2500,US\r\n`
 
 const PREVIEW = {

@@ -78,10 +78,12 @@ export const ExportJobSchema = Type.Object(
 export const CSV_DESCRIPTION =
   `The CSV (RFC 4180, UTF-8 without BOM, CRLF line ends on every line including the last). ` +
   `A header row, then one row per ledger event in [start, end) matching the filters, ordered by timestamp then ledger order. ` +
+  'Ledger events are recorded views (billable or not) and clicks: a decision (an offer) is counted, not stored, and is never a row in any schema version ' +
+  '(offers count in the /stats `events` metric). ' +
   `Columns (schema \`ledger-export-v1\`): \`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros\`; ` +
   `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`); ` +
   `\`ledger-export-v3\` appends \`non_billable_reason\` to those (\`${V3_COLUMNS.join(',')}\`). ` +
-  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `offer`, `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); ' +
+  '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); ' +
   'v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported ' +
   'after the offer\'s hour, once per impression), both never billable, and `voided_impression` / `voided_click` (a billable impression or ' +
   'click the daily traffic review judged invalid traffic afterwards: dated like the row it voids, `billable` false, `debit_micros` 0, ' +
@@ -90,7 +92,7 @@ export const CSV_DESCRIPTION =
   '(the unit\'s share of its campaign\'s CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign\'s n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account\'s billing-address country at the payment ' +
   'processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, ' +
   'one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full`, `invalid_traffic` (the /stats `non_billable` keys); blank on ' +
-  'billable impressions and on offers and clicks. No viewer, client, IP or network identifiers.'
+  'billable impressions and on clicks. No viewer, client, IP or network identifiers.'
 
 /** The 200 of the download: text/csv, documented per content type (@fastify/swagger copies `content` as is). */
 export const CsvResponseSchema = {

@@ -57,9 +57,11 @@ const metricFields = {
     description: 'Recorded clicks: the first click of each impression (repeats count once), billable or not. A `click` campaign is billed for the billable ones only.',
   }),
   events: Type.Integer({
-    description: 'Ledger events of every type (offers, measured views, billable impressions, clicks, repeat and late view reports).',
+    description:
+      'Offers (decisions this creative won, counted per minute: a bucket or window edge inside a minute counts that minute\'s offers when the minute starts within it; ' +
+      'counts reach the store within a few seconds) plus ledger events of every type (measured views, billable impressions, clicks, repeat and late view reports).',
   }),
-  unique_viewers: Type.Integer({ description: 'Distinct viewers with any event, within the bucket (or the whole interval for totals); never sum buckets.' }),
+  unique_viewers: Type.Integer({ description: 'Distinct viewers with a recorded view or click (an offer alone names no viewer), within the bucket (or the whole interval for totals); never sum buckets.' }),
   spend_micros: Type.Integer({ minimum: 0, description: 'Σ debits: billable impressions of `impression` campaigns and billable clicks of `click` campaigns.' }),
   ctr: Type.Number({ description: 'clicks / billable_impressions; 0 when there were no billable impressions. The same for both kinds.' }),
   non_billable: NonBillableSchema,
