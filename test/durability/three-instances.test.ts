@@ -178,7 +178,7 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
       next += burst.length
       for (const id of burst) viewed.add(id)
       const sent = burst.map((id) => view(id, victim))
-      // Sent, some written already, none answered yet: the instance dies without a word, and stays dead.
+      // Sent (some perhaps already written to the ledger), hardly any answered yet: the instance dies without a word, and stays dead.
       await new Promise((r) => setTimeout(r, 2))
       const child = victim.child!
       victim.child = null
