@@ -55,7 +55,7 @@ async function stop(inst: Instance, signal: NodeJS.Signals): Promise<void> {
   await child.exit
 }
 
-test('three web instances and a worker on one PostgreSQL, one web instance killed with SIGKILL: no acknowledged view lost or billed twice, never more billed than bought', { skip, timeout: 180_000 }, async (t) => {
+test('three web instances and a worker on one PostgreSQL, one web instance killed with SIGKILL: no acknowledged view lost or billed twice, never more billed than bought', { skip, timeout: 240_000 }, async (t) => {
   const started = performance.now()
   const db = await createDatabase(process.env.TEST_DATABASE_URL!, 'adapi_threeinst')
   drop = db.drop
