@@ -9,6 +9,7 @@
  *   npm run bench                                   # baseline + embedded store
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # + PostgreSQL
  *   npm run bench -- --duration 9 --windows 3 --connections 50,200 --stores postgres --cpu-prof .tmp/prof
+ *   npm run bench -- --instances 3                  # 3 web instances and a worker on PostgreSQL, round-robin
  *
  * Method (docs/performance.md, "Serving benchmark"): per store, decisions and
  * then billable views, each as (1) a closed loop at every --connections count
@@ -17,7 +18,11 @@
  * order swapped every round). Modules: bench/lib/load.ts (closed and open
  * loops, CPU readings per window), bench/lib/proc.ts (/proc),
  * bench/lib/figures.ts (medians, targets, tables), bench/lib/workload.ts
- * (requests, the service's set-up).
+ * (requests, the service's set-up). With --instances N (N > 1, PostgreSQL
+ * only) the service is N processes with ROLE=web and one with ROLE=worker
+ * on one database, the generator sends each request to the next web instance
+ * in turn, and the service's CPU per operation is the sum over the web
+ * instances (the worker's beside it); RSS is the largest instance's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -27,7 +32,7 @@ import { positiveSetting } from '../tools/lib/args.ts'
 import { createDatabase, postmasterPid } from '../tools/lib/postgres.ts'
 import { buildService, freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
 import { median } from '../tools/lib/stats.ts'
-import { detailTable, figure, postgresUs, ratios, serverUs, spread, summaryTable, throughputRatios, type Figure, type Series, type Spread } from './lib/figures.ts'
+import { detailTable, figure, postgresUs, workerUs, ratios, serverUs, spread, summaryTable, throughputRatios, type Figure, type Series, type Spread } from './lib/figures.ts'
 import { closedLoop, LATE_MS, MAX_QUEUE_S, openLoop, type LoadTarget, type WindowResult } from './lib/load.ts'
 import { machineCpu, readMemory, resetPeakMemory } from './lib/proc.ts'
 import { ADMIN_TOKEN, CAMPAIGN_IMPRESSIONS, CLOCK_START, decisionRequest, setUpService, viewRequest, type Operator } from './lib/workload.ts'
@@ -47,6 +52,7 @@ const { values: args } = parseArgs({
     load: { type: 'string' },
     windows: { type: 'string' },
     stores: { type: 'string' },
+    instances: { type: 'string' },
     'cpu-prof': { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean' },
@@ -54,7 +60,7 @@ const { values: args } = parseArgs({
   strict: true,
 })
 if (args.help) {
-  process.stdout.write(`npm run bench -- [--duration S] [--windows N] [--warmup S] [--connections 50,200] [--load F] [--open-connections N] [--stores embedded,postgres] [--cpu-prof DIR] [--out FILE]
+  process.stdout.write(`npm run bench -- [--duration S] [--windows N] [--warmup S] [--connections 50,200] [--load F] [--open-connections N] [--stores embedded,postgres] [--instances N] [--cpu-prof DIR] [--out FILE]
 
   --duration S          measured seconds per series (a target at one load), split into the windows (default $BENCH_DURATION_S or 6)
   --windows N           measured windows per series, alternating with the baseline's (default $BENCH_WINDOWS or 3)
@@ -63,7 +69,9 @@ if (args.help) {
   --load F              the open loop's rate as a share of the baseline's closed-loop rate at the first connection count (default $BENCH_LOAD or 0.5)
   --open-connections N  the open loop's connection pool (default $BENCH_OPEN_CONNECTIONS or 256)
   --stores LIST         which stores to run (default: embedded, plus postgres when BENCH_DATABASE_URL or TEST_DATABASE_URL is set)
-  --cpu-prof DIR        start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file)
+  --instances N         N web instances (ROLE=web) and one worker (ROLE=worker) on one PostgreSQL, requests round-robin over the web
+                        instances; CPU per operation summed over them (default $BENCH_INSTANCES or 1: one ROLE=all process). N > 1: PostgreSQL only
+  --cpu-prof DIR        start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file; DIR/<store>/<instance>/ with --instances)
   --out FILE            results JSON: every window's raw figures (default .tmp/bench-results.json)
 
   BENCH_IDLE_WAIT_S  before each store, wait up to this long for an idle machine (default 20; 0: don't wait)
@@ -79,8 +87,11 @@ const FIXED_LOAD_CONNECTIONS = CONNECTIONS[0]!
 const LOAD = positiveSetting(args.load, 'BENCH_LOAD', 0.5)
 const OPEN_CONNECTIONS = Math.floor(positiveSetting(args['open-connections'], 'BENCH_OPEN_CONNECTIONS', 256))
 const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null
-const STORES = (args.stores ?? (PG_URL ? 'embedded,postgres' : 'embedded')).split(',').map((s) => s.trim()).filter(Boolean)
+const INSTANCES = Math.floor(positiveSetting(args.instances, 'BENCH_INSTANCES', 1))
+const STORES = (args.stores ?? (INSTANCES > 1 ? 'postgres' : PG_URL ? 'embedded,postgres' : 'embedded')).split(',').map((s) => s.trim()).filter(Boolean)
 for (const s of STORES) if (s !== 'embedded' && s !== 'postgres') throw new Error(`--stores: unknown store "${s}"`)
+// ROLE=web and ROLE=worker share a store only on PostgreSQL (the embedded store is one process's).
+if (INSTANCES > 1 && STORES.includes('embedded')) throw new Error('--instances N > 1 runs on PostgreSQL only: --stores postgres')
 if (STORES.includes('postgres') && !PG_URL) throw new Error('--stores postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
 const CPU_PROF_DIR = args['cpu-prof'] ?? null
 const IDLE_WAIT_S = process.env.BENCH_IDLE_WAIT_S === undefined ? 20 : Number(process.env.BENCH_IDLE_WAIT_S)
@@ -123,7 +134,7 @@ interface EndpointResult {
   /** Offered arrivals per second of the open loop (LOAD × the baseline's median closed-loop rate at FIXED_LOAD_CONNECTIONS). */
   fixedRate: number
   open: Series
-  /** The service's peak RSS over the open loop's windows (VmHWM reset before them); null when the reset was refused. */
+  /** The service's peak RSS over the open loop's windows (VmHWM reset before them; the largest instance's); null when the reset was refused. */
   openPeakRssMB: number | null
   /** The service's VmHWM just before that reset: its peak so far (set-up, earlier series). */
   peakBeforeOpenRssMB: number | null
@@ -132,7 +143,13 @@ interface EndpointResult {
 /** Called before every series of the service with the series so far; `rate` is the open loop's (null for a closed loop). */
 type BeforeSeries = (done: Series[], rate: number | null) => Promise<void>
 
-async function measureEndpoint(label: string, targets: Record<Who, LoadTarget>, serverPid: number | undefined, before?: BeforeSeries): Promise<EndpointResult> {
+/** The largest peak RSS (VmHWM) of the service's processes; null when one is unreadable. */
+function peakRssMB(pids: number[]): number | null {
+  const peaks = pids.map((pid) => readMemory(pid)?.peakMB ?? null)
+  return peaks.length === 0 || peaks.includes(null) ? null : Math.max(...(peaks as number[]))
+}
+
+async function measureEndpoint(label: string, targets: Record<Who, LoadTarget>, serverPids: number[], before?: BeforeSeries): Promise<EndpointResult> {
   const closed: Record<string, Series> = {}
   for (const c of CONNECTIONS) {
     await before?.(Object.values(closed), null)
@@ -142,10 +159,10 @@ async function measureEndpoint(label: string, targets: Record<Who, LoadTarget>, 
   const fixedRate = Math.round(LOAD * median(closed[FIXED_LOAD_CONNECTIONS]!.baseline.map((w) => w.perSecond)))
   await before?.(Object.values(closed), fixedRate)
   process.stderr.write(`  ${label}: open loop at ${fixedRate}/s (${LOAD} × the baseline's rate at ${FIXED_LOAD_CONNECTIONS} connections)…\n`)
-  const peakBeforeOpenRssMB = readMemory(serverPid)?.peakMB ?? null
-  const reset = resetPeakMemory(serverPid)
+  const peakBeforeOpenRssMB = peakRssMB(serverPids)
+  const reset = serverPids.map(resetPeakMemory).every(Boolean)
   const open = await interleaved((who) => openLoop(targets[who], fixedRate, OPEN_CONNECTIONS, TIMING))
-  return { closed, fixedRate, open, openPeakRssMB: reset ? (readMemory(serverPid)?.peakMB ?? null) : null, peakBeforeOpenRssMB }
+  return { closed, fixedRate, open, openPeakRssMB: reset ? peakRssMB(serverPids) : null, peakBeforeOpenRssMB }
 }
 
 /**
@@ -179,6 +196,8 @@ interface StoreResult {
   /** Views answered 204 (every window, warm-up and drain) against the billed count the advertiser API shows. */
   verification: { viewsAnswered204: number; billedDelta: number; ok: boolean; viewNetworkErrors: number }
   rateLimited: number
+  /** With --instances: the web instances' count and the worker's peak RSS over the run; null for one process. */
+  workers: { webInstances: number; peakRssMB: number | null } | null
   idleBeforeStartPct: number
   serverWarnings: string[]
 }
@@ -202,20 +221,52 @@ function baselineTargets(baseline: Proc): Record<'decisions' | 'views', LoadTarg
   }
 }
 
-async function benchService(label: string, env: Record<string, string>, baseline: Proc, pg: { postmaster: number | null; database: string } | null): Promise<StoreResult> {
-  const port = await freePort()
-  // One directory per store: every thread writes its own profile (the main thread's is the largest).
+/** The service under test: one process (ROLE=all), or INSTANCES web processes (ROLE=web) and a worker (ROLE=worker). */
+interface Service {
+  web: Proc[]
+  worker: Proc | null
+}
+
+/**
+ * Starts the service into `into` (so the caller stops whatever started, even on a failure): one process, or with
+ * --instances the first web instance (it migrates the store), then the other web instances and the worker together.
+ */
+async function startService(label: string, env: Record<string, string>, into: Proc[]): Promise<Service> {
+  // One directory per store (and instance): every thread writes its own profile (the main thread's is the largest).
   // BENCH_NODE_ARGS: V8 or Node flags for the service only (a heap setting under trial), space-separated.
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
-  const nodeArgs = [...extra, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label)] : [])]
   // What `npm start` runs: the built service on plain node.
-  const proc = spawnNode(buildService(), { ...env, PORT: String(port) }, nodeArgs)
+  const script = buildService()
+  const start = async (name: string | null, role: 'web' | 'worker' | null): Promise<Proc> => {
+    const port = await freePort()
+    const profile = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, label, ...(name === null ? [] : [name]))] : []
+    const proc = spawnNode(script, { ...env, PORT: String(port), ...(role ? { ROLE: role } : {}) }, [...extra, ...profile])
+    into.push(proc)
+    await waitHealthy(proc, `service (${label}${name === null ? '' : ` ${name}`})`)
+    return proc
+  }
+  if (INSTANCES === 1) return { web: [await start(null, null)], worker: null }
+  const first = await start('web-1', 'web')
+  const [worker, ...others] = await Promise.all([start('worker', 'worker'), ...Array.from({ length: INSTANCES - 1 }, (_, i) => start(`web-${i + 2}`, 'web'))])
+  return { web: [first, ...others], worker: worker! }
+}
+
+async function benchService(label: string, env: Record<string, string>, baseline: Proc, pg: { postmaster: number | null; database: string } | null): Promise<StoreResult> {
+  const procs: Proc[] = []
   try {
-    await waitHealthy(proc, `service (${label})`)
-    const origin = proc.origin
-    const operator: Operator = await setUpService(origin, label)
-    const serverPid = proc.child.pid
-    const common = { origin, serverPid, sampleMemory: true, postgres: pg?.postmaster ? { postmaster: pg.postmaster, database: pg.database } : null }
+    const service = await startService(label, env, procs)
+    const origins = service.web.map((p) => p.origin)
+    const origin = origins[0]!
+    const operator: Operator = await setUpService(origin, label, origins.slice(1))
+    const serverPids = service.web.map((p) => p.child.pid!)
+    const common = {
+      origin,
+      origins,
+      serverPids,
+      workerPid: service.worker?.child.pid,
+      sampleMemory: true,
+      postgres: pg?.postmaster ? { postmaster: pg.postmaster, database: pg.database } : null,
+    }
     const base = baselineTargets(baseline)
 
     // Decisions. Every filled offer goes to the view pool (within each campaign's inventory).
@@ -240,7 +291,7 @@ async function benchService(label: string, env: Record<string, string>, baseline
     process.stderr.write(`  ${label}: decisions, warm-up…\n`)
     await closedLoop(base.decisions, FIXED_LOAD_CONNECTIONS, { warmupS: WARMUP_S, durationS: 0 })
     await closedLoop(serviceDecisions, FIXED_LOAD_CONNECTIONS, { warmupS: WARMUP_S, durationS: 0 })
-    const decisions = await measureEndpoint(`${label} decisions`, { baseline: base.decisions, service: serviceDecisions }, serverPid)
+    const decisions = await measureEndpoint(`${label} decisions`, { baseline: base.decisions, service: serviceDecisions }, serverPids)
 
     // Billable views. Ten seconds of service time make every offer's 10 s dwell real.
     await operator.advanceClock(10)
@@ -254,7 +305,7 @@ async function benchService(label: string, env: Record<string, string>, baseline
       process.stderr.write(`  ${label}: making ${want} more offers for the views…\n`)
       const t = performance.now()
       let made = 0
-      await closedLoop({ origin, next: () => (made++ < want ? decisionRequest(`bench-${label}-more`) : null), onResponse: harvest }, FIXED_LOAD_CONNECTIONS, { warmupS: 0, durationS: 120 })
+      await closedLoop({ origin, origins, next: () => (made++ < want ? decisionRequest(`bench-${label}-more`) : null), onResponse: harvest }, FIXED_LOAD_CONNECTIONS, { warmupS: 0, durationS: 120 })
       topUps.push({ offers: want, seconds: Math.round((performance.now() - t) / 100) / 10 })
       await operator.advanceClock(10)
       await new Promise((r) => setTimeout(r, 1_000))
@@ -269,7 +320,7 @@ async function benchService(label: string, env: Record<string, string>, baseline
      * their warm-ups); an open loop the service cannot keep up with also drains its queue (up to a
      * quarter-second of arrivals) after each window.
      */
-    const views = await measureEndpoint(`${label} views`, { baseline: base.views, service: serviceViews }, serverPid, (done, rate) => {
+    const views = await measureEndpoint(`${label} views`, { baseline: base.views, service: serviceViews }, serverPids, (done, rate) => {
       const seen = done.flatMap((s) => s.service).map((w) => (w.allStatuses['204'] ?? 0) / (WINDOW_WARMUP_S + WINDOW_S))
       const fastest = Math.max(probe.perSecond, ...seen)
       return ensurePool(rate === null ? 2.5 * fastest * SERIES_S + 1_000 : Math.min(rate, 1.5 * fastest) * SERIES_S * 1.2 + WINDOWS * Math.max(1_000, rate * MAX_QUEUE_S) + 1_000)
@@ -290,11 +341,12 @@ async function benchService(label: string, env: Record<string, string>, baseline
         viewNetworkErrors: allResults(views).reduce((n, w) => n + w.networkErrors, probe.networkErrors),
       },
       rateLimited,
+      workers: service.worker ? { webInstances: service.web.length, peakRssMB: readMemory(service.worker.child.pid)?.peakMB ?? null } : null,
       idleBeforeStartPct,
-      serverWarnings: proc.stderrTail.slice(-5),
+      serverWarnings: procs.flatMap((p) => p.stderrTail).slice(-5),
     }
   } finally {
-    await stopProcess(proc)
+    await Promise.all(procs.map(stopProcess))
   }
 }
 
@@ -374,22 +426,34 @@ function peak(values: (number | null)[]): Spread | null {
   return s && { ...s, median: s.max }
 }
 
-function storeFigures(store: string, r: StoreResult): Figure[] {
+/** A store's name in the tables: with --instances, how many web instances ran on it. */
+const storeLabel = (store: string): string => (INSTANCES > 1 ? `${store} ×${INSTANCES}` : store)
+
+function storeFigures(storeName: string, r: StoreResult): Figure[] {
   const c = String(FIXED_LOAD_CONNECTIONS)
   const dec = r.decisions.closed[c]!
   const vw = r.views.closed[c]!
-  const onPg = store === 'postgres'
+  const onPg = storeName === 'postgres'
+  const store = storeLabel(storeName)
+  /** The service's CPU: with --instances, summed over the web instances. */
+  const service = INSTANCES > 1 ? `service (${INSTANCES} web instances summed)` : 'service'
   const us = (ws: WindowResult[], f: (w: WindowResult) => number | null) => spread(ws.map(f))
   const figures: Figure[] = [
     figure(store, `bare CPU/request, decisions (closed ${c})`, 'µs', us(dec.baseline, serverUs), null, notes(dec.baseline)),
-    figure(store, `service CPU/decision (${us(dec.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, serverUs), TARGETS.serviceCpuPerDecision, notes(dec.service)),
+    figure(store, `${service} CPU/decision (${us(dec.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, serverUs), TARGETS.serviceCpuPerDecision, notes(dec.service)),
   ]
   if (onPg) figures.push(figure(store, `PostgreSQL CPU/decision (${us(dec.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(dec, postgresUs), TARGETS.postgresCpuPerDecision, auxNote(dec.service)))
   figures.push(
     figure(store, `bare CPU/request, views (closed ${c})`, 'µs', us(vw.baseline, serverUs), null, notes(vw.baseline)),
-    figure(store, `service CPU/billable view (${us(vw.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, serverUs), TARGETS.serviceCpuPerView, notes(vw.service)),
+    figure(store, `${service} CPU/billable view (${us(vw.service, serverUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, serverUs), TARGETS.serviceCpuPerView, notes(vw.service)),
   )
   if (onPg) figures.push(figure(store, `PostgreSQL CPU/billable view (${us(vw.service, postgresUs)?.median.toFixed(1) ?? '-'} µs) ÷ bare`, '×', ratios(vw, postgresUs), TARGETS.postgresCpuPerView, auxNote(vw.service)))
+  if (r.workers) {
+    figures.push(
+      figure(store, `worker CPU/decision (closed ${c})`, 'µs', us(dec.service, workerUs)),
+      figure(store, `worker CPU/billable view (closed ${c})`, 'µs', us(vw.service, workerUs)),
+    )
+  }
   for (const [name, e, target] of [
     ['decisions', r.decisions, TARGETS.decisionsP99Ms],
     ['billable views', r.views, TARGETS.viewsP99Ms],
@@ -405,18 +469,21 @@ function storeFigures(store: string, r: StoreResult): Figure[] {
     ['decisions', r.decisions],
     ['billable views', r.views],
   ] as const) {
-    figures.push(figure(store, `service CPU/op ÷ bare at fixed load, ${name}`, '×', ratios(e.open, serverUs)))
+    figures.push(figure(store, `${service} CPU/op ÷ bare at fixed load, ${name}`, '×', ratios(e.open, serverUs)))
     if (onPg) figures.push(figure(store, `PostgreSQL CPU/op ÷ bare at fixed load, ${name}`, '×', ratios(e.open, postgresUs)))
   }
   const rss = spread([...r.decisions.open.service, ...r.views.open.service].map((w) => w.maxRssMB))
   const hwm = peak([r.decisions.openPeakRssMB, r.views.openPeakRssMB])
+  /** With --instances, RSS is per process: the largest web instance's. */
+  const largest = INSTANCES > 1 ? ', largest instance' : ''
   figures.push(
     hwm
-      ? figure(store, 'peak RSS under the fixed load (VmHWM)', 'MB', hwm, TARGETS.peakRssMB)
-      : figure(store, 'peak RSS under the fixed load (sampled)', 'MB', peak([rss?.max ?? null]), TARGETS.peakRssMB, 'VmHWM reset refused'),
-    figure(store, 'RSS sampled in the fixed-load windows (max each)', 'MB', rss),
-    figure(store, 'peak RSS before the fixed load (VmHWM)', 'MB', peak([r.decisions.peakBeforeOpenRssMB, r.views.peakBeforeOpenRssMB])),
+      ? figure(store, `peak RSS under the fixed load (VmHWM${largest})`, 'MB', hwm, TARGETS.peakRssMB)
+      : figure(store, `peak RSS under the fixed load (sampled${largest})`, 'MB', peak([rss?.max ?? null]), TARGETS.peakRssMB, 'VmHWM reset refused'),
+    figure(store, `RSS sampled in the fixed-load windows (max each${largest})`, 'MB', rss),
+    figure(store, `peak RSS before the fixed load (VmHWM${largest})`, 'MB', peak([r.decisions.peakBeforeOpenRssMB, r.views.peakBeforeOpenRssMB])),
   )
+  if (r.workers) figures.push(figure(store, 'worker peak RSS over the run (VmHWM)', 'MB', peak([r.workers.peakRssMB])))
   for (const conns of CONNECTIONS) {
     figures.push(
       figure(store, `throughput ÷ bare, decisions (closed ${conns})`, '×', throughputRatios(r.decisions.closed[conns]!)),
@@ -462,6 +529,7 @@ async function main(): Promise<void> {
       warmupSeconds: WARMUP_S,
       lateMs: LATE_MS,
       stores: STORES,
+      instances: INSTANCES,
       cpuProfileDir: CPU_PROF_DIR,
     },
     targetsOnPostgres: TARGETS,
@@ -473,8 +541,8 @@ async function main(): Promise<void> {
 
   const series = Object.entries(results).flatMap(([store, r]) =>
     (['decisions', 'views'] as const).flatMap((endpoint) => [
-      ...CONNECTIONS.map((c) => ({ store, endpoint, load: `closed ${c}`, s: r[endpoint].closed[c]! })),
-      { store, endpoint, load: `open ${r[endpoint].fixedRate}/s`, s: r[endpoint].open },
+      ...CONNECTIONS.map((c) => ({ store: storeLabel(store), endpoint, load: `closed ${c}`, s: r[endpoint].closed[c]! })),
+      { store: storeLabel(store), endpoint, load: `open ${r[endpoint].fixedRate}/s`, s: r[endpoint].open },
     ]),
   )
   const lines = [
@@ -491,7 +559,7 @@ async function main(): Promise<void> {
   for (const [name, r] of Object.entries(results)) {
     const v = r.verification
     mismatch ||= !v.ok
-    lines.push(`${name}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'} (view network errors ${v.viewNetworkErrors}); decisions filled ${r.fill.filled}, no fill ${r.fill.noFill}; 429s ${r.rateLimited}`)
+    lines.push(`${storeLabel(name)}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'} (view network errors ${v.viewNetworkErrors}); decisions filled ${r.fill.filled}, no fill ${r.fill.noFill}; 429s ${r.rateLimited}`)
   }
   lines.push(`results: ${OUT}`)
   process.stdout.write(`${lines.join('\n')}\n`)

@@ -29,6 +29,9 @@ export function spread(values: (number | null)[]): Spread | null {
 /** Service CPU per completed operation in µs (all threads of the server process). */
 export const serverUs = (w: WindowResult): number | null => (w.cpu?.server == null || w.completed === 0 ? null : (w.cpu.server / w.completed) * 1e6)
 
+/** The worker's (ROLE=worker, beside several web instances) CPU per completed operation in µs. */
+export const workerUs = (w: WindowResult): number | null => (w.cpu?.worker == null || w.completed === 0 ? null : (w.cpu.worker / w.completed) * 1e6)
+
 /** PostgreSQL CPU per completed operation in µs: the bench database's backends plus the shared auxiliary processes. */
 export const postgresUs = (w: WindowResult): number | null =>
   !w.cpu?.postgres || w.completed === 0 ? null : ((w.cpu.postgres.bench + w.cpu.postgres.aux) / w.completed) * 1e6
@@ -100,9 +103,15 @@ const med = (xs: (number | null)[], digits = 1) => {
   return s ? s.median.toFixed(digits) : '-'
 }
 
-/** Per series: the medians over its windows of the raw figures (rate, latency, CPU per operation, CPU shares). */
+/**
+ * Per series: the medians over its windows of the raw figures (rate, latency, CPU per operation, CPU shares).
+ * With several instances "srv" is their sum, and a worker beside them has columns of its own ("wkr").
+ */
 export function detailTable(series: { store: string; endpoint: string; load: string; s: Series }[]): string {
+  const withWorker = series.some(({ s }) => s.service.some((w) => w.cpu?.worker != null))
   const rows = [['store', 'endpoint', 'load', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'srv µs/op', 'pg µs/op', 'srv %core', 'pg %core', 'gen %core', 'other %core', 'non-2xx', 'late', 'dropped']]
+  if (withWorker) rows[0]!.splice(10, 0, 'wkr µs/op')
+  if (withWorker) rows[0]!.splice(13, 0, 'wkr %core')
   for (const { store, endpoint, load, s } of series) {
     for (const [who, ws] of [
       ['bare', s.baseline],
@@ -110,7 +119,7 @@ export function detailTable(series: { store: string; endpoint: string; load: str
     ] as const) {
       const pct = (f: (w: WindowResult) => number | null) => med(ws.map((w) => (w.cpu ? f(w) : null)), 0)
       const non2xx = ws.reduce((n, w) => n + w.networkErrors + Object.entries(w.statuses).filter(([k]) => !k.startsWith('2')).reduce((a, [, c]) => a + c, 0), 0)
-      rows.push([
+      const row = [
         who === 'bare' ? '' : store,
         who === 'bare' ? `${endpoint} (bare)` : endpoint,
         load,
@@ -128,7 +137,12 @@ export function detailTable(series: { store: string; endpoint: string; load: str
         String(non2xx),
         ws[0]?.open ? String(ws.reduce((n, w) => n + (w.open?.late ?? 0), 0)) : '',
         ws[0]?.open ? String(ws.reduce((n, w) => n + (w.open?.dropped ?? 0), 0)) : '',
-      ])
+      ]
+      if (withWorker) {
+        row.splice(10, 0, who === 'bare' ? '' : med(ws.map(workerUs)))
+        row.splice(13, 0, who === 'bare' ? '' : pct((w) => (w.cpu!.worker === null ? null : (w.cpu!.worker / w.cpu!.wall) * 100)))
+      }
+      rows.push(row)
     }
   }
   return columns(rows, 4)

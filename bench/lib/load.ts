@@ -20,11 +20,21 @@ export interface Req {
 /** What to load and what to watch while loading it. */
 export interface LoadTarget {
   origin: string
+  /**
+   * Several instances of one service: each connection sends its requests to
+   * these origins in turn, one request each (a round-robin balancer in the
+   * load generator); `origin` is then unused.
+   */
+  origins?: string[]
   /** The next request; null when the source ran dry (the window ends early). */
   next: () => Req | null
   onResponse?: (status: number, body: string) => void
   /** The server process: its CPU (all threads) and, with sampleMemory, its RSS. */
   serverPid?: number
+  /** Several server processes (one per instance, instead of serverPid): their CPU summed, the largest RSS. */
+  serverPids?: number[]
+  /** A worker process (ROLE=worker) beside the servers: its CPU is read on its own. */
+  workerPid?: number
   sampleMemory?: boolean
   /** PostgreSQL on this machine: the postmaster and the bench's database (its backends are charged). */
   postgres?: { postmaster: number; database: string } | null
@@ -33,7 +43,10 @@ export interface LoadTarget {
 /** CPU seconds over one measured window. */
 export interface WindowCpu {
   wall: number
+  /** The server process, or the sum of every instance's. */
   server: number | null
+  /** The worker process (LoadTarget.workerPid); null without one. */
+  worker: number | null
   postgres: PgCpu | null
   /** This process (the load generator). */
   generator: number
@@ -96,11 +109,26 @@ const DRAIN_S = 15
 /** Upper bound of requests per window (a window is time-bound already; this bounds it in count too). */
 const MAX_REQUESTS = 5_000_000
 
+/** The server processes of a target: serverPids, else serverPid. */
+const serverPids = (t: LoadTarget): number[] => t.serverPids ?? (t.serverPid === undefined ? [] : [t.serverPid])
+
+/** CPU seconds summed over processes; null when there are none or one is unreadable. */
+function cpuSum(pids: number[]): number | null {
+  let sum = 0
+  for (const pid of pids) {
+    const s = processCpuSeconds(pid)
+    if (s === null) return null
+    sum += s
+  }
+  return pids.length === 0 ? null : sum
+}
+
 function snapshot(t: LoadTarget) {
   return {
     at: performance.now(),
     generator: process.cpuUsage(),
-    server: processCpuSeconds(t.serverPid),
+    server: cpuSum(serverPids(t)),
+    worker: processCpuSeconds(t.workerPid),
     postgres: t.postgres ? readPostgres(t.postgres.postmaster, t.postgres.database) : null,
     kernel: kernelCpuSeconds(),
     machine: machineCpu(),
@@ -111,14 +139,16 @@ function cpuBetween(a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapsho
   const wall = (b.at - a.at) / 1000
   const g = process.cpuUsage(a.generator)
   const server = a.server !== null && b.server !== null ? b.server - a.server : null
+  const worker = a.worker !== null && b.worker !== null ? b.worker - a.worker : null
   const postgres = a.postgres && b.postgres ? pgDelta(a.postgres, b.postgres) : null
   const generator = (g.user + g.system) / 1e6
   const kernel = b.kernel - a.kernel
   const busy = (b.machine.busy - a.machine.busy) / Math.max(1, b.machine.total - a.machine.total)
-  const named = (server ?? 0) + (postgres ? postgres.bench + postgres.aux : 0) + generator + kernel
+  const named = (server ?? 0) + (worker ?? 0) + (postgres ? postgres.bench + postgres.aux : 0) + generator + kernel
   return {
     wall,
     server,
+    worker,
     postgres,
     generator,
     kernel,
@@ -144,8 +174,11 @@ function meter(t: LoadTarget, startAt: number, endAt: number) {
   let maxRss: number | null = null
   let sampler: ReturnType<typeof setInterval> | null = null
   const sample = () => {
-    const m = t.sampleMemory ? readMemory(t.serverPid) : null
-    if (m) maxRss = Math.max(maxRss ?? 0, m.rssMB)
+    if (!t.sampleMemory) return
+    for (const pid of serverPids(t)) {
+      const m = readMemory(pid)
+      if (m) maxRss = Math.max(maxRss ?? 0, m.rssMB)
+    }
   }
   const finish = () => {
     if (sampler) clearInterval(sampler)
@@ -170,6 +203,47 @@ function meter(t: LoadTarget, startAt: number, endAt: number) {
   }
 }
 
+/**
+ * One connection of the generator: one request in flight at a time. With
+ * several origins it keeps a keep-alive connection to each and sends each
+ * request to the next origin of the round-robin it shares with the others.
+ */
+class Connection {
+  readonly #clients = new Map<string, Client>()
+  readonly #pick: () => string
+
+  constructor(pick: () => string) {
+    this.#pick = pick
+  }
+
+  async request(req: Req): Promise<{ status: number; text: string }> {
+    const origin = this.#pick()
+    let client = this.#clients.get(origin)
+    if (!client) {
+      client = new Client(origin, CLIENT_OPTIONS)
+      this.#clients.set(origin, client)
+    }
+    const res = await client.request({ method: req.method, path: req.path, body: req.body, headers: req.headers })
+    return { status: res.statusCode, text: await res.body.text() }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((c) => c.close()))
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((c) => c.destroy()))
+  }
+}
+
+/** `count` connections to a target's origin, or round-robin over its origins (one turn per request across all of them). */
+function connect(t: LoadTarget, count: number): Connection[] {
+  const origins = t.origins && t.origins.length > 0 ? t.origins : [t.origin]
+  let turn = 0
+  const pick = origins.length === 1 ? () => origins[0]! : () => origins[turn++ % origins.length]!
+  return Array.from({ length: count }, () => new Connection(pick))
+}
+
 export interface WindowTiming {
   warmupS: number
   durationS: number
@@ -180,7 +254,7 @@ export interface WindowTiming {
  * request as soon as the previous answer is read; latency from sending.
  */
 export async function closedLoop(t: LoadTarget, connections: number, w: WindowTiming): Promise<WindowResult> {
-  const clients = Array.from({ length: connections }, () => new Client(t.origin, CLIENT_OPTIONS))
+  const clients = connect(t, connections)
   const samples = new Samples()
   const statuses = new Map<string, number>()
   const allStatuses = new Map<string, number>()
@@ -193,7 +267,7 @@ export async function closedLoop(t: LoadTarget, connections: number, w: WindowTi
   const endAt = measureStart + w.durationS * 1000
   const m = meter(t, measureStart, endAt)
 
-  async function worker(client: Client): Promise<void> {
+  async function worker(client: Connection): Promise<void> {
     while (performance.now() < endAt && issued < MAX_REQUESTS) {
       const req = t.next()
       if (req === null) {
@@ -203,15 +277,14 @@ export async function closedLoop(t: LoadTarget, connections: number, w: WindowTi
       issued++
       const started = performance.now()
       try {
-        const res = await client.request({ method: req.method, path: req.path, body: req.body, headers: req.headers })
-        const text = await res.body.text()
+        const res = await client.request(req)
         const done = performance.now()
-        bump(allStatuses, String(res.statusCode))
-        t.onResponse?.(res.statusCode, text)
+        bump(allStatuses, String(res.status))
+        t.onResponse?.(res.status, res.text)
         if (done >= measureStart && done <= endAt) {
           samples.add(done - started)
           completed++
-          bump(statuses, String(res.statusCode))
+          bump(statuses, String(res.status))
           lastDone = done
         }
       } catch {
@@ -258,7 +331,7 @@ export async function closedLoop(t: LoadTarget, connections: number, w: WindowTi
  * client's timeouts bound it), so a view the server saw is never left uncounted.
  */
 export async function openLoop(t: LoadTarget, rate: number, connections: number, w: WindowTiming): Promise<WindowResult> {
-  const free = Array.from({ length: connections }, () => new Client(t.origin, CLIENT_OPTIONS))
+  const free = connect(t, connections)
   const all = [...free]
   const queue: number[] = []
   let queueHead = 0
@@ -285,7 +358,7 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
   /** Past DRAIN_S after the window: queued arrivals are no longer sent. */
   let givenUp = false
 
-  const send = (client: Client, due: number) => {
+  const send = (client: Connection, due: number) => {
     const req = t.next()
     if (req === null) {
       exhausted = true
@@ -324,9 +397,9 @@ export async function openLoop(t: LoadTarget, rate: number, connections: number,
       let status: number | null = null
       let text = ''
       try {
-        const res = await client.request({ method: req.method, path: req.path, body: req.body, headers: req.headers })
-        text = await res.body.text()
-        status = res.statusCode
+        const res = await client.request(req)
+        text = res.text
+        status = res.status
       } catch {
         // counted as a network error by settle
       }

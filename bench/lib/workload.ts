@@ -72,8 +72,11 @@ export interface Operator {
   billedTotal(): Promise<number>
 }
 
-/** Opens the limits, creates an approved advertiser with the bench's campaigns (approved too). */
-export async function setUpService(origin: string, label: string): Promise<Operator> {
+/**
+ * Opens the limits, creates an approved advertiser with the bench's campaigns (approved too). `others`: further
+ * web instances of the same service, whose clocks are moved to the same instant.
+ */
+export async function setUpService(origin: string, label: string, others: string[] = []): Promise<Operator> {
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
   await must(
     api(origin, 'PATCH', '/admin/v1/config', { outstanding_balance_cap_usd: null, max_blocks: 100, max_total_usd: 100_000, create_rate_limit_per_min: 1_000, read_rate_limit_per_min: 100_000 }, admin),
@@ -98,7 +101,9 @@ export async function setUpService(origin: string, label: string): Promise<Opera
   }
   return {
     async advanceClock(seconds) {
-      await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: seconds }, admin), 200, 'POST /admin/v1/clock')
+      const { now } = await must(api(origin, 'POST', '/admin/v1/clock', { advance_seconds: seconds }, admin), 200, 'POST /admin/v1/clock')
+      // The others would follow the stored clock within a second; moved here, they are there when this returns.
+      for (const o of others) await must(api(o, 'POST', '/admin/v1/clock', { now }, admin), 200, `POST /admin/v1/clock (${o})`)
     },
     async billedTotal() {
       const list = await must(api(origin, 'GET', '/v1/campaigns', undefined, auth), 200, 'GET /v1/campaigns')
