@@ -36,6 +36,9 @@ export const workerUs = (w: WindowResult): number | null => (w.cpu?.worker == nu
 export const postgresUs = (w: WindowResult): number | null =>
   !w.cpu?.postgres || w.completed === 0 ? null : ((w.cpu.postgres.bench + w.cpu.postgres.aux) / w.completed) * 1e6
 
+/** WAL bytes PostgreSQL wrote per completed operation over the window. */
+export const walPerOp = (w: WindowResult): number | null => (w.cpu?.walBytes == null || w.completed === 0 ? null : w.cpu.walBytes / w.completed)
+
 /** Per round: the service's figure over the baseline's figure of the same round. */
 export function ratios(s: Series, f: (w: WindowResult) => number | null): Spread | null {
   return spread(
@@ -55,7 +58,7 @@ export function throughputRatios(s: Series): Spread | null {
 export interface Figure {
   store: string
   name: string
-  unit: 'µs' | '×' | 'ms' | 'MB' | '/s'
+  unit: 'µs' | '×' | 'ms' | 'MB' | '/s' | 'B'
   value: Spread | null
   /** The figure is met when the median is at most this. */
   atMost: number | null

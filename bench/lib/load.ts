@@ -8,7 +8,7 @@
 import os from 'node:os'
 import { Client } from 'undici'
 import { Samples } from '../../tools/lib/stats.ts'
-import { kernelCpuSeconds, machineCpu, pgDelta, processCpuSeconds, readMemory, readPostgres, type PgCpu } from './proc.ts'
+import { kernelCpuSeconds, machineCpu, pgDelta, processCpuSeconds, readMemory, readPostgres, readWalBytes, type PgCpu } from './proc.ts'
 
 export interface Req {
   method: 'GET' | 'POST'
@@ -37,7 +37,7 @@ export interface LoadTarget {
   workerPid?: number
   sampleMemory?: boolean
   /** PostgreSQL on this machine: the postmaster and the bench's database (its backends are charged). */
-  postgres?: { postmaster: number; database: string } | null
+  postgres?: { postmaster: number; database: string; /** Where the WAL position is read (the cluster's maintenance database). */ walUrl?: string } | null
 }
 
 /** CPU seconds over one measured window. */
@@ -56,6 +56,8 @@ export interface WindowCpu {
   machineBusyPct: number
   /** Everything not named above (other sessions' work), in % of one core. */
   otherPctOfCore: number | null
+  /** WAL bytes PostgreSQL wrote over the window (the cluster's; null without PostgreSQL). */
+  walBytes: number | null
 }
 
 export interface Latency {
@@ -130,6 +132,7 @@ function snapshot(t: LoadTarget) {
     server: cpuSum(serverPids(t)),
     worker: processCpuSeconds(t.workerPid),
     postgres: t.postgres ? readPostgres(t.postgres.postmaster, t.postgres.database) : null,
+    wal: t.postgres?.walUrl ? readWalBytes(t.postgres.walUrl) : null,
     kernel: kernelCpuSeconds(),
     machine: machineCpu(),
   }
@@ -154,6 +157,7 @@ function cpuBetween(a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapsho
     kernel,
     machineBusyPct: Math.round(busy * 100),
     otherPctOfCore: server === null ? null : Math.max(0, Math.round(busy * os.cpus().length * 100 - (named / Math.max(0.001, wall)) * 100)),
+    walBytes: a.wal !== null && b.wal !== null ? b.wal - a.wal : null,
   }
 }
 

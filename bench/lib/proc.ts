@@ -4,6 +4,7 @@
  * processes split by whom they work for, of the kernel's threads and of the
  * machine; a process's resident memory and its peak.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { childrenCpuSeconds, machineCpu, readProcStat } from '../../tools/lib/cpu.ts'
 
@@ -94,5 +95,21 @@ export function resetPeakMemory(pid: number | undefined): boolean {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * PostgreSQL's current WAL position in bytes (`pg_current_wal_lsn() - '0/0'`), read through psql
+ * at a window's edges (a synchronous read, outside the bench database: it charges no backend of
+ * the bench). The position is the cluster's: other databases' writes in the window count too
+ * (the bench notes how busy the machine was).
+ */
+export function readWalBytes(url: string): number | null {
+  try {
+    const out = execFileSync('psql', [url, '-Atqc', "SELECT pg_current_wal_lsn() - '0/0'"], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] })
+    const n = Number(out.trim())
+    return Number.isFinite(n) ? n : null
+  } catch {
+    return null
   }
 }
