@@ -40,7 +40,7 @@ export async function readFillSample(db: Db, traffic: Traffic, start: Date, end:
 
 /**
  * The lowest CPM among campaigns that won a decision (counted offers, migration 0030) on `traffic`
- * in the minutes of [start, end], or null. Walks campaigns from the cheapest up and probes each
+ * in the minutes that start in [start, end] (the rule of the stats' `events`), or null. Walks campaigns from the cheapest up and probes each
  * one's creative on the counts' (creative, minute) key, so it never scans the window's offers; only
  * campaigns that could have served in the window are walked (active now, or stopped within it).
  */
@@ -52,7 +52,7 @@ export async function readLowestWinningCpm(db: Db, traffic: Traffic, start: Date
       AND (c.status = 'active' OR c.paused_at >= ${start} OR c.completed_at >= ${start} OR c.cancelled_at >= ${start})
       AND EXISTS (
         SELECT 1 FROM offer_counts o
-        WHERE o.creative_id = cr.creative_id AND o.minute >= date_trunc('minute', ${start}::timestamptz) AND o.minute <= ${end}
+        WHERE o.creative_id = cr.creative_id AND o.minute >= ${start} AND o.minute <= ${end}
           ${trafficSql(traffic, 'o')}
       )
     ORDER BY c.cpm_micros

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, Client, useService, type Advertiser, type Reply } from '../helpers/api.ts'
-import { advance, deliver, privateCountry } from '../helpers/serving.ts'
+import { advance, deliver, offersWritten, privateCountry } from '../helpers/serving.ts'
 
 /**
  * GET /v1/auction/quote over real HTTP, every answer checked against the
@@ -139,6 +139,8 @@ test('estimates: null without traffic; from the billable impressions of the last
 
   // Four decisions, ten seconds, four billable views: 4 billable impressions in the hour, 900 s each.
   assert.equal(await deliver(h, country, 4), 4)
+  // The clearing price reads the counted offers: in the store within 2 s, here at once.
+  await offersWritten(h)
   const now = h.svc.clock.nowMs()
   const res = await quote(quoter, { cpm_usd: 2, target_countries: country, impressions: 3000 })
   assert.equal(res.status, 200, res.text)
@@ -169,8 +171,9 @@ test('estimates: null without traffic; from the billable impressions of the last
   assert.equal((await quote(quoter, { cpm_usd: 4, target_countries: privateCountry() })).body.estimated_start_at, null)
   assert.equal((await quote(quoter, { cpm_usd: 4, target_countries: country, target_surface: 'terminal' })).body.clearing_cpm_usd, null)
 
-  // An hour later the traffic is out of the window: no estimate again.
-  await advance(h, 3601)
+  // An hour (and a minute) later the traffic is out of the window: no estimate again. Offers are counted per
+  // UTC minute, and the clearing price reads every minute the window touches, its first one too: a minute more.
+  await advance(h, 3601 + 60)
   const later = await quote(quoter, { cpm_usd: 2, target_countries: country })
   assert.equal(later.body.based_on.billable_impressions, 0)
   assert.equal(later.body.estimated_start_at, null)

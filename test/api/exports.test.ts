@@ -256,24 +256,25 @@ test('filters narrow the rows: campaign_ids, creative_ids, surfaces, countries (
   const window = { start: start.toISOString(), end: new Date(now().getTime() + 1).toISOString() }
   const column = (lines: string[], i: number) => [...new Set(lines.slice(1).map((l) => l.split(',')[i]))]
 
+  // One row per billable impression: the offers are counted, not exported.
   const all = await exportCsv(adv, window)
-  assert.equal(all.job.row_count, 10)
+  assert.equal(all.job.row_count, 5)
 
   const byCampaign = await exportCsv(adv, { ...window, campaign_ids: [a.campaignId] })
   assert.deepEqual(byCampaign.job.filters, { ...window, campaign_ids: [a.campaignId] })
-  assert.equal(byCampaign.job.row_count, 4)
+  assert.equal(byCampaign.job.row_count, 2)
   assert.deepEqual(column(byCampaign.lines, 2), [a.campaignId])
 
   const byCreative = await exportCsv(adv, { ...window, creative_ids: [b.creativeId] })
-  assert.equal(byCreative.job.row_count, 6)
+  assert.equal(byCreative.job.row_count, 3)
   assert.deepEqual(column(byCreative.lines, 3), [b.creativeId])
 
   const bySurface = await exportCsv(adv, { ...window, surfaces: ['terminal'] })
-  assert.equal(bySurface.job.row_count, 6)
+  assert.equal(bySurface.job.row_count, 3)
   assert.deepEqual(column(bySurface.lines, 4), ['terminal'])
 
   const byCountry = await exportCsv(adv, { ...window, countries: [countryA] })
-  assert.equal(byCountry.job.row_count, 4)
+  assert.equal(byCountry.job.row_count, 2)
   assert.deepEqual(column(byCountry.lines, 5), [countryA])
 
   const none = await exportCsv(adv, { ...window, campaign_ids: [a.campaignId], surfaces: ['terminal'] })
@@ -341,15 +342,15 @@ test('over export_max_rows the job fails with row_limit_exceeded and the downloa
   const country = privateCountry()
   await campaign(adv, country)
   const start = now()
-  await deliver(h, country, 2) // 4 rows
+  await deliver(h, country, 2) // 2 rows: the impressions (offers are not ledger rows)
   const window = { start: start.toISOString(), end: new Date(now().getTime() + 1).toISOString() }
 
-  await h.config({ export_max_rows: 3 })
+  await h.config({ export_max_rows: 1 })
   let failed: any
   try {
     failed = await settled(adv, (await queue(adv, window)).id)
   } finally {
-    await h.config({ export_max_rows: 4 })
+    await h.config({ export_max_rows: 2 })
   }
   assert.equal(failed.status, 'failed')
   assert.equal(failed.error_code, 'row_limit_exceeded')
@@ -362,7 +363,7 @@ test('over export_max_rows the job fails with row_limit_exceeded and the downloa
 
   try {
     const atLimit = await exportCsv(adv, window)
-    assert.equal(atLimit.job.row_count, 4)
+    assert.equal(atLimit.job.row_count, 2)
   } finally {
     await h.config({ export_max_rows: 250_000 })
   }

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { decide, deliver, offersWritten } from '../helpers/serving.ts'
+import { advance, decide, deliver, offersWritten, view } from '../helpers/serving.ts'
 
 // The clock starts Monday 2026-11-02 09:00 UTC; the dataset below runs to 2026-12-02 01:00.
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
@@ -38,7 +38,12 @@ function data(): Promise<Dataset> {
     await deliver(h, 'AB', 2, 'terminal')
     await moveTo('2026-11-02T23:59:40Z')
     await deliver(h, 'AA', 2, 'extension') // offers and views before midnight
-    await deliver(h, 'AA', 1, 'extension') // offer 23:59:50, view 00:00:00 on 11-03
+    // The midnight viewer: offer and click 23:59:50, view 00:00:00 on 11-03 (a viewer of both days: offers carry no viewer).
+    const d = await decide(h.anonymous, { country: 'AA', surface: 'extension', viewer_id: `midnight-${process.pid}` })
+    assert.ok(d)
+    assert.equal((await h.anonymous.get(new URL(d.click_url).pathname)).status, 302)
+    await advance(h, 10)
+    assert.equal(await view(h.anonymous, d.impression_id, 10_000), 204)
     await moveTo('2026-11-30T23:59:55Z')
     await deliver(h, 'AB', 2, 'terminal') // offers on 11-30, views on 12-01
     await moveTo('2026-12-01T12:00:00Z')
@@ -49,7 +54,19 @@ function data(): Promise<Dataset> {
   return dataset
 }
 
-/** Totals straight from the ledger, for comparison. */
+/**
+ * The offers counted in [start, end) (offer_counts, migration 0030): a count belongs to the window when
+ * its UTC minute starts in it. `extra` filters on columns both tables have (surface, country).
+ */
+async function offerCounts(userId: string, start: string, end: string, g: string | null, extra = sql``) {
+  const r = await sql<{ bucket: Date | null; offers: string }>`
+    SELECT ${g === null ? sql`NULL::timestamptz` : sql`date_trunc(${g}, minute, 'UTC')`} AS bucket, sum(offers) AS offers
+    FROM offer_counts WHERE user_id = ${userId} AND minute >= ${new Date(start)} AND minute < ${new Date(end)} ${extra}
+    GROUP BY 1 ORDER BY 1`.execute(h.svc.service.store.db)
+  return r.rows.map((row) => ({ bucket: row.bucket === null ? null : new Date(row.bucket).toISOString(), offers: Number(row.offers) }))
+}
+
+/** Totals straight from the ledger, plus the counted offers in `events`, for comparison. */
 async function ledgerTotals(userId: string, start: string, end: string, extra = sql``) {
   const r = await sql<{ events: string; billable: string; spend: string; viewers: string; clicks: string }>`
     SELECT count(*) AS events, count(*) FILTER (WHERE event_type = 'impression') AS billable,
@@ -59,17 +76,24 @@ async function ledgerTotals(userId: string, start: string, end: string, extra = 
     h.svc.service.store.db,
   )
   const row = r.rows[0]!
-  return { events: Number(row.events), billable_impressions: Number(row.billable), spend_micros: Number(row.spend), unique_viewers: Number(row.viewers), clicks: Number(row.clicks) }
+  const offers = (await offerCounts(userId, start, end, null, extra))[0]?.offers ?? 0
+  return {
+    events: Number(row.events) + offers,
+    billable_impressions: Number(row.billable),
+    spend_micros: Number(row.spend),
+    unique_viewers: Number(row.viewers),
+    clicks: Number(row.clicks),
+  }
 }
 
-/** Points straight from the ledger (buckets with events), for comparison. */
+/** Points straight from the ledger plus the counted offers (buckets with events), for comparison. */
 async function ledgerPoints(userId: string, start: string, end: string, g: string, extra = sql``) {
   const r = await sql<{ bucket: Date; events: string; billable: string; spend: string; viewers: string; clicks: string }>`
     SELECT date_trunc(${g}, occurred_at, 'UTC') AS bucket, count(*) AS events, count(*) FILTER (WHERE event_type = 'impression') AS billable,
       coalesce(sum(debit_micros), 0) AS spend, count(DISTINCT viewer_key) AS viewers, count(*) FILTER (WHERE event_type = 'click') AS clicks
     FROM ledger_events WHERE user_id = ${userId} AND occurred_at >= ${new Date(start)} AND occurred_at < ${new Date(end)} ${extra}
     GROUP BY 1 ORDER BY 1`.execute(h.svc.service.store.db)
-  return r.rows.map((row) => ({
+  const points = r.rows.map((row) => ({
     bucket: new Date(row.bucket).toISOString(),
     events: Number(row.events),
     billable_impressions: Number(row.billable),
@@ -77,6 +101,12 @@ async function ledgerPoints(userId: string, start: string, end: string, g: strin
     unique_viewers: Number(row.viewers),
     clicks: Number(row.clicks),
   }))
+  for (const o of await offerCounts(userId, start, end, g, extra)) {
+    const known = points.find((p) => p.bucket === o.bucket)
+    if (known) known.events += o.offers
+    else points.push({ bucket: o.bucket!, events: o.offers, billable_impressions: 0, spend_micros: 0, unique_viewers: 0, clicks: 0 })
+  }
+  return points.sort((a, b) => a.bucket.localeCompare(b.bucket))
 }
 
 const pick = (m: any) => ({ events: m.events, billable_impressions: m.billable_impressions, spend_micros: m.spend_micros, unique_viewers: m.unique_viewers, clicks: m.clicks })
@@ -113,7 +143,7 @@ test('day buckets across midnight and a month end, from rollups and from the led
   assert.deepEqual(rolled.points, live.points)
   const days = rolled.points.map((p: any) => [p.bucket.slice(0, 10), p.billable_impressions, p.events])
   assert.deepEqual(days, [
-    ['2026-11-02', 7, 15], // 7 impressions and 8 offers: the last offer is on 11-02, its view on 11-03
+    ['2026-11-02', 7, 16], // 7 impressions, 8 counted offers and a click: the last offer is on 11-02, its view on 11-03
     ['2026-11-03', 1, 1],
     ['2026-11-30', 0, 2],
     ['2026-12-01', 3, 4],
@@ -134,7 +164,8 @@ test('explicit unaligned bounds are honoured verbatim; labels name the UTC bucke
   assert.equal(res.end, '2026-11-03T00:00:01.000Z')
   assert.equal(res.served_from, 'ledger')
   assert.deepEqual(res.points.map((p: any) => [p.bucket, p.events]), [
-    ['2026-11-02T00:00:00.000Z', 3], // two views at 23:59:50 and the last offer, clipped into the window
+    // Two views and a click at 23:59:50; the offers of 23:59 count in windows holding their whole minute, not this one.
+    ['2026-11-02T00:00:00.000Z', 3],
     ['2026-11-03T00:00:00.000Z', 1], // its view, just after midnight
   ])
   const hours = (await adv.get('/v1/stats?start=2026-11-02T23:00:00Z&end=2026-11-03T01:00:00Z&granularity=hour')).body
@@ -378,10 +409,11 @@ test('hourly windows: whole closed days from hourly rollups, edges and the live 
   const whole = await compare('start=2026-11-01T00:00:00Z&end=2026-12-02T00:00:00Z')
   assert.equal(whole.totals.unique_viewers, 11)
   assert.equal(whole.points.length, 6)
-  // A clipped first day and a partial last day: the viewer of the offer at 23:59:50 (clipped day) and its
-  // view at 00:00:00 (a whole day) is one viewer.
+  // A clipped first day and a partial last day: the viewer of the click at 23:59:50 (clipped day) and its
+  // view at 00:00:00 (a whole day) is one viewer. 5, not 6: the viewer offered at 12-01 12:00:00 (viewed at
+  // 12:00:10, past the end) only received an offer, and offers carry no viewer.
   const edges = await compare('start=2026-11-02T12:00:00Z&end=2026-12-01T12:00:00.001Z')
-  assert.equal(edges.totals.unique_viewers, 6)
+  assert.equal(edges.totals.unique_viewers, 5)
   await compare('start=2026-11-02T23:59:45Z&end=2026-11-04T00:00:00Z')
   await compare('start=2026-11-30T23:00:00Z&end=2026-12-01T00:00:00Z')
   // After the watermark: a viewer seen on 11-02 comes back today (12-02, not rolled up yet), and a new one.
@@ -389,8 +421,10 @@ test('hourly windows: whole closed days from hourly rollups, edges and the live 
   const again = await decide(h.anonymous, { country, surface: 'extension', viewer_id: `deliver-${process.pid}-0-0` })
   const fresh = await decide(h.anonymous, { country, surface: 'terminal', viewer_id: `hourly-tail-${process.pid}` })
   assert.ok(again && fresh)
+  await advance(h, 10)
+  // Viewers are counted by their views (an offer carries none); the offers are counted in the store within 2 s, here at once.
+  assert.deepEqual(await Promise.all([again, fresh].map((d) => view(h.anonymous, d.impression_id, 10_000))), [204, 204])
   await offersWritten(h)
-  await h.admin.post('/admin/v1/clock', { advance_seconds: 10 })
   const tail = await compare(`start=2026-11-02T00:00:00Z&end=${new Date(h.svc.clock.nowMs() + 1000).toISOString()}`)
   assert.equal(tail.totals.unique_viewers, 12, 'the returning viewer is counted once, the new one once')
   // Filtered hourly windows read the ledger (per-hour viewers are kept per account only), and stay exact.

@@ -77,11 +77,11 @@ const h = useService({}, { read_rate_limit_per_min: 100_000, stats_max_live_even
 
 test('a two-year /v1/stats scan on the embedded store never blocks the event loop: /healthz answers within 50 ms', { skip: embeddedOnly }, async () => {
   const adv = await h.advertiser()
-  // Two years of offers for one account, straight into the ledger (no rollups: /stats scans the ledger).
+  // Two years of clicks for one account, straight into the ledger (no rollups: /stats scans the ledger; offers are not ledger rows).
   const loadStarted = performance.now()
   await sql`
     INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, viewer_key)
-    SELECT timestamptz '2024-11-02T01:00:00Z' + (i * interval '1 second' * (730 * 86400 / ${EVENTS}::int)), 'offer', 'imp_bulk_' || i, ${adv.userId},
+    SELECT timestamptz '2024-11-02T01:00:00Z' + (i * interval '1 second' * (730 * 86400 / ${EVENTS}::int)), 'click', 'imp_bulk_' || i, ${adv.userId},
       'cmp_bulk', 'cr_bulk', 'extension', 'US', false, 'viewer_' || (i % 5000)
     FROM generate_series(1, ${EVENTS}::int) AS i`.execute(h.svc.service.store.db)
   const loadMs = performance.now() - loadStarted

@@ -50,12 +50,14 @@ export async function view(client: Client, impressionId: string, dwellMs: number
 }
 
 /**
- * Waits until every offer made so far is in the ledger. Decisions do not wait for their offer's
- * write (a batch of offers alone lingers a few ms first), so a test that reads offers back without
- * a view or click after them (which would take them along) waits here.
+ * Waits until every offer made so far is counted in the store (`offer_counts`). Offers are counted in
+ * memory, not stored as ledger rows, and reach the store within OFFER_FLUSH_EVERY_MS (2 s real time);
+ * a test that reads them back (the `events` metric, the auction quote) flushes the counts first. The
+ * ledger's queued views and clicks go first too.
  */
 export async function offersWritten(h: TestHarness): Promise<void> {
   await h.svc.service.serving.writer.flush()
+  await h.svc.service.serving.offers.flush()
 }
 
 export async function advance(h: TestHarness, seconds: number): Promise<void> {

@@ -92,7 +92,7 @@ test('v3 rows append the non-billable reason under its current name, blank on bi
   assert.equal(rowLine('ledger-export-v3', { ...view, reason: 'campaign_cancelled' }, null).split(',')[9], 'block_full\r\n')
   assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'repeat_view', reason: 'repeat' }, null).split(',')[9], 'repeat\r\n')
   assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'expired_view', reason: 'expired' }, null).split(',')[9], 'expired\r\n')
-  assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'offer', reason: null }, null).split(',')[9], '\r\n')
+  assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'click', reason: null }, null).split(',')[9], '\r\n')
   // A unit the traffic review voided names its reason; the billable row it voids names none.
   assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'voided_impression', reason: 'invalid_traffic' }, null).split(',')[9], 'invalid_traffic\r\n')
   assert.equal(rowLine('ledger-export-v3', { ...view, event_type: 'voided_click', reason: 'invalid_traffic' }, null).split(',')[9], 'invalid_traffic\r\n')
