@@ -171,8 +171,8 @@ test('estimates: null without traffic; from the billable impressions of the last
   assert.equal((await quote(quoter, { cpm_usd: 4, target_countries: privateCountry() })).body.estimated_start_at, null)
   assert.equal((await quote(quoter, { cpm_usd: 4, target_countries: country, target_surface: 'terminal' })).body.clearing_cpm_usd, null)
 
-  // An hour (and a minute) later the traffic is out of the window: no estimate again. Offers are counted per
-  // UTC minute, and the clearing price reads every minute the window touches, its first one too: a minute more.
+  // An hour later the traffic is out of the window: no estimate again. Offers are counted per UTC minute, and
+  // the clearing price reads the minutes that start in the window.
   await advance(h, 3601 + 60)
   const later = await quote(quoter, { cpm_usd: 2, target_countries: country })
   assert.equal(later.body.based_on.billable_impressions, 0)
