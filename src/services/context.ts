@@ -16,7 +16,3 @@ export interface ServiceContext {
   reads?: LagTolerantReads
 }
 
-/** Runs a lag-tolerant read (see `reads`): on the replica when `ctx.reads` picks it, else on `ctx.db`. */
-export function lagTolerant<T>(ctx: Pick<ServiceContext, 'db' | 'reads'>, read: (db: Db) => Promise<T>, options?: { when?: (replica: Db) => Promise<boolean> }): Promise<T> {
-  return ctx.reads ? ctx.reads.run(read, options) : read(ctx.db)
-}
