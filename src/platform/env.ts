@@ -10,6 +10,10 @@ export interface Settings {
   port: number
   host: string
   databaseUrl: string | null
+  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL for lag-tolerant reads (docs/decisions.md "Read replica"); null: none. */
+  databaseReadUrl: string | null
+  /** READ_REPLICA_MAX_LAG_MS: lag-tolerant reads go to the replica only while it is at most this far behind the primary. */
+  readReplicaMaxLagMs: number
   dataDir: string
   publicUrl: string
   adminToken: string | null
@@ -69,6 +73,19 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   // The embedded store is one process's: split roles need a PostgreSQL both can open.
   if (role !== 'all' && databaseUrl === null) {
     fail('ROLE', `ROLE=${role} needs DATABASE_URL (PostgreSQL): the embedded store belongs to one process, which runs ROLE=all`)
+  }
+
+  const databaseReadUrl = value('DATABASE_READ_URL')
+  if (databaseReadUrl !== null && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    fail('DATABASE_READ_URL', 'must start with postgres:// or postgresql://')
+  }
+  // The embedded store has no replica: a read URL alone would read another database than the one written.
+  if (databaseReadUrl !== null && databaseUrl === null) {
+    fail('DATABASE_READ_URL', 'needs DATABASE_URL: a read replica is a standby of the PostgreSQL primary, and the embedded store has none')
+  }
+  const maxLagRaw = value('READ_REPLICA_MAX_LAG_MS')
+  if (maxLagRaw !== null && (!/^\d+$/.test(maxLagRaw) || Number(maxLagRaw) < 2000 || Number(maxLagRaw) > 3_600_000)) {
+    fail('READ_REPLICA_MAX_LAG_MS', `must be a whole number of milliseconds, 2000-3600000 (the lag is measured once a second), got "${maxLagRaw}"`)
   }
 
   const publicUrl = stripTrailingSlash(value('PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`)
@@ -141,6 +158,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port,
     host,
     databaseUrl,
+    databaseReadUrl,
+    readReplicaMaxLagMs: maxLagRaw === null ? 5000 : Number(maxLagRaw),
     dataDir: value('DATA_DIR') ?? './data',
     publicUrl,
     adminToken,

@@ -41,7 +41,17 @@ export interface HttpMetrics {
   request(method: string, route: string, status: number, seconds: number): void
 }
 
+/** What the read routing knows (DATABASE_READ_URL; src/store/read-replica.ts). */
+export interface ReadReplicaState {
+  /** Lag-tolerant reads go to the replica now. */
+  up: boolean
+  /** How far behind the primary it is at most (ms) as of the last measurement; null: unknown (down). */
+  lagMs: number | null
+}
+
 export interface MetricsOptions {
+  /** The read replica's state at scrape time; unset: no DATABASE_READ_URL, and no read-replica series. */
+  readReplica?: () => ReadReplicaState
   /** The store pool's counts at scrape time (null: no pool to report). */
   poolCounts?: () => PoolCounts | null
   /** Non-billable reasons bound in advance; any other reason is recorded as `other`. */
@@ -72,6 +82,10 @@ export const METRIC_NAMES = {
   pool: 'adapi_db_pool_connections',
   webhookAttempts: 'adapi_webhook_attempts_total',
   webhookDuration: 'adapi_webhook_attempt_duration_seconds',
+  replicaUp: 'adapi_read_replica_up',
+  replicaLag: 'adapi_read_replica_lag_seconds',
+  lagTolerantReads: 'adapi_lag_tolerant_reads_total',
+  replicaReadFailures: 'adapi_read_replica_failures_total',
 } as const
 
 /** A route label for requests that matched no route (never the raw URL: it would be unbounded). */
@@ -123,6 +137,8 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
   readonly #jobDuration: Histogram<'job'>
   readonly #webhookAttempts: Counter<'outcome'>
   readonly #webhookDuration: Histogram
+  readonly #readsByTarget = new Map<string, CounterChild>()
+  #replicaFailures: CounterChild | null = null
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry]
@@ -190,6 +206,7 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
       buckets: WEBHOOK_BUCKETS,
       registers,
     })
+    if (options.readReplica) this.#declareReadReplica(options.readReplica, registers)
     const poolCounts = options.poolCounts
     if (poolCounts) {
       new Gauge({
@@ -206,6 +223,46 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
         },
       })
     }
+  }
+
+  #declareReadReplica(state: () => ReadReplicaState, registers: Registry[]): void {
+    new Gauge({
+      name: METRIC_NAMES.replicaUp,
+      help: 'Lag-tolerant reads go to the read replica (1: it answers and is within READ_REPLICA_MAX_LAG_MS) or to the primary (0).',
+      registers,
+      collect() {
+        this.set(state().up ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: METRIC_NAMES.replicaLag,
+      help: 'How far behind the primary the read replica was at most at its last measurement (WAL positions, once a second); absent while it does not answer.',
+      registers,
+      collect() {
+        const lagMs = state().lagMs
+        this.reset()
+        if (lagMs !== null) this.set(lagMs / 1000)
+      },
+    })
+    const reads = new Counter({
+      name: METRIC_NAMES.lagTolerantReads,
+      help: 'Lag-tolerant reads (stats over rolled-up days, the leaderboard, the quote, export pages) by the server that answered: replica or primary.',
+      labelNames: ['target'],
+      registers,
+    })
+    for (const target of ['replica', 'primary']) this.#readsByTarget.set(target, atZero(reads.labels(target)))
+    this.#replicaFailures = atZero(
+      new Counter({ name: METRIC_NAMES.replicaReadFailures, help: 'Reads that failed on the read replica (down, stalled, a recovery conflict) and ran again on the primary.', registers }),
+    )
+  }
+
+  /** A lag-tolerant read answered by `target` (counted only with DATABASE_READ_URL). */
+  lagTolerantRead(target: 'replica' | 'primary'): void {
+    this.#readsByTarget.get(target)?.inc()
+  }
+
+  replicaReadFailed(): void {
+    this.#replicaFailures?.inc()
   }
 
   /** The registered job names get their counters at zero, so a scrape shows every job before its first run. */

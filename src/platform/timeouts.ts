@@ -32,6 +32,30 @@ export const TIMEOUTS = Object.freeze({
     /** One connection holds a job's advisory lock while the others do its work. */
     poolSize: 4,
   }),
+  /**
+   * The read replica (DATABASE_READ_URL, docs/decisions.md "Read replica"): shorter than the primary's, because
+   * a failed replica read runs again on the primary and the request must still answer within its deadline.
+   */
+  pgReplica: Object.freeze({
+    connectMs: 1_000,
+    statementMs: 4_000,
+    idleInTransactionMs: 10_000,
+    /** A stalled replica fails a read after this; the read then runs on the primary. */
+    queryMs: 4_500,
+    poolSize: 10,
+    /** How often the replica's lag is measured (the primary's and the replica's WAL positions). */
+    checkEveryMs: 1_000,
+    /** One measurement must answer within this, else the replica counts as down until the next one. */
+    checkTimeoutMs: 1_000,
+  }),
+  /** The export worker's reads on the replica: a ledger page, or the plan's count, well under a minute. */
+  pgReplicaJobs: Object.freeze({
+    connectMs: 3_000,
+    statementMs: 60_000,
+    idleInTransactionMs: 60_000,
+    queryMs: 65_000,
+    poolSize: 4,
+  }),
   redis: Object.freeze({
     /** Opening the connection. */
     connectMs: 1_000,

@@ -18,7 +18,9 @@ import { parseFilterLists } from '../domain/report-filters.ts'
 import { readFillSample, readLowestWinningCpm } from '../store/quote.ts'
 import { loadCandidates, readClickCtrCounts } from '../store/serving.ts'
 import { readConfig } from '../store/settings.ts'
+import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
+import { lagTolerant } from './lag-tolerant.ts'
 
 /** GET /v1/auction/quote's query (and the portal's live quote, built from the create form). */
 export interface QuoteQuery {
@@ -65,13 +67,18 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
 
   const nowMs = ctx.clock.nowMs()
   const traffic = { surfaces: surfacesOf(bid.targetSurface), countries: bid.targetCountries }
-  const [queue, sample] = await Promise.all([
-    loadCandidates(ctx.db),
-    readFillSample(ctx.db, traffic, new Date(sampleStartMs(nowMs)), new Date(nowMs), QUOTE_SAMPLE_MAX),
-  ])
-  const ctrOf = await clickEstimates(ctx, queue, bid.kind)
-  const window = fillWindow(nowMs, sample)
-  const lowest = await readLowestWinningCpm(ctx.db, traffic, new Date(window.startMs), new Date(window.endMs))
+  // An estimate from the live queue and recent traffic: it may be read on the replica, up to
+  // READ_REPLICA_MAX_LAG_MS behind (services/lag-tolerant.ts); the config and the bid's checks are the primary's.
+  const { queue, ctrOf, window, lowest } = await lagTolerant(ctx, async (db) => {
+    const [queue, sample] = await Promise.all([
+      loadCandidates(db),
+      readFillSample(db, traffic, new Date(sampleStartMs(nowMs)), new Date(nowMs), QUOTE_SAMPLE_MAX),
+    ])
+    const ctrOf = await clickEstimates(db, queue, bid.kind)
+    const window = fillWindow(nowMs, sample)
+    const lowest = await readLowestWinningCpm(db, traffic, new Date(window.startMs), new Date(window.endMs))
+    return { queue, ctrOf, window, lowest }
+  })
 
   const place = placeInQueue(queue, bid, ctrOf)
   // A click bid buys clicks: they take impressions at its estimated CTR on its (first) surface.
@@ -100,9 +107,9 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
  * The CTR each click campaign of `queue` (and a new click bid) is ranked with, per surface: read
  * only when a click campaign takes part, as the serving index does.
  */
-async function clickEstimates(ctx: ServiceContext, queue: readonly Candidate[], bidKind: CampaignKind): Promise<CtrOf> {
+async function clickEstimates(db: Db, queue: readonly Candidate[], bidKind: CampaignKind): Promise<CtrOf> {
   if (bidKind !== 'click' && !queue.some((c) => c.kind === 'click')) return () => CTR_PRIOR
-  const estimate = ctrEstimates(await readClickCtrCounts(ctx.db))
+  const estimate = ctrEstimates(await readClickCtrCounts(db))
   const ids = new Map<QueuedCampaign, string>(queue.map((c) => [c, c.campaignId]))
   return (c, surface) => estimate(c === null ? null : (ids.get(c) ?? null), surface)
 }

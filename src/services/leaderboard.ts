@@ -3,6 +3,7 @@ import type { Window } from '../domain/stats.ts'
 import { brandImpressions } from '../store/leaderboard.ts'
 import { readRolledThrough } from '../store/rollups.ts'
 import type { ServiceContext } from './context.ts'
+import { rolledUpRead } from './lag-tolerant.ts'
 
 export interface Leaderboard {
   window: Window
@@ -28,9 +29,10 @@ export const LEADERBOARD_REUSE_MS = 5 * 60_000
  * reused (see LEADERBOARD_REUSE_MS): summing a month of every campaign's
  * rollups takes tens of milliseconds on a large store, the watermark read
  * that guards the reuse well under one. Concurrent readers share one
- * computation.
+ * computation. The sums may come from the read replica, once it has rolled
+ * up the same days (services/lag-tolerant.ts).
  */
-export function leaderboardReader(ctx: Pick<ServiceContext, 'db' | 'clock'>): () => Promise<Leaderboard> {
+export function leaderboardReader(ctx: Pick<ServiceContext, 'db' | 'reads' | 'clock'>): () => Promise<Leaderboard> {
   let memo: { key: string; atMs: number; brands: Promise<LeaderboardRow[]> } | null = null
   return async function readLeaderboard(): Promise<Leaderboard> {
     const nowMs = ctx.clock.nowMs()
@@ -38,7 +40,7 @@ export function leaderboardReader(ctx: Pick<ServiceContext, 'db' | 'clock'>): ()
     const window = leaderboardWindow(nowMs, rolledThrough)
     const key = `${rolledThrough ?? 'none'}/${window.endMs}`
     if (memo === null || memo.key !== key || nowMs - memo.atMs >= LEADERBOARD_REUSE_MS || nowMs < memo.atMs) {
-      const brands = brandImpressions(ctx.db, window).then((totals) => rankBrands(totals))
+      const brands = rolledUpRead(ctx, rolledThrough, (db) => brandImpressions(db, window)).then((totals) => rankBrands(totals))
       const entry = { key, atMs: nowMs, brands }
       memo = entry
       // A failed computation is not kept: the next reader tries again.

@@ -32,6 +32,7 @@ import {
 import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
 import { requireComponent } from './status.ts'
+import { rolledUpRead } from './lag-tolerant.ts'
 
 export interface StatsQuery {
   start?: string
@@ -97,11 +98,14 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
   let totals: MetricRow[]
   let perCreative: MetricRow[] = []
   let perCreativeTotals: MetricRow[] = []
+  // Rolled-up days only (the rollups, or an hourly window of whole closed days) may be read on the replica
+  // (services/lag-tolerant.ts); anything from the ledger, and the ownership checks above, on the primary.
   if (fromRollups) {
-    ;[points, totals] = await Promise.all([
-      rollupMetrics(ctx.db, userId, w, g, filters, { byBucket: true }),
-      rollupMetrics(ctx.db, userId, w, g, filters, { byBucket: false }),
-    ])
+    ;[points, totals] = await rolledUpRead(ctx, rolledThrough, (db) =>
+      Promise.all([rollupMetrics(db, userId, w, g, filters, { byBucket: true }), rollupMetrics(db, userId, w, g, filters, { byBucket: false })]),
+    )
+  } else if (split && split.edges.length === 0) {
+    ;({ points, totals } = await rolledUpRead(ctx, rolledThrough, (db) => hourlyMetrics(db, userId, split)))
   } else if (split) {
     await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, split.edges, rollupsCanServe)
     ;({ points, totals } = await hourlyMetrics(ctx.db, userId, split))

@@ -5,6 +5,7 @@ import type { Settings } from '../platform/env.ts'
 import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
 import { smtpMailer, type Mailer } from '../platform/mailer.ts'
 import type { Store } from '../store/db.ts'
+import { ReadReplica } from '../store/read-replica.ts'
 import { createLifecycle, type Lifecycle } from '../platform/lifecycle.ts'
 import { readManualClock } from '../store/settings.ts'
 import { loggerOptions } from '../http/app.ts'
@@ -41,12 +42,14 @@ export interface Base {
   lifecycle: Lifecycle
   /** This instance's Prometheus registry and instruments (GET /metrics). */
   metrics: Metrics
+  /** DATABASE_READ_URL: the streaming replica for lag-tolerant reads (closed with the store); null: none. */
+  replica: ReadReplica | null
 }
 
 export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
   const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? logDestination(settings))
   // PostgreSQL is retried for up to STARTUP_TIMEOUT_SECONDS (docs/operations.md, "Start-up").
-  const store = await openStoreWithRetry(
+  let store = await openStoreWithRetry(
     settings,
     {
       databaseUrl: settings.databaseUrl,
@@ -69,6 +72,39 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     clock = new SystemClock()
   }
   const mailer = settings.smtpUrl === null ? null : smtpMailer(settings.smtpUrl, `no-reply@${new URL(settings.publicUrl).hostname}`)
-  const metrics = new Metrics({ poolCounts: () => store.poolCounts(), viewReasons: [...NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION], clickReasons: CLICK_UNBILLED_REASONS })
-  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics }
+  // Reads come from the replica only once it answers and is within the bound; until then, and whenever not, the primary.
+  let replica: ReadReplica | null = null
+  const metrics = new Metrics({
+    poolCounts: () => store.poolCounts(),
+    viewReasons: [...NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION],
+    clickReasons: CLICK_UNBILLED_REASONS,
+    readReplica: settings.databaseReadUrl === null ? undefined : () => replica?.status() ?? { up: false, lagMs: null },
+  })
+  if (settings.databaseReadUrl !== null) {
+    const r = TIMEOUTS.pgReplica
+    replica = new ReadReplica(
+      settings.databaseReadUrl,
+      store.db,
+      {
+        maxLagMs: settings.readReplicaMaxLagMs,
+        checkEveryMs: r.checkEveryMs,
+        checkTimeoutMs: r.checkTimeoutMs,
+        request: r,
+        jobs: TIMEOUTS.pgReplicaJobs,
+        keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs,
+      },
+      metrics,
+    )
+    replica.start()
+    const open = replica
+    const closeStore = store.close.bind(store)
+    store = {
+      ...store,
+      close: async () => {
+        await open.close()
+        await closeStore()
+      },
+    }
+  }
+  return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics, replica }
 }

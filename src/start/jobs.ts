@@ -20,7 +20,8 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
       rollupsJob(db),
       invoicingJob({ db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
       expiryJob(db),
-      exportsJob({ db, clock, settings }, log.child({ component: 'exports' })),
+      // The export worker's ledger reads may go to the replica (its job state stays on the primary).
+      exportsJob({ db, clock, settings, ...(base.replica ? { reads: base.replica.jobs(db) } : {}) }, log.child({ component: 'exports' })),
     ],
     storeScheduleState(store),
     log.child({ component: 'scheduler' }),

@@ -34,7 +34,9 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
   // The offers this instance counted are in the store before a rollup closes their day.
   scheduler.before('rollups', () => serving.offers.flush())
   const servingLimits = new ServingLimitsCache({ db: store.db })
-  const app = await buildApp({ db: store.db, clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics }, { logger: log })
+  // Lag-tolerant reads (the stats over rolled-up days, the leaderboard, the quote) may go to the replica.
+  const reads = base.replica?.requests
+  const app = await buildApp({ db: store.db, ...(reads ? { reads } : {}), clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics }, { logger: log })
   return {
     app,
     serving,

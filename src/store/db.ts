@@ -128,7 +128,7 @@ export interface PoolTimeouts {
 }
 
 /** pg.Pool options for PostgreSQL with these bounds (none given: pg's defaults, no timeouts). */
-function postgresPoolConfig(connectionString: string, bounds: PoolTimeouts | undefined, poolSize: number | undefined, keepAliveDelayMs: number): pg.PoolConfig {
+export function postgresPoolConfig(connectionString: string, bounds: PoolTimeouts | undefined, poolSize: number | undefined, keepAliveDelayMs: number): pg.PoolConfig {
   const base: pg.PoolConfig = { connectionString, types, Client: PreparingClient, keepAlive: true, keepAliveInitialDelayMillis: keepAliveDelayMs }
   if (!bounds) return { ...base, max: poolSize ?? 10 }
   return {

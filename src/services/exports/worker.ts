@@ -8,6 +8,7 @@ import { exportLineSql, planLedgerExport, readLedgerExportText, type ExportTextP
 import { componentDisabled } from '../../domain/components.ts'
 import { readComponentStates, readConfig } from '../../store/settings.ts'
 import type { ServiceContext } from '../context.ts'
+import type { Db } from '../../store/db.ts'
 import { enqueueWebhookEvent } from '../../store/webhooks.ts'
 import { ChunkWriter } from './artifact.ts'
 import { isExpired, type ExportFiltersEcho } from './requests.ts'
@@ -25,6 +26,11 @@ export const EXPORT_STUCK_MS = 10 * MINUTE
 export const EXPORT_PAGE_ROWS = 20_000
 /** Pages rendered ahead of the one being stored (PostgreSQL renders them on separate connections). */
 export const EXPORT_PAGES_AHEAD = 2
+/**
+ * With a read replica, how long a job waits for it to replay everything committed on the primary before
+ * the job started; a replica further behind leaves the job's ledger reads to the primary.
+ */
+export const EXPORT_REPLICA_WAIT_MS = 2_000
 /** At most this many jobs per worker run; the next run (a minute later, or the next kick) takes the rest. */
 export const EXPORT_JOBS_PER_RUN = 100
 
@@ -63,8 +69,13 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
     filters: filtersOfJob(job),
     leaveOut: eventTypesLeftOut(version),
   }
+  // The ledger reads (the plan and its pages) may run on the read replica, once it has replayed everything the
+  // primary had when the job started (so the artifact is the primary's; services/lag-tolerant.ts); a failed replica
+  // read runs again on the primary. The job's state and chunks are written to the primary.
+  const ledger = ctx.reads ? await ctx.reads.upToNow(EXPORT_REPLICA_WAIT_MS) : null
+  const readLedger = <T>(read: (db: Db) => Promise<T>): Promise<T> => (ledger ? ledger.run(read) : read(ctx.db))
   // Where each page ends, and the row limit's first count (at least that many rows: over the limit fails before rendering).
-  const plan = await planLedgerExport(ctx.db, window, maxRows + 1, pageRows)
+  const plan = await readLedger((db) => planLedgerExport(db, window, maxRows + 1, pageRows))
   if (plan.rows > maxRows) return fail('row_limit_exceeded')
 
   const billingCountry = hasBillingCountry(version) ? ((await findAccount(ctx.db, job.user_id))?.billing_country ?? null) : null
@@ -79,7 +90,7 @@ async function generate(ctx: ServiceContext, job: ExportJobRow, lease: ExportLea
   const reads: (Promise<ExportTextPage> | null)[] = []
   const startNext = () => {
     const k = reads.length
-    if (k < ranges.length) reads.push(readLedgerExportText(ctx.db, window, ranges[k]!.after, ranges[k]!.through, line))
+    if (k < ranges.length) reads.push(readLedger((db) => readLedgerExportText(db, window, ranges[k]!.after, ranges[k]!.through, line)))
   }
   let rows = 0
   try {
