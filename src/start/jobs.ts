@@ -40,8 +40,11 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
  */
 export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number): Promise<void> {
   await runRollups(base.store.jobsDb, base.clock.now())
-  // Partitions ahead before any traffic: a month without one would fill the DEFAULT partition.
-  await runLedgerPartitions(base.store.jobsDb, base.clock.now(), base.settings.ledgerRetentionDays)
+  // Partitions ahead before any traffic: a month without one would fill the DEFAULT partition. Not
+  // fatal (a drop that timed out on its lock, say): the months ahead exist already, and the daily run retries.
+  await runLedgerPartitions(base.store.jobsDb, base.clock.now(), base.settings.ledgerRetentionDays).catch((err: unknown) =>
+    base.log.error({ err, job: 'ledger-partitions' }, 'ledger partitions at start failed'),
+  )
   await scheduler.start(tickMs)
   kickExports(scheduler, base.log)
 }
