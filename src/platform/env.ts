@@ -37,6 +37,8 @@ export interface Settings {
   shutdownDrainSeconds: number
   /** WEBHOOKS_ALLOW_LOOPBACK: webhook endpoints may be http(s)://127.0.0.1, localhost or [::1] (tests and local development only). */
   webhooksAllowLoopback: boolean
+  /** LEDGER_RETENTION_DAYS (default 400): a ledger partition whose days are all rolled up and older than this is dropped (the ledger-partitions job). */
+  ledgerRetentionDays: number
 }
 
 /** AES-256 keys with a one-byte id; the first seals, all open (rotation). */
@@ -150,6 +152,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('WEBHOOKS_ALLOW_LOOPBACK', `must be "true" or "false" (true: for tests and local development only), got "${allowLoopbackRaw}"`)
   }
 
+  // At least the 35 days an invoice or traffic review may still read back, at most about 30 years.
+  const retentionRaw = value('LEDGER_RETENTION_DAYS')
+  if (retentionRaw !== null && (!/^\d+$/.test(retentionRaw) || Number(retentionRaw) < 35 || Number(retentionRaw) > 10_000)) {
+    fail('LEDGER_RETENTION_DAYS', `must be a whole number of days, 35-10000, got "${retentionRaw}"`)
+  }
+
   const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
   const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
 
@@ -175,6 +183,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     startupTimeoutSeconds,
     shutdownDrainSeconds,
     webhooksAllowLoopback: allowLoopbackRaw === 'true',
+    ledgerRetentionDays: retentionRaw === null ? 400 : Number(retentionRaw),
   }
 }
 

@@ -16,6 +16,8 @@ import {
   type Window,
 } from '../domain/stats.ts'
 import { invalid } from '../domain/errors.ts'
+import { assertLedgerRetained } from '../domain/ledger-retention.ts'
+import { readRetainedFrom } from '../store/ledger-partitions.ts'
 import { assertFiltersOwned } from '../store/report-filters.ts'
 import { readRolledThrough } from '../store/rollups.ts'
 import { readConfig } from '../store/settings.ts'
@@ -66,7 +68,12 @@ const metrics = (r: MetricRow | undefined): MetricSet =>
 const iso = (ms: number) => new Date(ms).toISOString()
 
 export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuery) {
-  const [, config, rolledThrough] = await Promise.all([requireComponent(ctx, 'reporting'), readConfig(ctx.db), readRolledThrough(ctx.db)])
+  const [, config, rolledThrough, retainedFrom] = await Promise.all([
+    requireComponent(ctx, 'reporting'),
+    readConfig(ctx.db),
+    readRolledThrough(ctx.db),
+    readRetainedFrom(ctx.db),
+  ])
 
   const filters: ReportFilters = parseFilterLists(
     { campaign: list(q.campaign_id), creative: list(q.creative_id), surface: list(q.surface), country: list(q.country) },
@@ -107,9 +114,12 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
   } else if (split && split.edges.length === 0) {
     ;({ points, totals } = await rolledUpRead(ctx, rolledThrough, (db) => hourlyMetrics(db, userId, split)))
   } else if (split) {
+    // Rows before the retained day were dropped (LEDGER_RETENTION_DAYS): a ledger-read edge there would count nothing.
+    for (const edge of split.edges) assertLedgerRetained('start', edge.startMs, retainedFrom)
     await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, split.edges, rollupsCanServe)
     ;({ points, totals } = await hourlyMetrics(ctx.db, userId, split))
   } else {
+    assertLedgerRetained('start', w.startMs, retainedFrom)
     await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, [w], rollupsCanServe)
     ;[points, totals, perCreative, perCreativeTotals] = await Promise.all([
       ledgerMetrics(ctx.db, userId, w, g, filters, { byBucket: true, byCreative: false }),

@@ -5,6 +5,7 @@ import { invoicingJob } from '../jobs/invoicing.ts'
 import { exportsJob, kickExports } from '../jobs/exports.ts'
 import { rollupsJob, runRollups } from '../jobs/rollups.ts'
 import { trafficReviewJob } from '../jobs/traffic-review.ts'
+import { ledgerPartitionsJob, runLedgerPartitions } from '../jobs/ledger-partitions.ts'
 import { WebhookSender } from '../jobs/webhooks.ts'
 import type { Base } from './base.ts'
 
@@ -20,6 +21,7 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
       rollupsJob(db),
       invoicingJob({ db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
       expiryJob(db),
+      ledgerPartitionsJob(db, base.settings.ledgerRetentionDays),
       // The export worker's ledger reads may go to the replica (its job state stays on the primary).
       exportsJob({ db, clock, settings, ...(base.replica ? { reads: base.replica.jobs(db) } : {}) }, log.child({ component: 'exports' })),
     ],
@@ -33,12 +35,17 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
 
 /**
  * Starts running jobs (ROLE=all and worker): closes any day that ended while
- * no instance ran, runs every occurrence that fell due since the stored
+ * no instance ran, creates the ledger's partitions ahead, runs every occurrence that fell due since the stored
  * watermarks, then ticks on the system clock; export jobs left queued by a
  * previous run start at once.
  */
 export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number): Promise<void> {
   await runRollups(base.store.jobsDb, base.clock.now())
+  // Partitions ahead before any traffic: a month without one would fill the DEFAULT partition. Not
+  // fatal (a drop that timed out on its lock, say): the months ahead exist already, and the daily run retries.
+  await runLedgerPartitions(base.store.jobsDb, base.clock.now(), base.settings.ledgerRetentionDays).catch((err: unknown) =>
+    base.log.error({ err, job: 'ledger-partitions' }, 'ledger partitions at start failed'),
+  )
   await scheduler.start(tickMs)
   kickExports(scheduler, base.log)
 }

@@ -18,8 +18,11 @@ export type ViewKeys = Pick<ViewToJudge, 'impressionId' | 'campaignId' | 'viewer
 const RACE_CODES = new Set(['40001', '40P01'])
 /** A lease's `used <= size` (migration 0023): the lease was shrunk (revoked) under the batch. */
 const INVENTORY_CONSTRAINTS = new Set(['campaigns_billed_within_order', 'impression_leases_used_within'])
-/** The unique index on measured views: a batch inserting without ON CONFLICT hits it on a repeat. */
-const ONE_VIEW_INDEX = 'ledger_one_view'
+/**
+ * The claims' key (migration 0031): a batch inserting its views' claims without ON CONFLICT hits it on
+ * a repeat (such a batch holds views only, so the claim is a measured view's).
+ */
+const ONE_CLAIM_INDEX = 'ledger_claims_pkey'
 
 /** True when `writeBatch` (or the read before it) failed because a concurrent batch overtook this one. */
 export function isRace(err: unknown): boolean {
@@ -27,7 +30,7 @@ export function isRace(err: unknown): boolean {
   return (
     RACE_CODES.has(e.code ?? '') ||
     (e.code === '23514' && INVENTORY_CONSTRAINTS.has(e.constraint ?? '')) ||
-    (e.code === '23505' && e.constraint === ONE_VIEW_INDEX)
+    (e.code === '23505' && e.constraint === ONE_CLAIM_INDEX)
   )
 }
 
@@ -46,8 +49,8 @@ export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promi
     last_billable: [string, string, number][] | null
   }>`
     SELECT
-      (SELECT json_agg(impression_id) FROM ledger_events
-        WHERE event_type IN ('impression', 'view') AND impression_id = ANY(${ids}::text[])) AS recorded,
+      (SELECT json_agg(impression_id) FROM ledger_claims
+        WHERE kind = 'view' AND impression_id = ANY(${ids}::text[])) AS recorded,
       (SELECT json_agg(json_build_array(v.viewer_key, v.surface, v.billed_at_ms))
         FROM unnest(${slots.map((s) => s[0])}::text[], ${slots.map((s) => s[1])}::text[]) AS k(viewer_key, surface)
         JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable
@@ -71,8 +74,8 @@ export async function readClickState(db: Db, clicks: readonly ClickToJudge[], no
     db,
     sql<{ clicked: string[] | null; days: [string, string][] | null }>`
     SELECT
-      (SELECT json_agg(impression_id) FROM ledger_events
-        WHERE event_type = 'click' AND impression_id = ANY(${clicks.map((k) => k.impressionId)}::text[])) AS clicked,
+      (SELECT json_agg(impression_id) FROM ledger_claims
+        WHERE kind = 'click' AND impression_id = ANY(${clicks.map((k) => k.impressionId)}::text[])) AS clicked,
       (SELECT json_agg(json_build_array(d.campaign_id, d.viewer_key))
         FROM unnest(${clicks.map((k) => k.campaignId)}::text[], ${clicks.map((k) => k.viewerKey)}::text[]) AS k(campaign_id, viewer_key)
         JOIN viewer_click_days d ON d.campaign_id = k.campaign_id AND d.viewer_key = k.viewer_key AND d.day = ${day}::date) AS days
@@ -138,16 +141,48 @@ function eventValues(e: EventColumns, withOrd = false) {
     ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, ord)`
 }
 
-/** Clicks of impression campaigns: a repeat click of an impression is dropped by `ledger_one_click`. */
+/**
+ * The claims of a batch's rows (migration 0031, docs/decisions.md "Ledger partitions (issue 33)"), as
+ * CTEs over `input` (`eventValues(e, true)`): every row claims (impression, kind), an `impression` and
+ * a `view` sharing the kind `view`. `first_claims` keeps the first row of each claim
+ * in the batch, `claimed` the claims inserted (with `skip`, a claim already held is dropped by ON
+ * CONFLICT; without, it fails the statement on ledger_claims_pkey). `CLAIMED_ROW` is true for the
+ * input rows to write: the first row of each claim inserted. The ledger is partitioned by
+ * time, so no unique index on it can say "once per impression"; this unpartitioned table does.
+ */
+function claimCtes(repeats: 'skip' | 'fail') {
+  return sql`
+    first_claims AS (
+      SELECT DISTINCT ON (impression_id, kind) ord, impression_id, kind, occurred_at
+      FROM (SELECT ord, impression_id, CASE WHEN event_type IN ('impression', 'view') THEN 'view' ELSE event_type END AS kind, occurred_at
+            FROM input) k
+      ORDER BY impression_id, kind, ord
+    ),
+    claimed AS (
+      INSERT INTO ledger_claims (impression_id, kind, claimed_at)
+      SELECT impression_id, kind, occurred_at FROM first_claims
+      ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
+      RETURNING impression_id, kind
+    )`
+}
+const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_id, kind)))`
+const inputColumns = sql`occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
+             dwell_ms, reason, viewer_key, source, offer_age_ms`
+
+/** Clicks of impression campaigns, and view reports: a repeat of an impression's click or report holds no new claim and is dropped. */
 async function insertEvents(db: Db, e: EventColumns): Promise<void> {
-  await executePrepared(db, sql`INSERT INTO ledger_events ${eventColumns} SELECT ${eventValues(e)} ON CONFLICT DO NOTHING`.compile(db))
+  await executePrepared(
+    db,
+    sql`WITH input AS (SELECT ${eventValues(e, true)}), ${claimCtes('skip')}
+      INSERT INTO ledger_events ${eventColumns} SELECT ${inputColumns} FROM input WHERE ${CLAIMED_ROW} ORDER BY ord`.compile(db),
+  )
 }
 
 /**
  * Writes reports of views that are never billed and are not a measured view: a repeat of a measured
  * impression (`repeat_view`) and a view reported after the offer's hour (`expired_view`), migration
- * 0025. The unique index `ledger_one_report` keeps at most one of each per impression, and a replay
- * is dropped by ON CONFLICT: a client replaying one impression id grows the ledger by at most two
+ * 0025. Their claims (`repeat_view`, `expired_view`: migration 0031) keep at most one of each per
+ * impression, and a replay holds no new claim and is dropped: a client replaying one impression id grows the ledger by at most two
  * rows. Committed apart from the view batches (src/serving/ledger-writer.ts), never billing.
  */
 export async function writeViewReports(db: Db, e: EventColumns): Promise<void> {
@@ -188,14 +223,15 @@ export interface LeaseTake {
  *    UTC hour (`source_day_viewers`, and one `source_counts` row per source and day); the counts' upsert
  *    move only within the bounds, so no number of instances passes them, and only rows the statement
  *    really inserted count, so a retried or replayed view never counts twice;
- *  - repeats: a batch judged from the store inserts with ON CONFLICT DO
- *    NOTHING (`repeats: 'skip'`), so the unique index on measured views drops
+ *  - repeats: each measured view, click or report claims its impression first (`ledger_claims`,
+ *    migration 0031; `claimCtes`) and is written only with a new claim. A batch judged from the
+ *    store claims with ON CONFLICT DO NOTHING (`repeats: 'skip'`), so a claim already held drops
  *    a concurrent repeat of a non-billable view (that view is then a
  *    repeat, listed in `lost`); a dropped billable one aborts the batch,
  *    since its debit was priced in sequence with the others. A batch
  *    judged from known state did not look for repeats at all: it inserts
  *    without ON CONFLICT (`repeats: 'fail'`), and a repeat fails the statement
- *    on that index (23505), after which the batch is judged again from the
+ *    on the claims' key (23505), after which the batch is judged again from the
  *    store. Skipping ON CONFLICT's pre-check of every unique index saves
  *    PostgreSQL about 5-10 % of its CPU a view (docs/performance.md);
  *  - clicks on click campaigns (`clickRows`; a batch without them runs the statement without these
@@ -228,12 +264,11 @@ export async function writeBatch(
     db,
     sql<{ ok: boolean; lost: string[] | null }>`
     WITH input AS (SELECT ${eventValues(e, true)}),
+    ${claimCtes(repeats)},
     ins AS (
       INSERT INTO ledger_events ${eventColumns}
-      SELECT occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
-             dwell_ms, reason, viewer_key, source, offer_age_ms
-      FROM input ORDER BY ord
-      ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
+      SELECT ${inputColumns}
+      FROM input WHERE ${CLAIMED_ROW} ORDER BY ord
       RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source
     ),
     units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL),
@@ -304,7 +339,7 @@ export async function writeBatch(
             : sql``
         }
       ) AS ok,
-      -- Views dropped by ON CONFLICT; an insert without it writes every row or fails.
+      -- Views whose claim was held already (dropped by ON CONFLICT); a claim insert without it writes every claim or fails.
       ${
         repeats === 'skip'
           ? sql`(SELECT json_agg(r.impression_id) FROM input r

@@ -346,6 +346,20 @@ export interface RollupStateTable {
   updated_at: Timestamp | null
 }
 
+/** One claim per impression and kind of row that is written at most once per impression (migration 0031). */
+export interface LedgerClaimsTable {
+  impression_id: string
+  kind: 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
+  claimed_at: Timestamp
+}
+
+/** The first UTC day whose ledger rows are kept; null until the ledger-partitions job drops one (migration 0031). */
+export interface LedgerRetentionTable {
+  id: number
+  retained_from: ColumnType<string | null, string | null, string | null>
+  updated_at: Timestamp | null
+}
+
 /** How far each scheduled job has run (migration 0014). */
 export interface JobWatermarksTable {
   job: string
@@ -448,6 +462,8 @@ export interface Database extends ExportsTables, WebhooksTables {
   credits: CreditsTable
   billing_events: BillingEventsTable
   ledger_events: LedgerEventsTable
+  ledger_claims: LedgerClaimsTable
+  ledger_retention: LedgerRetentionTable
   source_day_viewers: SourceDayViewersTable
   source_counts: SourceCountsTable
   traffic_blocks: TrafficBlocksTable

@@ -40,7 +40,7 @@ export async function nextSourcedEventAt(db: Db, fromMs: number, beforeMs: numbe
  * Voids the billable units of one UTC day that came from `sources` or `viewers`: every billable
  * impression gets a `voided_impression` row and every billable click a `voided_click` row, dated
  * like the row it voids, reason invalid_traffic, debit 0; a unit voided already is left as it is
- * (ledger_one_void). Returns what was voided per campaign, with the debits it gives back, and
+ * (its claim, `ledger_claims`, migration 0031). Returns what was voided per campaign, with the debits it gives back, and
  * records it in `traffic_credits`.
  */
 export async function voidUnits(db: Db, day: string, sources: readonly Source[], viewers: readonly string[]): Promise<VoidedOnCampaign[]> {
@@ -56,13 +56,20 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
         AND e.billable AND e.event_type IN ('impression', 'click')
         AND (e.source = ANY(${sources}::text[]) OR e.viewer_key = ANY(${viewers}::text[]))
     ),
+    claimed AS (
+      INSERT INTO ledger_claims (impression_id, kind, claimed_at)
+      SELECT impression_id, CASE event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END, occurred_at
+      FROM targets
+      ON CONFLICT DO NOTHING
+      RETURNING impression_id, kind
+    ),
     voided AS (
       INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country,
                                  billable, debit_micros, reason, viewer_key, source)
-      SELECT occurred_at, CASE event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END, impression_id, user_id,
-             campaign_id, creative_id, surface, country, false, 0, 'invalid_traffic', viewer_key, source
-      FROM targets
-      ON CONFLICT DO NOTHING
+      SELECT t.occurred_at, c.kind, t.impression_id, t.user_id, t.campaign_id, t.creative_id, t.surface, t.country, false, 0,
+             'invalid_traffic', t.viewer_key, t.source
+      FROM targets t JOIN claimed c ON c.impression_id = t.impression_id
+        AND c.kind = CASE t.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
       RETURNING impression_id, event_type
     ),
     per_campaign AS (

@@ -180,13 +180,13 @@ test('every operator operation answers as its document says, success and errors 
   await expect(404, 'POST', '/admin/v1/campaigns/cmp_unknown/moderation', { status: 'rejected' })
   await expect(200, 'POST', '/admin/v1/clock', { advance_seconds: 60 })
   await expect(400, 'POST', '/admin/v1/clock', { now: '2026-01-01T00:00:00Z' })
-  for (const job of ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review']) {
+  for (const job of ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review', 'ledger-partitions']) {
     const run = await expect(200, 'POST', `/admin/v1/jobs/${job}/run`)
     assert.equal(run.job, job)
     assert.equal(typeof run.result, 'object')
   }
   await expect(404, 'POST', '/admin/v1/jobs/nope/run')
-  assert.equal((await expect(200, 'GET', '/admin/v1/jobs')).jobs.length, 5)
+  assert.equal((await expect(200, 'GET', '/admin/v1/jobs')).jobs.length, 6)
   assert.ok((await expect(200, 'GET', '/admin/v1/invoices?status=void')).invoices.some((i: any) => i.invoice_id === failed.invoice_id))
 
   // Access and the audit log

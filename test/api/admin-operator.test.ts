@@ -141,7 +141,7 @@ test('POST /admin/v1/unlock lifts an API lockout at once and forgets the failure
 
 test('GET /admin/v1/jobs: each job with its watermark and next occurrence', async () => {
   const jobs = (await h.admin.get('/admin/v1/jobs')).body.jobs
-  assert.deepEqual(jobs.map((j: any) => j.job).sort(), ['expiry', 'exports', 'invoicing', 'rollups', 'traffic-review'])
+  assert.deepEqual(jobs.map((j: any) => j.job).sort(), ['expiry', 'exports', 'invoicing', 'ledger-partitions', 'rollups', 'traffic-review'])
   const invoicing = jobs.find((j: any) => j.job === 'invoicing')
   // The next invoicing instant after the watermark is a Monday, the 1st or the 15th at 06:00 UTC.
   assert.match(invoicing.next_due_at, /T06:00:00\.000Z$/)

@@ -6,6 +6,8 @@ import type { ExportSchemaVersion } from '../../domain/export-csv.ts'
 import { newId } from '../../platform/ids.ts'
 import { findExportJob, insertExportJob, type ExportJobRow } from '../../store/export-jobs.ts'
 import { assertFiltersOwned } from '../../store/report-filters.ts'
+import { readRetainedFrom } from '../../store/ledger-partitions.ts'
+import { assertLedgerRetained } from '../../domain/ledger-retention.ts'
 import { readConfig } from '../../store/settings.ts'
 import type { ServiceContext } from '../context.ts'
 import { requireComponent } from '../status.ts'
@@ -55,6 +57,8 @@ export async function queueExport(ctx: ServiceContext, userId: string, input: Ex
   await requireComponent(ctx, 'exports')
   const config = await readConfig(ctx.db)
   const { start, end } = checkExportWindow(input.start, input.end, Math.min(config.export_max_days, EXPORT_CEILING.days))
+  // The export lists raw ledger rows: none are left before the retained day (LEDGER_RETENTION_DAYS).
+  assertLedgerRetained('start', start.getTime(), await readRetainedFrom(ctx.db))
   const filters = parseFilterLists(
     { campaign: input.campaign_ids, creative: input.creative_ids, surface: input.surfaces, country: input.countries },
     { campaign: 'campaign_ids', creative: 'creative_ids', surface: 'surfaces', country: 'countries' },

@@ -55,6 +55,11 @@ export function describeStatsError(err: ApiError): StatsProblem {
         ...(retry ? { retry } : {}),
       }
     }
+    case 'beyond_retention':
+      return {
+        field: 'start',
+        message: `Raw delivery records are kept from ${String(d.oldest_available_day)} on: choose a later Start, or whole days without a country filter (served from the daily totals).`,
+      }
     default:
       return { ...(field ? { field } : {}), message: sentence(`${words(d.field)}: ${words(d.reason)}`) }
   }

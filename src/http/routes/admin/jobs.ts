@@ -31,7 +31,7 @@ export function adminJobRoutes(deps: RouteDeps) {
         config: { deadline: false },
         schema: {
           summary: 'Run one job now',
-          description: 'Runs `rollups`, `invoicing`, `exports`, `expiry` or `traffic-review` once, outside its schedule; no watermark moves.',
+          description: 'Runs `rollups`, `invoicing`, `exports`, `expiry`, `traffic-review` or `ledger-partitions` (creates the ledger\'s monthly partitions ahead, drops those past LEDGER_RETENTION_DAYS once rolled up) once, outside its schedule; no watermark moves.',
           tags,
           params: JobParams,
           response: { 200: JobRunSchema, ...errors(404) },

@@ -53,7 +53,9 @@ export function exportRoutes(deps: RouteDeps) {
           description:
             'Queues a sanitized ledger export of [start, end) with the same filters as /stats (intersected; every campaign and ' +
             "creative id must be the account's own, otherwise 404). 400 `{field: \"end\", reason: \"end_not_after_start\"}` when end is not " +
-            'after start; 400 `{field: "end", reason: "interval_too_long", max_days}` beyond config `export_max_days` (default 31). ' +
+            'after start; 400 `{field: "end", reason: "interval_too_long", max_days}` beyond config `export_max_days` (default 31); 400 ' +
+            '`{field: "start", reason: "beyond_retention", oldest_available_day}` when start is before the oldest day whose ledger rows ' +
+            'are kept (LEDGER_RETENTION_DAYS, default 400). ' +
             'The CSV schema version is fixed now: the optional `schema_version` (`ledger-export-v1`, `-v2` or `-v3`; another value is 400 ' +
             '`invalid_value`), else config `export_schema_version`. A job matching more than config ' +
             '`export_max_rows` (default 250,000) rows ends `failed` with `error_code` `row_limit_exceeded`. Poll `status_url` no ' +

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { DateTime, Nullable } from '../common.ts'
 
 export const JobParams = Type.Object({
-  job: Type.String({ description: '`rollups`, `invoicing`, `exports`, `expiry` or `traffic-review` (the daily invalid-traffic review); any other name is 404.' }),
+  job: Type.String({ description: '`rollups`, `invoicing`, `exports`, `expiry`, `traffic-review` (the daily invalid-traffic review) or `ledger-partitions` (the ledger\'s partitions and retention); any other name is 404.' }),
 })
 
 export const JobRunSchema = Type.Object({
