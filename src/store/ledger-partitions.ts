@@ -33,7 +33,7 @@ export async function ensurePartition(db: Db, month: string): Promise<boolean> {
 }
 
 /**
- * Drops `partitions` and moves the retained day to `retainedFrom`, in one transaction. Dropping a
+ * Drops `partitions`, the offer counts before `retainedFrom`, and moves the retained day to `retainedFrom`, in one transaction. Dropping a
  * partition locks the whole ledger for an instant: waiting longer than `lockTimeoutMs` for a long
  * read gives up (the next run tries again) rather than queueing every ledger write behind it.
  */
@@ -41,6 +41,8 @@ export async function dropPartitions(db: Db, partitions: readonly LedgerPartitio
   await db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('lock_timeout', ${String(lockTimeoutMs)}, true)`.execute(trx)
     for (const p of partitions) await sql`DROP TABLE ${sql.table(p.name)}`.execute(trx)
+    // The offer counts of the dropped days are in the rollups too (their `events`): they go with the ledger rows.
+    await sql`DELETE FROM offer_counts WHERE minute < ${retainedFrom}::date`.execute(trx)
     await trx
       .updateTable('ledger_retention')
       .set({ retained_from: sql<string>`greatest(coalesce(retained_from, ${retainedFrom}::date), ${retainedFrom}::date)`, updated_at: now })

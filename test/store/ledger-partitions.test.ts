@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
+import { creativeLifetimeMetrics } from '../../src/store/stats.ts'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { commitLedgerBatch, noKnownState, viewReportRow, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
@@ -117,6 +118,12 @@ test('retention drops a rolled-up month older than LEDGER_RETENTION_DAYS; its st
   // Rows written into days the rollups closed already (the service started at 2026-11-02): roll those days again.
   await rollUpDay(db(), '2026-08-10')
   await rollUpDay(db(), '2026-10-05')
+  // The earlier test's row of March (dropped too) is rolled up with them; so is its day's offer count.
+  await sql`INSERT INTO offer_counts (minute, user_id, campaign_id, creative_id, surface, country, offers)
+    VALUES ('2026-08-10T09:00:00Z', ${user}, 'cmp_part', 'crv_part', 'terminal', 'DE', 4)`.execute(db())
+  await rollUpDay(db(), '2026-03-10')
+  await rollUpDay(db(), '2026-08-10')
+  const lifetime = await creativeLifetimeMetrics(db(), 'crv_part')
   const DAY = 'start=2026-08-10T00:00:00Z&end=2026-08-11T00:00:00Z'
   const before = (await adv.get(`/v1/stats?${DAY}`)).body
   assert.equal(before.served_from, 'daily_rollup')
@@ -135,6 +142,13 @@ test('retention drops a rolled-up month older than LEDGER_RETENTION_DAYS; its st
   assert.equal(after.status, 200, after.text)
   assert.equal(after.body.served_from, 'daily_rollup')
   assert.deepEqual(after.body.totals, before.totals, 'the rollups answer the dropped days')
+  // A creative's all-time metrics: the dropped days from the rollups (served instants to the hour), the rest from the ledger.
+  const since = await creativeLifetimeMetrics(db(), 'crv_part')
+  assert.deepEqual({ ...since, first: null, last: null }, { ...lifetime, first: null, last: null })
+  assert.equal(since.first?.toISOString(), '2026-08-10T10:00:00.000Z')
+  assert.equal(since.last?.getTime(), lifetime.last?.getTime())
+  const counted = await db().selectFrom('offer_counts').select('minute').where('creative_id', '=', 'crv_part').where('minute', '<', new Date('2026-09-01')).execute()
+  assert.deepEqual(counted, [], 'the offer counts of the dropped days went with them (the rollups hold them)')
 
   const beyond = { field: 'start', reason: 'beyond_retention', oldest_available_day: '2026-09-01' }
   // A country filter is read from the ledger (rollups carry no country).
