@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
+import { readRetainedFrom } from './ledger-partitions.ts'
 import { LEDGER_SUM, NB_COLUMNS, NON_BILLABLE_SUMS } from './ledger-sums.ts'
 import { NON_BILLABLE_REASONS, type NonBillableCounts } from '../domain/delivery.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
@@ -313,8 +314,7 @@ export interface CreativeMetrics extends Omit<MetricRow, 'bucket' | 'creativeId'
  * daily viewer sets, the served instants to the hour from the hourly rows).
  */
 export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promise<CreativeMetrics> {
-  const retained = await db.selectFrom('ledger_retention').select(sql<string | null>`retained_from::text`.as('day')).where('id', '=', 1).executeTakeFirst()
-  const from = retained?.day ?? null
+  const from = await readRetainedFrom(db)
   const r = await sql<
     {
       events: string

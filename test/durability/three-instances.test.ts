@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { cpmUsdToMicros, impressionDebitMicros } from '../../src/domain/money.ts'
+import { cpmUsdToMicros } from '../../src/domain/money.ts'
 import { openStore } from '../../src/store/db.ts'
+import { assertBilledExactly } from '../helpers/billed-exactly.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { adminHeaders, call, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
@@ -231,34 +232,8 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
       .where('event_type', 'in', ['impression', 'view'])
       .orderBy('event_id')
       .execute()
-    const times = new Map<string, number>()
-    for (const row of measured) times.set(row.impression_id, (times.get(row.impression_id) ?? 0) + 1)
-    for (const id of acknowledged) assert.equal(times.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
-    assert.deepEqual([...times].filter(([, n]) => n !== 1), [], 'no impression measured or billed twice')
-    assert.equal(times.size, viewed.size, 'every view sent was measured once (each was retried until acknowledged)')
+    assertBilledExactly(measured, { acknowledged, viewed }, campaigns, api)
     assert.equal(acknowledged.size, viewed.size, 'every view sent was acknowledged')
-
-    for (const cp of campaigns) {
-      const shown = api.get(cp.id)!
-      const debits = measured.filter((r) => r.campaign_id === cp.id && r.event_type === 'impression').map((r) => Number(r.debit_micros))
-      assert.ok(debits.length <= cp.impressions, `${cp.key}: billed ${debits.length} of ${cp.impressions} bought`)
-      assert.equal(shown.impressions_served, debits.length, `${cp.key}: impressions_served is the ledger's count`)
-      assert.equal(shown.lifetime_spent_micros, debits.reduce((s, d) => s + d, 0), `${cp.key}: lifetime_spent_micros is the ledger's sum`)
-      // Instances bill disjoint lease ranges of the numbers 1…bought (docs/decisions.md, "Impression budget
-      // leases"): only a sold-out campaign has used exactly 1…billed.
-      if (debits.length === cp.impressions) {
-        const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(cp.cpmMicros, n + 1))
-        assert.deepEqual([...debits].sort((x, y) => x - y), expected.sort((x, y) => x - y), `${cp.key}: the debits are the n-th debits 1…${debits.length}`)
-        assert.equal(debits.reduce((s, d) => s + d, 0), (cp.cpmMicros * cp.impressions) / 1000, `${cp.key}: every block of 1,000 sums to the CPM`)
-      } else {
-        const low = Math.floor(cp.cpmMicros / 1000)
-        assert.ok(debits.every((d) => d === low || d === low + 1), `${cp.key}: every debit is an n-th debit of the CPM`)
-      }
-      assert.equal(shown.blocks.reduce((s, bl) => s + bl.impressions_served, 0), debits.length)
-      assert.equal(shown.blocks.filter((bl) => bl.status === 'exhausted').length, Math.floor(debits.length / 1000), `${cp.key}: exhausted blocks`)
-    }
-    assert.equal(api.get(small.id)!.impressions_served, small.impressions, 'the small campaign ends with exactly its impressions billed')
-    assert.equal(api.get(small.id)!.status, 'completed')
     t.diagnostic(
       `${round} rounds in ${Math.round((performance.now() - started) / 1000)} s, ${acknowledged.size} views acknowledged ` +
         `(${viewsElsewhere} sent to an instance that did not make the offer), ${retried} retried after the kill; billed: ` +

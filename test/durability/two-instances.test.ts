@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { cpmUsdToMicros, impressionDebitMicros } from '../../src/domain/money.ts'
+import { cpmUsdToMicros } from '../../src/domain/money.ts'
 import { openStore } from '../../src/store/db.ts'
+import { assertBilledExactly } from '../helpers/billed-exactly.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { adminHeaders, call, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
@@ -219,36 +220,9 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
       .where('event_type', 'in', ['impression', 'view'])
       .orderBy('event_id')
       .execute()
-    const times = new Map<string, number>()
-    for (const row of measured) times.set(row.impression_id, (times.get(row.impression_id) ?? 0) + 1)
-    for (const id of acknowledged) assert.equal(times.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
-    assert.deepEqual([...times].filter(([, n]) => n !== 1), [], 'no impression measured or billed twice')
-    assert.equal(times.size, viewed.size, 'every view sent was measured once (each was retried until acknowledged)')
+    assertBilledExactly(measured, { acknowledged, viewed }, campaigns, api)
     // Offers are counted, not stored: each measured view carries its offer's age instead (a round moves the clock 10 s first).
     assert.deepEqual(measured.filter((r) => r.offer_age_ms === null || r.offer_age_ms < 10_000).map((r) => r.offer_age_ms), [], 'every view carries its offer\'s age')
-
-    for (const c of campaigns) {
-      const shown = api.get(c.id)!
-      const debits = measured.filter((r) => r.campaign_id === c.id && r.event_type === 'impression').map((r) => Number(r.debit_micros))
-      assert.ok(debits.length <= c.impressions, `${c.key}: billed ${debits.length} of ${c.impressions} bought`)
-      assert.equal(shown.impressions_served, debits.length, `${c.key}: impressions_served is the ledger's count`)
-      assert.equal(shown.lifetime_spent_micros, debits.reduce((s, d) => s + d, 0), `${c.key}: lifetime_spent_micros is the ledger's sum`)
-      // Each billable impression debits impressionDebitMicros(cpm, n) for a number n of an impression lease
-      // (docs/decisions.md, "Impression budget leases"). Instances bill disjoint ranges at once, so the numbers in
-      // use are exactly 1…billed (and ledger order is not number order) only once the campaign sold out.
-      if (debits.length === c.impressions) {
-        const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(c.cpmMicros, n + 1))
-        assert.deepEqual([...debits].sort((x, y) => x - y), expected.sort((x, y) => x - y), `${c.key}: the debits are the n-th debits 1…${debits.length}`)
-        assert.equal(debits.reduce((s, d) => s + d, 0), (c.cpmMicros * c.impressions) / 1000, `${c.key}: every block of 1,000 sums to the CPM`)
-      } else {
-        const low = Math.floor(c.cpmMicros / 1000)
-        assert.ok(debits.every((d) => d === low || d === low + 1), `${c.key}: every debit is an n-th debit of the CPM`)
-      }
-      assert.equal(shown.blocks.reduce((s, bl) => s + bl.impressions_served, 0), debits.length)
-      assert.equal(shown.blocks.filter((bl) => bl.status === 'exhausted').length, Math.floor(debits.length / 1000), `${c.key}: exhausted blocks`)
-    }
-    assert.equal(api.get(small.id)!.impressions_served, small.impressions, 'the small campaign ends with exactly its impressions billed')
-    assert.equal(api.get(small.id)!.status, 'completed')
     t.diagnostic(
       `${round} rounds, ${acknowledged.size} views acknowledged, ${retried} retried after the kill; billed: ` +
         campaigns.map((c) => `${c.key} ${api.get(c.id)!.impressions_served}`).join(', '),

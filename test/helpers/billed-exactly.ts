@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict'
+import { impressionDebitMicros } from '../../src/domain/money.ts'
+
+/** A campaign of a multi-instance durability test, as created. */
+export interface BoughtCampaign {
+  key: string
+  id: string
+  cpmMicros: number
+  impressions: number
+}
+
+/** A campaign as its owner reads it through the API after the run. */
+export interface ShownCampaign {
+  impressions_served: number
+  lifetime_spent_micros: number
+  status: string
+  blocks: { status: string; impressions_served: number }[]
+}
+
+/**
+ * The durability tests' exactness checks over the measured ledger rows ('impression' and 'view'):
+ * every acknowledged view once, nothing measured twice, every view sent measured; per campaign
+ * billed ≤ bought, served and spend equal to the ledger's, each debit an n-th debit of the CPM (and
+ * exactly 1…bought once sold out), blocks exhausted by the count; the first campaign sold out.
+ */
+export function assertBilledExactly(
+  measured: readonly { impression_id: string; campaign_id: string; event_type: string; debit_micros: number }[],
+  sent: { acknowledged: ReadonlySet<string>; viewed: ReadonlySet<string> },
+  campaigns: readonly BoughtCampaign[],
+  api: ReadonlyMap<string, ShownCampaign>,
+): void {
+  const times = new Map<string, number>()
+  for (const row of measured) times.set(row.impression_id, (times.get(row.impression_id) ?? 0) + 1)
+  for (const id of sent.acknowledged) assert.equal(times.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
+  assert.deepEqual([...times].filter(([, n]) => n !== 1), [], 'no impression measured or billed twice')
+  assert.equal(times.size, sent.viewed.size, 'every view sent was measured once (each was retried until acknowledged)')
+
+  for (const c of campaigns) {
+    const shown = api.get(c.id)!
+    const debits = measured.filter((r) => r.campaign_id === c.id && r.event_type === 'impression').map((r) => Number(r.debit_micros))
+    assert.ok(debits.length <= c.impressions, `${c.key}: billed ${debits.length} of ${c.impressions} bought`)
+    assert.equal(shown.impressions_served, debits.length, `${c.key}: impressions_served is the ledger's count`)
+    assert.equal(shown.lifetime_spent_micros, debits.reduce((s, d) => s + d, 0), `${c.key}: lifetime_spent_micros is the ledger's sum`)
+    // Each billable impression debits impressionDebitMicros(cpm, n) for a number n of an impression lease
+    // (docs/decisions.md, "Impression budget leases"). Instances bill disjoint ranges at once, so the numbers in
+    // use are exactly 1…billed (and ledger order is not number order) only once the campaign sold out.
+    if (debits.length === c.impressions) {
+      const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(c.cpmMicros, n + 1))
+      assert.deepEqual([...debits].sort((x, y) => x - y), expected.sort((x, y) => x - y), `${c.key}: the debits are the n-th debits 1…${debits.length}`)
+      assert.equal(debits.reduce((s, d) => s + d, 0), (c.cpmMicros * c.impressions) / 1000, `${c.key}: every block of 1,000 sums to the CPM`)
+    } else {
+      const low = Math.floor(c.cpmMicros / 1000)
+      assert.ok(debits.every((d) => d === low || d === low + 1), `${c.key}: every debit is an n-th debit of the CPM`)
+    }
+    assert.equal(shown.blocks.reduce((s, bl) => s + bl.impressions_served, 0), debits.length, `${c.key}: blocks sum to the count`)
+    assert.equal(shown.blocks.filter((bl) => bl.status === 'exhausted').length, Math.floor(debits.length / 1000), `${c.key}: exhausted blocks`)
+  }
+  const small = campaigns[0]!
+  assert.equal(api.get(small.id)!.impressions_served, small.impressions, 'the small campaign ends with exactly its impressions billed')
+  assert.equal(api.get(small.id)!.status, 'completed', 'the small campaign completed')
+}
