@@ -1,5 +1,6 @@
 import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../domain/pagination.ts'
+import { MAX_COMBINING_MARKS, textCaps } from '../../domain/text-rules.ts'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -9,6 +10,20 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
  */
 export const StringEnum = <const V extends string[]>(values: readonly [...V], options?: TSchemaOptions): TEnum<V> =>
   Type.Enum(values, { ...options, type: 'string' })
+
+/**
+ * What every display-text field (ad line, brand, name, a moderation reason) holds besides its
+ * characters (domain/text-rules.ts), as its description states it.
+ */
+export function displayTextNote(max: number): string {
+  const caps = textCaps(max)
+  return (
+    `At most ${caps.max_code_points.toLocaleString('en-US')} code points and ${caps.max_bytes.toLocaleString('en-US')} bytes of UTF-8 ` +
+    `(${max} of the longest emoji sequences fit; more is 400 \`too_long\` with \`max_length\`, \`max_code_points\`, \`max_bytes\`) ` +
+    `and at most ${MAX_COMBINING_MARKS} combining marks on one character (400 \`too_many_combining_marks\` with \`max_combining_marks\`). ` +
+    'Plain text, stored and served exactly as written: markup such as `<script>` is text, which every client escapes.'
+  )
+}
 
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC, from the service clock.' })
 

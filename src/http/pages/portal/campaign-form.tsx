@@ -68,6 +68,8 @@ function textMessage(reason: string, detail: Record<string, unknown>, what: stri
       return `Remove the control characters (tabs, line breaks, direction marks) from the ${what}.`
     case 'invalid_unicode':
       return `The ${what} contains characters that are not valid text.`
+    case 'too_many_combining_marks':
+      return `Use at most ${count(fact(detail, 'max_combining_marks') ?? 4)} accents or other combining marks on one character in the ${what}.`
     default:
       return null
   }
