@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { invalid } from './errors.ts'
 import { checkDisplayText, displayTextFacts } from './text-rules.ts'
-import { checkIconUrl, normalizeDestinationUrl } from './destination-url.ts'
+import { normalizeDestinationUrl } from './destination-url.ts'
+import { checkIconUrl } from './icon-url.ts'
 import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
 import { screenAdLine } from './content-safety.ts'
 import type { OrderConfig } from './order-config.ts'
@@ -114,8 +115,11 @@ export function checkDestinationUrl(raw: string, field = 'destination_url'): str
 
 export function checkIcon(raw: string | undefined): string | null {
   if (raw === undefined) return null
-  const problem = checkIconUrl(raw)
-  if (problem) throw invalid('icon_url', problem)
+  const refusal = checkIconUrl(raw)
+  if (refusal) {
+    const { reason, ...facts } = refusal
+    throw invalid('icon_url', reason, facts)
+  }
   return raw
 }
 

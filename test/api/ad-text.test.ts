@@ -136,3 +136,63 @@ test('the portal forms share the rule: create and rewrite refuse the attack besi
   assert.equal(fieldError(long.text, 'ad_line'), 'Use at most 60 characters.')
   assert.equal((await adv.api.get('/v1/campaigns')).body.campaigns[0].ad_line, `Ship faster ${FAMILY} 🇫🇷`)
 })
+
+const svgIcon = (inner: string, attrs = '') =>
+  `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"${attrs}>${inner}</svg>`).toString('base64')}`
+
+test('the attack: an icon_url data URI no longer skips the checks; an SVG with script or external references is refused', async () => {
+  const adv = await h.advertiser()
+  const cases: [string, string, Record<string, unknown>][] = [
+    [svgIcon('<script>alert(document.domain)</script>'), 'unsafe_svg', { found: 'element <script>' }],
+    [svgIcon('<circle r="4"/>', ' onload="alert(1)"'), 'unsafe_svg', { found: 'event attribute onload' }],
+    [svgIcon('<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="https://evil.example/"/></foreignObject>'), 'unsafe_svg', { found: 'element <foreignObject>' }],
+    [svgIcon('<linearGradient id="g" href="javascript:alert(1)"/>'), 'unsafe_svg', { found: 'javascript: URL' }],
+    [svgIcon('<rect width="16" height="16" fill="url(https://tracker.example/p.svg#p)"/>'), 'unsafe_svg', { found: 'external reference' }],
+    [svgIcon('<style>@import url(https://tracker.example/x.css);</style>'), 'unsafe_svg', { found: 'element <style>' }],
+    [`data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"><text>pay \u202Eenil-no</text></svg>')}`, 'control_characters', {}],
+    [`data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg"><text>a${'\u0301'.repeat(50)}</text></svg>`)}`, 'too_many_combining_marks', {}],
+    [`data:image/png;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString('base64')}`, 'invalid_icon_url', {}],
+    ['data:image/svg+xml,<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'invalid_icon_url', {}], // raw spaces: the URL rule
+  ]
+  const ok = await create(adv, {})
+  const id = ok.body.campaign_id
+  for (const [icon_url, reason, facts] of cases) {
+    const label = `${reason}: ${icon_url.slice(0, 80)}`
+    const created = await create(adv, { icon_url })
+    assert.deepEqual([created.status, created.body.detail], [400, { field: 'icon_url', reason, ...facts }], label)
+    const preview = await adv.post('/v1/preview', { ad_line: 'Acme CI', destination_url: 'https://acme.dev/', icon_url })
+    assert.deepEqual([preview.status, preview.body.detail], [400, { field: 'icon_url', reason, ...facts }], `preview ${label}`)
+  }
+  assert.equal((await adv.get('/v1/creatives')).body.creatives.length, 1, 'no refused icon was stored')
+  assert.equal((await adv.get(`/v1/campaigns/${id}`)).body.creatives[0].icon_url, null)
+
+  const portal = await portalAdvertiser(h)
+  const form = await portal.browser.get('/portal/campaigns/new')
+  const refused = await portal.browser.post('/portal/campaigns/new', {
+    idempotency_key: inputValue(form.text, 'idempotency_key')!,
+    ad_line: 'Ship faster with Acme CI',
+    cpm_usd: '2.50',
+    blocks: '1',
+    destination_url: 'https://acme.dev/ci',
+    target_surface: 'extension',
+    kind: 'impression',
+    icon_url: cases[0]![0],
+  })
+  assert.equal(refused.status, 400)
+  assert.equal(
+    fieldError(refused.text, 'icon_url'),
+    'This SVG icon holds something an icon may not (element <script>): use shapes, gradients and text only, with no scripts, event handlers or links to other files.',
+  )
+})
+
+test('a static SVG icon and a PNG are stored and served as sent', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const icon = svgIcon('<defs><linearGradient id="g"><stop offset="0" stop-color="#f80"/></linearGradient></defs><circle cx="8" cy="8" r="7" fill="url(#g)"/><text x="8" y="11">A</text>')
+  const res = await create(adv, { icon_url: icon, target_countries: [country], impressions: 1000, cpm_usd: 40 })
+  assert.equal(res.status, 201, res.text)
+  assert.equal((await decide(h.anonymous, { country }))?.icon_url, icon)
+  const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  assert.equal((await create(adv, { icon_url: png })).status, 201)
+  assert.equal((await adv.post('/v1/preview', { ad_line: 'Acme CI', destination_url: 'https://acme.dev/', icon_url: icon })).status, 201)
+})

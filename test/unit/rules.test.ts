@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { normalizeDestinationUrl, checkIconUrl } from '../../src/domain/destination-url.ts'
+import { normalizeDestinationUrl } from '../../src/domain/destination-url.ts'
+import { checkIconUrl } from '../../src/domain/icon-url.ts'
 import { checkDisplayText, displayTextFacts, graphemeLength, hasStackedMarks, overCaps } from '../../src/domain/text-rules.ts'
 import { nextMonthlyRun, nextWeeklyRun } from '../../src/domain/billing-schedule.ts'
 import { campaignWrites } from '../../src/domain/access.ts'
@@ -24,8 +25,8 @@ test('destination URLs: https only, no credentials, bare host gains a slash, res
 test('icons: https URLs and image data URIs only', () => {
   assert.equal(checkIconUrl('https://a.dev/i.png'), null)
   assert.equal(checkIconUrl('data:image/png;base64,iVBORw0KGgo='), null)
-  assert.equal(checkIconUrl('data:text/html,<script>'), 'invalid_icon_url')
-  assert.equal(checkIconUrl('http://a.dev/i.png'), 'invalid_icon_url')
+  assert.deepEqual(checkIconUrl('data:text/html,<script>'), { reason: 'invalid_icon_url' })
+  assert.deepEqual(checkIconUrl('http://a.dev/i.png'), { reason: 'invalid_icon_url' })
 })
 
 test('display text counts grapheme clusters and refuses control characters', () => {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { DateTime, displayTextNote, NextCursor, Nullable, StringEnum } from './common.ts'
+import { DateTime, displayTextNote, ICON_URL_NOTE, NextCursor, Nullable, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
 import { CAMPAIGN_KINDS, CREATION_CHANNELS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
 import { CAMPAIGN_STATUSES } from '../../domain/campaign-state.ts'
@@ -56,7 +56,7 @@ export const CampaignCreateSchema = Type.Object(
       }),
     ),
     pace_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
-    icon_url: Type.Optional(Type.String({ maxLength: 12_000, description: 'An https URL or a data:image URI.' })),
+    icon_url: Type.Optional(Type.String({ maxLength: 12_000, description: ICON_URL_NOTE })),
     optin_leaderboard: Type.Optional(Type.Boolean({ default: true })),
     start_paused: Type.Optional(Type.Boolean({ default: false })),
   },

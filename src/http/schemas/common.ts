@@ -25,6 +25,16 @@ export function displayTextNote(max: number): string {
   )
 }
 
+/** The icon rule (domain/icon-url.ts, domain/svg-icon.ts), as the icon_url fields describe it. */
+export const ICON_URL_NOTE =
+  'An https URL, or a data URI of a PNG, JPEG, GIF, WebP or SVG image: `data:image/<type>[;charset=utf-8][;base64],<data>`, ' +
+  'percent-encoded (no white space and no raw `#`; else 400 `invalid_icon_url`). At most 12,000 characters and 16,384 bytes of UTF-8 ' +
+  '(400 `too_long` with `max_length`, `max_bytes`). The data is decoded and checked: a raster image must be what its type says ' +
+  '(`invalid_icon_url`); an SVG is held to the character rules of ad text (`invalid_unicode`, `control_characters`, ' +
+  '`too_many_combining_marks`) and may hold only static shapes, gradients, clips, masks and text with presentation attributes: ' +
+  'anything else (`<script>`, `<foreignObject>`, `<style>`, `<image>`, `<use>`, `on*` attributes, `javascript:`, any `href` or ' +
+  '`url(…)` other than a same-document `#fragment`, a DOCTYPE) is 400 `unsafe_svg` with `found` naming it.'
+
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC, from the service clock.' })
 
 export const ErrorBody = Type.Object(
