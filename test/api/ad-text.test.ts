@@ -4,6 +4,7 @@ import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { fieldError, inputValue } from '../helpers/html.ts'
 import { portalAdvertiser } from '../helpers/portal.ts'
 import { decide, privateCountry } from '../helpers/serving.ts'
+import { DecisionSchema } from '../../src/http/schemas/serving.ts'
 
 // Issue 34, point 5: ad text that is not text. Every way in (create, rewrite, preview, the portal's
 // forms) shares the one rule of src/domain/text-rules.ts; over real HTTP, on both stores.
@@ -100,6 +101,8 @@ test('the serving response carries <script> as the plain text it is (clients esc
   const decision = await decide(h.anonymous, { country })
   assert.equal(decision?.ad_line, line, 'verbatim: no escaping, no stripping')
   assert.equal(decision?.brand, '<img src=x onerror=alert(1)>')
+  // …and the serving response's schema says so to every client.
+  for (const field of ['ad_line', 'brand'] as const) assert.match((DecisionSchema.properties[field] as { description?: string }).description ?? '', /Plain text .* must escape it/, field)
 })
 
 test('the portal forms share the rule: create and rewrite refuse the attack beside the field', async () => {
