@@ -100,7 +100,8 @@ interface Kept {
   weight: number
 }
 
-const weigh = (r: PublicReport) => 1 + (r.delivery?.buckets.length ?? 0) + r.by_surface.length + r.by_country.length
+/** A report's weight in the bound: 1 + its chart buckets + its table rows. */
+export const reportWeight = (r: PublicReport) => 1 + (r.delivery?.buckets.length ?? 0) + r.by_surface.length + r.by_country.length
 
 /**
  * The report use case, for one instance (the public report route holds one):
@@ -108,9 +109,14 @@ const weigh = (r: PublicReport) => 1 + (r.delivery?.buckets.length ?? 0) + r.by_
  * REPORT_CACHE_MAX_WEIGHT, so repeated views (and any number of concurrent
  * ones, which share one read) cost one indexed lookup each instead of up to
  * 23 stats reads. A revoked or unknown uuid is 404 and its figures are
- * dropped. `observe` learns where each view's figures came from (a metric).
+ * dropped. `observe` learns where each view's figures came from (a metric);
+ * `maxWeight` is REPORT_CACHE_MAX_WEIGHT but in tests.
  */
-export function publicReportReader(ctx: ServiceContext, observe: (from: ReportSource) => void = () => {}): (reportUuid: string) => Promise<PublicReport> {
+export function publicReportReader(
+  ctx: ServiceContext,
+  observe: (from: ReportSource) => void = () => {},
+  maxWeight = REPORT_CACHE_MAX_WEIGHT,
+): (reportUuid: string) => Promise<PublicReport> {
   // Map order is recency: a view re-inserts its report, so the first entry is the least recently viewed.
   const kept = new Map<string, Kept>()
   let weight = 0
@@ -143,11 +149,11 @@ export function publicReportReader(ctx: ServiceContext, observe: (from: ReportSo
     fresh.report.then(
       (report) => {
         if (kept.get(reportUuid) !== fresh) return
-        const w = weigh(report)
+        const w = reportWeight(report)
         weight += w - fresh.weight
         fresh.weight = w
         for (const [uuid, e] of kept) {
-          if (weight <= REPORT_CACHE_MAX_WEIGHT) break
+          if (weight <= maxWeight) break
           if (e !== fresh) forget(uuid, e)
         }
       },
