@@ -14,6 +14,8 @@ import { openStoreWithRetry } from './startup.ts'
 import { Metrics } from '../platform/metrics.ts'
 import { logDestination } from '../platform/log-destination.ts'
 import { NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION } from '../domain/delivery.ts'
+import { resealUnderCurrentKey } from '../services/key-sealing.ts'
+import type { Db } from '../store/db.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -61,6 +63,7 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     log,
   )
   warnOfKeysInStore(settings, log)
+  await resealSecrets(settings, store.db, log)
   let clock: Clock
   if (options.clock) {
     clock = options.clock
@@ -123,4 +126,29 @@ function warnOfKeysInStore(settings: Settings, log: Logger): void {
     `sealing keys are kept in the database: ${kept.map((k) => `${k.row} seals ${k.seals} (set ${k.setting})`).join('; ')}. ` +
       'Anyone with a copy of the database can open or forge what they seal; README, "Deployment", says how to hold them outside it',
   )
+}
+
+/**
+ * Re-seals what is sealed under a sealing key other than the current one
+ * (services/key-sealing.ts#resealUnderCurrentKey): after KEY_SEALING_KEY is
+ * set or rotated, the old key then seals nothing. Not fatal: a value not
+ * re-sealed yet still opens wherever its key is in the ring, and the next
+ * start tries again.
+ */
+async function resealSecrets(settings: Settings, db: Db, log: Logger): Promise<void> {
+  try {
+    const { keyId, resealed, unopenable } = await resealUnderCurrentKey({ db, settings })
+    if (resealed.api_key + resealed.webhook_secret > 0) {
+      log.info({ key_id: keyId, api_keys: resealed.api_key, webhook_secrets: resealed.webhook_secret }, 'sealed secrets re-sealed under the current sealing key')
+    }
+    if (unopenable.api_key + unopenable.webhook_secret > 0) {
+      log.warn(
+        { key_id: keyId, api_keys: unopenable.api_key, webhook_secrets: unopenable.webhook_secret },
+        'sealed secrets that no sealing key of this instance opens: those API keys cannot be revealed (rotate them) and those webhook deliveries fail ' +
+          '(secret_unavailable); list the key that sealed them in KEY_SEALING_KEY',
+      )
+    }
+  } catch (err) {
+    log.error({ err }, 're-sealing the sealed secrets at start failed; they stay under their key until the next start')
+  }
 }
