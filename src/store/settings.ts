@@ -54,10 +54,9 @@ export async function writeManualClock(db: Db, now: Date): Promise<void> {
 /**
  * A secret kept in the store, created once (by whichever instance gets there
  * first) and shared by every instance on the store: `serving_secret` keys
- * viewer keys (and verified the readable ids issued before ids were sealed),
- * `offer_key` seals impression ids unless OFFER_KEYS is set,
- * `key_sealing_key` seals the recoverable copy of API keys unless
- * KEY_SEALING_KEY is set.
+ * viewer keys (it opens and forges nothing), `offer_key` seals impression ids
+ * unless OFFER_KEYS is set, `key_sealing_key` seals the recoverable copy of
+ * API keys and the webhook secrets unless KEY_SEALING_KEY is set.
  */
 export async function ensureStoredSecret(db: Db, name: StoredSecret, fresh: () => string): Promise<Buffer> {
   await db
