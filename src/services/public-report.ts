@@ -85,7 +85,8 @@ export const REPORT_REUSE_MS = 60_000
  * What the reports one instance keeps may weigh at most, in chart buckets and
  * table rows (a report weighs 1 + its buckets + its rows: about 30 for a
  * campaign a day old, 370 for one a year old, 755 at most); the least
- * recently viewed go first. A unit is about 100 bytes, so a few MB at most.
+ * recently viewed go first. A bucket, with its Date, is about 165 bytes of
+ * heap, so about 8 MB at most.
  */
 export const REPORT_CACHE_MAX_WEIGHT = 50_000
 
