@@ -210,3 +210,32 @@ function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   if (new Set(keys.map((k) => k.id)).size !== keys.length) fail(name, 'key ids must be unique')
   return keys
 }
+
+/** A sealing key an instance keeps in the store because its setting is unset (docs/operations.md, "Secrets kept in the store"). */
+export interface StoredKey {
+  /** The settings row the key is kept in. */
+  row: 'offer_key' | 'key_sealing_key'
+  /** The start-up setting that holds it outside the database instead. */
+  setting: 'OFFER_KEYS' | 'KEY_SEALING_KEY'
+  /** What a copy of the database opens or forges with it. */
+  seals: string
+}
+
+/**
+ * The sealing keys this instance takes from the store: the offer key unless
+ * OFFER_KEYS is set (web instances: a worker seals and opens no impression
+ * id), the key-sealing key unless KEY_SEALING_KEY is set (every role: web
+ * instances seal API keys and webhook secrets, job-running ones open webhook
+ * secrets to sign deliveries). Whoever holds a copy of the database holds
+ * these keys, so what they seal is only as safe as the database.
+ */
+export function keysKeptInStore(settings: Pick<Settings, 'role' | 'offerKeys' | 'keySealingKeys'>): StoredKey[] {
+  const kept: StoredKey[] = []
+  if (settings.offerKeys === null && settings.role !== 'worker') {
+    kept.push({ row: 'offer_key', setting: 'OFFER_KEYS', seals: 'impression ids (forged ids bill views and clicks)' })
+  }
+  if (settings.keySealingKeys === null) {
+    kept.push({ row: 'key_sealing_key', setting: 'KEY_SEALING_KEY', seals: 'the copies of API keys and the webhook signing secrets' })
+  }
+  return kept
+}

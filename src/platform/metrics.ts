@@ -86,6 +86,7 @@ export const METRIC_NAMES = {
   replicaLag: 'adapi_read_replica_lag_seconds',
   lagTolerantReads: 'adapi_lag_tolerant_reads_total',
   replicaReadFailures: 'adapi_read_replica_failures_total',
+  publicReportViews: 'adapi_public_report_views_total',
 } as const
 
 /** A route label for requests that matched no route (never the raw URL: it would be unbounded). */
@@ -137,6 +138,7 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
   readonly #jobDuration: Histogram<'job'>
   readonly #webhookAttempts: Counter<'outcome'>
   readonly #webhookDuration: Histogram
+  readonly #reportFigures = new Map<string, CounterChild>()
   readonly #readsByTarget = new Map<string, CounterChild>()
   #replicaFailures: CounterChild | null = null
 
@@ -206,6 +208,13 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
       buckets: WEBHOOK_BUCKETS,
       registers,
     })
+    const reportViews = new Counter({
+      name: METRIC_NAMES.publicReportViews,
+      help: 'Views of public reports answered with figures, by where the figures came from: store (read now: one stats read per chart part, surface and country) or kept (reused within their minute).',
+      labelNames: ['figures'],
+      registers,
+    })
+    for (const from of ['store', 'kept']) this.#reportFigures.set(from, atZero(reportViews.labels(from)))
     if (options.readReplica) this.#declareReadReplica(options.readReplica, registers)
     const poolCounts = options.poolCounts
     if (poolCounts) {
@@ -305,6 +314,10 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
     this.#jobRuns.labels(job).inc()
     if (!ok) this.#jobFailures.labels(job).inc()
     this.#jobDuration.labels(job).observe(seconds)
+  }
+
+  publicReportView(figures: 'store' | 'kept'): void {
+    this.#reportFigures.get(figures)?.inc()
   }
 
   webhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', seconds: number): void {

@@ -31,6 +31,11 @@ export class SecretSealer {
     this.#current = { id: first.id, key }
   }
 
+  /** The id of the key that seals (the ring's first). */
+  get keyId(): number {
+    return this.#current.id
+  }
+
   seal(secret: string, context: string): Buffer {
     const nonce = randomBytes(NONCE_BYTES)
     const cipher = createCipheriv('aes-256-gcm', this.#current.key, nonce, { authTagLength: TAG_BYTES })

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { SecretSealer } from '../platform/secret-sealing.ts'
-import { ensureStoredSecret } from '../store/settings.ts'
+import { ensureStoredSecret, readStoredSecret } from '../store/settings.ts'
+import { replaceSealed, SEALED_KINDS, sealedNotUnder, type SealedKind } from '../store/sealed-secrets.ts'
 import type { ServiceContext } from './context.ts'
 
 /**
@@ -76,4 +77,65 @@ export async function outboxSealer(ctx: SealingContext): Promise<OutboxSealer> {
     seal: (messageId, part, text) => sealer.seal(text, outboxContext(messageId, part)),
     open: (messageId, part, sealed) => sealer.open(sealed, outboxContext(messageId, part)),
   }
+}
+
+const CONTEXTS: Record<SealedKind, (rowId: string) => string> = {
+  api_key: sealContext,
+  webhook_secret: webhookContext,
+  outbox_body: (messageId) => outboxContext(messageId, 'body'),
+  outbox_link: (messageId) => outboxContext(messageId, 'link'),
+}
+const countsByKind = (): Record<SealedKind, number> => ({ api_key: 0, webhook_secret: 0, outbox_body: 0, outbox_link: 0 })
+
+/** Rows read per statement by a re-seal. */
+const RESEAL_BATCH = 200
+
+export interface ResealOutcome {
+  /** The key id everything is sealed under now (the ring's first). */
+  keyId: number
+  /** Values re-sealed under it, by kind. */
+  resealed: Record<SealedKind, number>
+  /** Values under another key that no key here opens (left as they are), by kind. */
+  unopenable: Record<SealedKind, number>
+}
+
+function openWithAny(sealers: SecretSealer[], sealed: Buffer, context: string): string | null {
+  for (const sealer of sealers) {
+    const secret = sealer.open(sealed, context)
+    if (secret !== null) return secret
+  }
+  return null
+}
+
+/**
+ * Re-seals under the ring's current key every API key copy, webhook secret
+ * and outbox message (body and password link) sealed under another key, so that after a rotation, or the move from the
+ * key kept in the store to KEY_SEALING_KEY, nothing stays sealed under the
+ * old key and it can be dropped. A value is opened with any key of the ring
+ * or, when KEY_SEALING_KEY is set, with the key kept in the store (so the move
+ * needs no copy of that key), and written back only if it is unchanged (a key
+ * rotated meanwhile keeps its new copy). A value no key here opens is left as
+ * it is. Run at every start (src/start/base.ts); idempotent, and only reads
+ * when there is nothing to do.
+ */
+export async function resealUnderCurrentKey(ctx: SealingContext): Promise<ResealOutcome> {
+  const sealer = await keySealer(ctx)
+  const stored = ctx.settings.keySealingKeys === null ? null : await readStoredSecret(ctx.db, 'key_sealing_key')
+  const openers = stored === null ? [sealer] : [sealer, new SecretSealer([{ id: STORED_SEALING_KEY_ID, key: stored }])]
+  const outcome: ResealOutcome = { keyId: sealer.keyId, resealed: countsByKind(), unopenable: countsByKind() }
+  for (const kind of SEALED_KINDS) {
+    const context = CONTEXTS[kind]
+    let after = ''
+    for (;;) {
+      const rows = await sealedNotUnder(ctx.db, kind, sealer.keyId, after, RESEAL_BATCH)
+      if (rows.length === 0) break
+      for (const row of rows) {
+        const secret = openWithAny(openers, row.sealed, context(row.id))
+        if (secret === null) outcome.unopenable[kind] += 1
+        else if (await replaceSealed(ctx.db, kind, row.id, row.sealed, sealer.seal(secret, context(row.id)))) outcome.resealed[kind] += 1
+      }
+      after = rows[rows.length - 1]!.id
+    }
+  }
+  return outcome
 }

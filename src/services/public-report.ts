@@ -39,10 +39,8 @@ async function unlessRefused<T>(read: () => Promise<T>): Promise<T | null> {
   }
 }
 
-export async function readPublicReport(ctx: ServiceContext, reportUuid: string): Promise<PublicReport> {
-  if (!REPORT_UUID_RE.test(reportUuid)) throw notFound('report')
-  const shared = await findSharedCampaign(ctx.db, reportUuid)
-  if (!shared) throw notFound('report')
+/** The figures of a shared campaign, read now: the campaign, then one stats read per chart part for the whole campaign, each surface and each targeted country. */
+async function computeReport(ctx: ServiceContext, shared: { user_id: string; campaign_id: string }): Promise<PublicReport> {
   const { campaign: c, creative } = await readCampaign(ctx, shared.user_id, shared.campaign_id)
   const delivery = (filter: { surface?: string; country?: string } = {}) =>
     unlessRefused(() => readCampaignDelivery(ctx, shared.user_id, c.campaign_id, c.created_at, filter))
@@ -71,5 +69,98 @@ export async function readPublicReport(ctx: ServiceContext, reportUuid: string):
     },
     by_surface: surfaces.flatMap((surface, i) => total(parts[i]).map((impressions) => ({ surface, impressions }))),
     by_country: countries.flatMap((country, i) => total(parts[surfaces.length + i]).map((impressions) => ({ country, impressions }))),
+  }
+}
+
+/**
+ * How long one instance reuses a report's figures (service time): the life of
+ * the page's ETag. The page says when its figures were read ("generated …
+ * UTC"), and until they are read again every view gets the same page, so the
+ * same ETag, and a client that has it gets 304. Sharing is checked on every
+ * view (one read by the unique index), so "Stop sharing" answers 404 at once.
+ */
+export const REPORT_REUSE_MS = 60_000
+
+/**
+ * What the reports one instance keeps may weigh at most, in chart buckets and
+ * table rows (a report weighs 1 + its buckets + its rows: about 30 for a
+ * campaign a day old, 370 for one a year old, 755 at most); the least
+ * recently viewed go first. A bucket, with its Date, is about 165 bytes of
+ * heap, so about 8 MB at most.
+ */
+export const REPORT_CACHE_MAX_WEIGHT = 50_000
+
+/** Where a view's figures came from: read from the store now, or reused (kept, or being read for another view). */
+export type ReportSource = 'store' | 'kept'
+
+interface Kept {
+  campaignId: string
+  atMs: number
+  report: Promise<PublicReport>
+  /** 1 while the figures are being read. */
+  weight: number
+}
+
+/** A report's weight in the bound: 1 + its chart buckets + its table rows. */
+export const reportWeight = (r: PublicReport) => 1 + (r.delivery?.buckets.length ?? 0) + r.by_surface.length + r.by_country.length
+
+/**
+ * The report use case, for one instance (the public report route holds one):
+ * a report's figures are read once per REPORT_REUSE_MS and kept, within
+ * REPORT_CACHE_MAX_WEIGHT, so repeated views (and any number of concurrent
+ * ones, which share one read) cost one indexed lookup each instead of up to
+ * 23 stats reads. A revoked or unknown uuid is 404 and its figures are
+ * dropped. `observe` learns where each view's figures came from (a metric);
+ * `maxWeight` is REPORT_CACHE_MAX_WEIGHT but in tests.
+ */
+export function publicReportReader(
+  ctx: ServiceContext,
+  observe: (from: ReportSource) => void = () => {},
+  maxWeight = REPORT_CACHE_MAX_WEIGHT,
+): (reportUuid: string) => Promise<PublicReport> {
+  // Map order is recency: a view re-inserts its report, so the first entry is the least recently viewed.
+  const kept = new Map<string, Kept>()
+  let weight = 0
+  const forget = (reportUuid: string, only?: Kept) => {
+    const entry = kept.get(reportUuid)
+    if (!entry || (only && entry !== only)) return
+    kept.delete(reportUuid)
+    weight -= entry.weight
+  }
+  return async function readPublicReport(reportUuid: string): Promise<PublicReport> {
+    if (!REPORT_UUID_RE.test(reportUuid)) throw notFound('report')
+    const shared = await findSharedCampaign(ctx.db, reportUuid)
+    if (!shared) {
+      forget(reportUuid)
+      throw notFound('report')
+    }
+    const nowMs = ctx.clock.nowMs()
+    const entry = kept.get(reportUuid)
+    if (entry && entry.campaignId === shared.campaign_id && nowMs >= entry.atMs && nowMs - entry.atMs < REPORT_REUSE_MS) {
+      kept.delete(reportUuid)
+      kept.set(reportUuid, entry)
+      observe('kept')
+      return entry.report
+    }
+    forget(reportUuid)
+    const fresh: Kept = { campaignId: shared.campaign_id, atMs: nowMs, report: computeReport(ctx, shared), weight: 1 }
+    kept.set(reportUuid, fresh)
+    weight += 1
+    observe('store')
+    fresh.report.then(
+      (report) => {
+        if (kept.get(reportUuid) !== fresh) return
+        const w = reportWeight(report)
+        weight += w - fresh.weight
+        fresh.weight = w
+        for (const [uuid, e] of kept) {
+          if (weight <= maxWeight) break
+          if (e !== fresh) forget(uuid, e)
+        }
+      },
+      // A failed read is not kept: the next view tries again.
+      () => forget(reportUuid, fresh),
+    )
+    return fresh.report
   }
 }

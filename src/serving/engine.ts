@@ -106,7 +106,7 @@ export class ServingEngine {
     const fresh = () => randomBytes(32).toString('hex')
     const secret = await ensureStoredSecret(db, 'serving_secret', fresh)
     const ring = offerKeys ?? [{ id: STORED_OFFER_KEY_ID, key: await ensureStoredSecret(db, 'offer_key', fresh) }]
-    return new ServingEngine(db, clock, new OfferSealer(ring, secret), new ViewerKeys(secret), log, metrics, feed)
+    return new ServingEngine(db, clock, new OfferSealer(ring), new ViewerKeys(secret), log, metrics, feed)
   }
 
   viewerKey(viewerId: string): string {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 import type { Offer } from '../domain/offer.ts'
 import { sourceBytes, sourceFromBytes } from '../domain/traffic-source.ts'
 
@@ -40,12 +40,10 @@ const TOKEN = /^imp_[A-Za-z0-9_-]{40,400}$/
 export class OfferSealer {
   readonly #current: { id: number; key: KeyObject; aad: Buffer }
   readonly #keys = new Map<number, { key: KeyObject; aad: Buffer }>()
-  /** Verifies ids issued before ids were sealed (see `openLegacy`); null when not accepted. */
-  readonly #legacy: KeyObject | null
   #pool = Buffer.alloc(0)
   #poolOffset = 0
 
-  constructor(ring: readonly OfferKey[], legacySecret: Buffer | null = null) {
+  constructor(ring: readonly OfferKey[]) {
     for (const { id, key } of ring) {
       if (!Number.isInteger(id) || id < 0 || id > 255 || this.#keys.has(id)) throw new Error(`offer key id ${id}: must be unique, 0-255`)
       if (key.length !== 32) throw new Error(`offer key ${id}: must be 32 bytes`)
@@ -54,7 +52,6 @@ export class OfferSealer {
     const first = ring[0] && this.#keys.get(ring[0].id)
     if (!ring[0] || !first) throw new Error('the offer key ring is empty')
     this.#current = { id: ring[0].id, ...first }
-    this.#legacy = legacySecret && createSecretKey(legacySecret)
   }
 
   seal(offer: Offer): string {
@@ -83,7 +80,6 @@ export class OfferSealer {
 
   /** The offer inside a genuine id, or null for anything forged, altered, truncated, foreign or sealed under an unknown key. */
   open(impressionId: string): Offer | null {
-    if (this.#legacy && impressionId.includes('.')) return openLegacy(impressionId, this.#legacy)
     if (!TOKEN.test(impressionId)) return null
     const text = impressionId.slice(PREFIX.length)
     const bytes = Buffer.from(text, 'base64url')
@@ -168,36 +164,5 @@ function decodeOffer(plain: Buffer): Offer | null {
     source,
     offeredAtMs: plain.readUIntBE(1, 6),
     origin: plain.readUInt32BE(7),
-  }
-}
-
-const LEGACY = /^imp_([A-Za-z0-9_-]{20,400})\.([A-Za-z0-9_-]{22})$/
-
-/**
- * Ids issued before ids were sealed: a readable payload under a truncated
- * HMAC-SHA256. Still accepted so that a deploy does not drop the views of the
- * offers made in the hour before it; remove once every instance has run the
- * sealing version for an hour. Their origin matches no instance.
- */
-function openLegacy(impressionId: string, secret: KeyObject): Offer | null {
-  const match = LEGACY.exec(impressionId)
-  if (!match) return null
-  const [, payload = '', mac = ''] = match
-  const expected = createHmac('sha256', secret).update(payload).digest().subarray(0, 16)
-  const given = Buffer.from(mac, 'base64url')
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null
-  const [campaignId, creativeId, userId, surface, country, viewerKey, offeredAt, nonce, ...rest] = Buffer.from(payload, 'base64url').toString().split('~')
-  if (campaignId === undefined || creativeId === undefined || userId === undefined || surface === undefined) return null
-  if (country === undefined || viewerKey === undefined || offeredAt === undefined || nonce === undefined || rest.length > 0) return null
-  return {
-    campaignId,
-    creativeId,
-    userId,
-    surface: surface === 'e' ? 'extension' : 'terminal',
-    country: country === '' ? null : country,
-    viewerKey,
-    source: null,
-    offeredAtMs: parseInt(offeredAt, 36),
-    origin: -1,
   }
 }

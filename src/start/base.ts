@@ -1,7 +1,7 @@
 import { CLICK_UNBILLED_REASONS } from '../domain/clicks.ts'
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino'
 import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
-import type { Settings } from '../platform/env.ts'
+import { keysKeptInStore, type Settings } from '../platform/env.ts'
 import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
 import { smtpMailer, type Mailer } from '../platform/mailer.ts'
 import type { Store } from '../store/db.ts'
@@ -14,6 +14,8 @@ import { openStoreWithRetry } from './startup.ts'
 import { Metrics } from '../platform/metrics.ts'
 import { logDestination } from '../platform/log-destination.ts'
 import { NON_BILLABLE_REASONS, UNKNOWN_IMPRESSION } from '../domain/delivery.ts'
+import { resealUnderCurrentKey, type ResealOutcome } from '../services/key-sealing.ts'
+import type { Db } from '../store/db.ts'
 
 /** How an instance is started beyond its settings (tests and tools; `npm start` passes none). */
 export interface InstanceOptions {
@@ -60,6 +62,8 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     },
     log,
   )
+  warnOfKeysInStore(settings, log)
+  await resealSecrets(settings, store.db, log)
   let clock: Clock
   if (options.clock) {
     clock = options.clock
@@ -107,4 +111,50 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     }
   }
   return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics, replica }
+}
+
+/**
+ * One warning at start-up naming each sealing key this instance keeps in the
+ * store (platform/env.ts#keysKeptInStore); none when OFFER_KEYS and
+ * KEY_SEALING_KEY hold them outside the database.
+ */
+function warnOfKeysInStore(settings: Settings, log: Logger): void {
+  const kept = keysKeptInStore(settings)
+  if (kept.length === 0) return
+  log.warn(
+    { keys_in_store: kept.map((k) => k.row) },
+    `sealing keys are kept in the database: ${kept.map((k) => `${k.row} seals ${k.seals} (set ${k.setting})`).join('; ')}. ` +
+      'Anyone with a copy of the database can open or forge what they seal; README, "Deployment", says how to hold them outside it',
+  )
+}
+
+/**
+ * Re-seals what is sealed under a sealing key other than the current one
+ * (services/key-sealing.ts#resealUnderCurrentKey): after KEY_SEALING_KEY is
+ * set or rotated, the old key then seals nothing. Not fatal: a value not
+ * re-sealed yet still opens wherever its key is in the ring, and the next
+ * start tries again.
+ */
+async function resealSecrets(settings: Settings, db: Db, log: Logger): Promise<void> {
+  try {
+    const { keyId, resealed, unopenable } = await resealUnderCurrentKey({ db, settings })
+    const fields = (counts: ResealOutcome['resealed']) => ({
+      key_id: keyId,
+      api_keys: counts.api_key,
+      webhook_secrets: counts.webhook_secret,
+      emails: counts.outbox_body,
+      email_links: counts.outbox_link,
+    })
+    const total = (counts: ResealOutcome['resealed']) => Object.values(counts).reduce((a, b) => a + b, 0)
+    if (total(resealed) > 0) log.info(fields(resealed), 'sealed secrets re-sealed under the current sealing key')
+    if (total(unopenable) > 0) {
+      log.warn(
+        fields(unopenable),
+        'sealed secrets that no sealing key of this instance opens: those API keys cannot be revealed (rotate them), those webhook deliveries fail ' +
+          '(secret_unavailable) and those emails read as unreadable in the outbox; list the key that sealed them in KEY_SEALING_KEY',
+      )
+    }
+  } catch (err) {
+    log.error({ err }, 're-sealing the sealed secrets at start failed; they stay under their key until the next start')
+  }
 }

@@ -54,18 +54,27 @@ export async function writeManualClock(db: Db, now: Date): Promise<void> {
 /**
  * A secret kept in the store, created once (by whichever instance gets there
  * first) and shared by every instance on the store: `serving_secret` keys
- * viewer keys (and verified the readable ids issued before ids were sealed),
- * `offer_key` seals impression ids unless OFFER_KEYS is set,
- * `key_sealing_key` seals the recoverable copy of API keys unless
- * KEY_SEALING_KEY is set.
+ * viewer keys (it opens and forges nothing), `offer_key` seals impression ids
+ * unless OFFER_KEYS is set, `key_sealing_key` seals the recoverable copy of
+ * API keys and the webhook secrets unless KEY_SEALING_KEY is set.
  */
-export async function ensureStoredSecret(db: Db, name: 'serving_secret' | 'offer_key' | 'key_sealing_key', fresh: () => string): Promise<Buffer> {
+export async function ensureStoredSecret(db: Db, name: StoredSecret, fresh: () => string): Promise<Buffer> {
   await db
     .insertInto('settings')
     .values({ key: name, value: JSON.stringify(fresh()) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute()
-  const row = await db.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow()
+  const secret = await readStoredSecret(db, name)
+  if (secret === null) throw new Error(`settings ${name} vanished`)
+  return secret
+}
+
+/** A secret kept in the store, or null when no instance has created it (nothing is created here). */
+export async function readStoredSecret(db: Db, name: StoredSecret): Promise<Buffer | null> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirst()
+  if (!row) return null
   if (typeof row.value !== 'string') throw new Error(`settings ${name} is not a hex string`)
   return Buffer.from(row.value, 'hex')
 }
+
+type StoredSecret = 'serving_secret' | 'offer_key' | 'key_sealing_key'

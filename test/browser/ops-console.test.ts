@@ -276,4 +276,15 @@ describe('the operator console in a browser', { skip: browserSkip }, () => {
     await screenshot(page, 'ops-traffic-phone', SHOTS)
     await page.setViewportSize(DESKTOP)
   })
+
+  test('Components: the sealing keys kept in the database are named, each with the setting that moves it out', { timeout: 60_000 }, async () => {
+    const { page } = h
+    await opsSignIn(page, h)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Components', exact: true }).click()
+    await page.waitForURL(/\/ops\/components$/)
+    const keys = page.getByRole('region', { name: 'Sealing keys' })
+    assert.match(await keys.innerText(), /Kept in the database[\s\S]*offer_key seals impression ids[\s\S]*Set OFFER_KEYS\.[\s\S]*key_sealing_key seals[\s\S]*Set KEY_SEALING_KEY\./)
+    await checkPage(page)
+    await screenshot(page, 'ops-components', SHOTS)
+  })
 })

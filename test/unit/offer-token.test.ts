@@ -89,15 +89,12 @@ test('a ring must be valid', () => {
   assert.throws(() => new OfferSealer([{ id: 1, key: Buffer.alloc(16) }]))
 })
 
-test('readable ids issued before ids were sealed still open under the serving secret, and only genuine ones', () => {
+test('the readable ids of before sealing (HMAC under the serving secret, kept in the store) open no more', () => {
   const secret = Buffer.alloc(32, 3)
   const fields = [offer.campaignId, offer.creativeId, offer.userId, 't', 'DE', offer.viewerKey, offer.offeredAtMs.toString(36), 'nonce1']
   const payload = Buffer.from(fields.join('~')).toString('base64url')
   const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, 16).toString('base64url')
-  const sealer = new OfferSealer([keyA], secret)
-  assert.deepEqual(sealer.open(`imp_${payload}.${mac}`), { ...offer, source: null, origin: -1 })
-  assert.equal(sealer.open(`imp_${payload}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`), null)
-  assert.equal(new OfferSealer([keyA]).open(`imp_${payload}.${mac}`), null, 'not accepted without the secret')
+  assert.equal(new OfferSealer([keyA]).open(`imp_${payload}.${mac}`), null, 'a copy of the database must not forge an id')
 })
 
 test('a viewer key is a keyed hash of the install id, stable across deploys', () => {

@@ -1,6 +1,7 @@
 import { PostForm } from '../forms.tsx'
 import { OpsPage, type OpsFrame } from './frame.tsx'
 import type { FieldErrors } from './messages.ts'
+import type { StoredKey } from '../../../platform/env.ts'
 
 export interface ComponentRow {
   component: string
@@ -14,8 +15,8 @@ const STATES = ['operational', 'degraded', 'disabled'] as const
 const LABEL: Record<string, string> = { operational: 'Operational', degraded: 'Degraded', disabled: 'Disabled', unknown: 'Unknown' }
 const BADGE: Record<string, string> = { operational: 'badge ok', degraded: 'badge warn', disabled: 'badge bad', unknown: 'badge' }
 
-/** `/ops/components`: each component of /v1/status with its state and a switch. */
-export function ComponentsPage(props: { frame: OpsFrame; components: ComponentRow[]; errors?: FieldErrors }) {
+/** `/ops/components`: each component of /v1/status with its state and a switch, and where the sealing keys are held. */
+export function ComponentsPage(props: { frame: OpsFrame; components: ComponentRow[]; keysInStore: StoredKey[]; errors?: FieldErrors }) {
   return (
     <OpsPage frame={props.frame} title="Components" path="/ops/components">
       <p class="muted">
@@ -47,6 +48,36 @@ export function ComponentsPage(props: { frame: OpsFrame; components: ComponentRo
           </PostForm>
         ))}
       </div>
+      <SealingKeys kept={props.keysInStore} />
     </OpsPage>
+  )
+}
+
+/** Whether this instance keeps sealing keys in the database (the start-up warning says the same). */
+function SealingKeys(props: { kept: StoredKey[] }) {
+  return (
+    <section aria-labelledby="keys-h">
+      <h2 id="keys-h">Sealing keys</h2>
+      {props.kept.length === 0 ? (
+        <p>
+          <span class="badge ok">Outside the database</span> <code>OFFER_KEYS</code> and <code>KEY_SEALING_KEY</code> hold the sealing keys: a copy of the
+          database opens and forges nothing they seal.
+        </p>
+      ) : (
+        <>
+          <p>
+            <span class="badge warn">Kept in the database</span> Anyone with a copy of the database can open or forge what these keys seal:
+          </p>
+          <ul>
+            {props.kept.map((k) => (
+              <li>
+                <code>{k.row}</code> seals {k.seals}. Set <code>{k.setting}</code>.
+              </li>
+            ))}
+          </ul>
+          <p class="muted">The README's "Deployment" section says how to generate the keys and switch to them without losing what is sealed.</p>
+        </>
+      )}
+    </section>
   )
 }

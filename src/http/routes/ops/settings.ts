@@ -15,6 +15,7 @@ import { readServiceConfig } from '../../../services/operator-settings.ts'
 import { setComponentState, updateServiceConfig } from '../../../services/operator-actions.ts'
 import { attempt, attemptBody, booleanOf, integerOf, numberOf } from './forms.ts'
 import { frameOf } from './session.ts'
+import { keysKeptInStore } from '../../../platform/env.ts'
 
 const hide = { hide: true } as const
 const Notice = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) })
@@ -25,7 +26,7 @@ export function opsSettingsRoutes(deps: RouteDeps) {
     async function componentsPage(request: FastifyRequest, reply: FastifyReply, notice?: string, errors?: FieldErrors, status = 200) {
       const [shownStates, setStates] = await Promise.all([readComponentStatus(deps), readSetComponentStates(deps)])
       const components = COMPONENTS.map((component) => ({ component, shown: shownStates[component], set: componentState(setStates.get(component)) }))
-      return reply.page(ComponentsPage({ frame: frameOf(deps, request, reply, notice), components, errors }), status)
+      return reply.page(ComponentsPage({ frame: frameOf(deps, request, reply, notice), components, keysInStore: keysKeptInStore(deps.settings), errors }), status)
     }
 
     app.get('/ops/components', { schema: { ...hide, querystring: Notice } }, async (request, reply) => componentsPage(request, reply, request.query.notice))
