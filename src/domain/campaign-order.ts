@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { invalid } from './errors.ts'
-import { checkDisplayText } from './text-rules.ts'
-import { checkIconUrl, normalizeDestinationUrl } from './destination-url.ts'
+import { checkDisplayText, displayTextFacts } from './text-rules.ts'
+import { normalizeDestinationUrl } from './destination-url.ts'
+import { checkIconUrl } from './icon-url.ts'
 import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
 import { screenAdLine } from './content-safety.ts'
 import type { OrderConfig } from './order-config.ts'
@@ -89,7 +90,7 @@ export function createFingerprint(input: CampaignCreateInput): string {
 export function checkAdLine(raw: string, field = 'ad_line'): { adLine: string; moderation: Order['moderation'] } {
   const adLine = raw.trim()
   const problem = checkDisplayText(adLine, 3, 60)
-  if (problem) throw invalid(field, problem, { min_length: 3, max_length: 60 })
+  if (problem) throw invalid(field, problem, displayTextFacts(problem, 3, 60))
   const screening = screenAdLine(adLine)
   if (screening.verdict === 'deny') throw invalid(field, 'content_safety', { category: screening.category })
   return {
@@ -102,7 +103,7 @@ export function checkOptionalLabel(raw: string | undefined, field: string, min: 
   if (raw === undefined) return null
   const text = raw.trim()
   const problem = checkDisplayText(text, min, 120)
-  if (problem) throw invalid(field, problem, { min_length: min, max_length: 120 })
+  if (problem) throw invalid(field, problem, displayTextFacts(problem, min, 120))
   return text === '' ? null : text
 }
 
@@ -114,8 +115,11 @@ export function checkDestinationUrl(raw: string, field = 'destination_url'): str
 
 export function checkIcon(raw: string | undefined): string | null {
   if (raw === undefined) return null
-  const problem = checkIconUrl(raw)
-  if (problem) throw invalid('icon_url', problem)
+  const refusal = checkIconUrl(raw)
+  if (refusal) {
+    const { reason, ...facts } = refusal
+    throw invalid('icon_url', reason, facts)
+  }
   return raw
 }
 

@@ -28,20 +28,3 @@ export function normalizeDestinationUrl(raw: string): { url: string } | { proble
   const url = `${raw.slice(0, cut)}/${raw.slice(cut)}`
   return url.length > MAX_DESTINATION_URL_LENGTH ? { problem: 'too_long' } : { url }
 }
-
-export type IconProblem = 'too_long' | 'invalid_icon_url'
-export const MAX_ICON_URL_LENGTH = 12_000
-
-/** An icon is an https URL or a data: URI of an image. */
-export function checkIconUrl(raw: string): IconProblem | null {
-  if (raw.length > MAX_ICON_URL_LENGTH) return 'too_long'
-  if (/^data:image\/(png|jpeg|gif|webp|svg\+xml)(;[a-z0-9=.+-]+)*,/i.test(raw)) return null
-  if (/[\s\p{Cc}]/u.test(raw)) return 'invalid_icon_url'
-  try {
-    const u = new URL(raw)
-    if (u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '') return null
-  } catch {
-    // fall through
-  }
-  return 'invalid_icon_url'
-}

@@ -1,5 +1,5 @@
 import { invalid } from './errors.ts'
-import { checkDisplayText } from './text-rules.ts'
+import { checkDisplayText, displayTextFacts } from './text-rules.ts'
 
 /**
  * An operator's moderation decision. A rejection may carry a reason, which
@@ -18,6 +18,6 @@ export function decisionReason(status: ModerationDecision, reason: string | unde
   if (text === '') return null
   if (status !== 'rejected') throw invalid('reason', 'rejection_only')
   const problem = checkDisplayText(text, 1, MODERATION_REASON_MAX)
-  if (problem) throw invalid('reason', problem, { max_length: MODERATION_REASON_MAX })
+  if (problem) throw invalid('reason', problem, displayTextFacts(problem, null, MODERATION_REASON_MAX))
   return text
 }

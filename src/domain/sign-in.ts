@@ -1,3 +1,5 @@
+import { sourceOf } from './traffic-source.ts'
+
 /**
  * Rules of portal sign-in (operations.md section 5; docs/decisions.md "Portal
  * sessions"). Plain values: the services apply them, the store keeps them.
@@ -18,6 +20,24 @@ export const SESSION_TOUCH_MS = 60_000
 /** An emailed reset link works for one hour; a set-password link for an operator-made account, seven days. */
 export const RESET_LINK_MS = 60 * 60_000
 export const SET_LINK_MS = 7 * 24 * 60 * 60_000
+
+/**
+ * Reset emails (issue 34): at most RESET_EMAILS_PER_WINDOW to one account within any
+ * RESET_EMAIL_WINDOW_MS. Counted from the account's reset links in the store, which are kept
+ * until they expire, so the window must not outlast a reset link. A request beyond the limit
+ * answers like any other (the form does not tell who has an account); no email is sent.
+ */
+export const RESET_EMAILS_PER_WINDOW = 3
+export const RESET_EMAIL_WINDOW_MS = RESET_LINK_MS
+
+/** "Forgot password" requests per source (an IPv4 address or IPv6 /64) per hour, for any addresses: beyond, 429. */
+export const RESET_REQUESTS_PER_SOURCE = 10
+export const RESET_REQUEST_WINDOW_MS = 60 * 60_000
+
+/** The counter key of one source's reset requests (platform/counters.ts `logEvent`). */
+export function resetRequestKey(address: string): string {
+  return `reset-request:${sourceOf(address)}`
+}
 
 /** The form of an email used for comparison: trimmed, lower-cased. */
 export function emailKey(email: string): string {

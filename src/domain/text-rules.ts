@@ -35,19 +35,88 @@ export function isBlank(text: string): boolean {
   return text !== '' && INVISIBLE.test(text)
 }
 
-export type TextProblem = 'too_short' | 'too_long' | 'control_characters' | 'empty' | 'blank'
+/**
+ * What a field of N characters may hold besides its N grapheme clusters, so that a "60-character"
+ * line cannot be 20 KB of combining marks, tag characters or skin-tone modifiers. The caps are N of
+ * the longest emoji sequence Unicode recommends (👩🏽‍❤️‍💋‍👨🏻, a kiss with two skin tones: 10
+ * code points, 35 bytes of UTF-8), so every line of real emoji, flags and ZWJ sequences that fits
+ * in N characters fits in them too.
+ */
+export const CODE_POINTS_PER_CHARACTER = 10
+export const BYTES_PER_CHARACTER = 35
+/**
+ * Combining marks stacked on one character. Vietnamese takes two, pointed Hebrew and Thai three,
+ * a keycap emoji two (its variation selector and the enclosing keycap); "Zalgo" text takes
+ * hundreds. Counted per base character, not per cluster: an Indic conjunct (क्ष्म्य) is one
+ * cluster of several consonants, each with its own virama.
+ */
+export const MAX_COMBINING_MARKS = 4
+
+export type TextProblem = 'too_short' | 'too_long' | 'control_characters' | 'empty' | 'blank' | 'too_many_combining_marks'
+
+const MARK = /\p{M}/u
+// Joiners, tags and other characters that draw nothing: marks after them still stack on the same base.
+const NOT_A_BASE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u
+
+/** The caps of a field of at most `max` characters (grapheme clusters). */
+export function textCaps(max: number) {
+  return { max_length: max, max_code_points: max * CODE_POINTS_PER_CHARACTER, max_bytes: max * BYTES_PER_CHARACTER }
+}
+
+/** True when `text` has more code points or UTF-8 bytes than a field of `max` characters may. */
+export function overCaps(text: string, max: number): boolean {
+  const caps = textCaps(max)
+  // A UTF-16 length over twice the cap is over it in code points too: no need to read further.
+  if (text.length > 2 * caps.max_code_points) return true
+  let points = 0
+  let bytes = 0
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!
+    points++
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4
+  }
+  return points > caps.max_code_points || bytes > caps.max_bytes
+}
+
+/** True when some character carries more than MAX_COMBINING_MARKS combining marks. */
+export function hasStackedMarks(text: string): boolean {
+  if (!MARK.test(text)) return false
+  let run = 0
+  for (const ch of text) {
+    if (MARK.test(ch)) {
+      if (++run > MAX_COMBINING_MARKS) return true
+    } else if (!NOT_A_BASE.test(ch)) run = 0
+  }
+  return false
+}
 
 /**
  * Checks a trimmed display string against a grapheme-length range. The
  * minimum counts visible clusters (three zero-width spaces are not a
- * three-character line); the maximum counts every cluster, as stored.
+ * three-character line); the maximum counts every cluster, as stored, and
+ * the code points, UTF-8 bytes and stacked marks behind them (textCaps,
+ * MAX_COMBINING_MARKS). Sizes are checked before the text is segmented, so
+ * the work done on a hostile string is bounded by the caps.
  */
 export function checkDisplayText(text: string, min: number, max: number): TextProblem | null {
   if (hasControlCharacters(text)) return 'control_characters'
   if (isBlank(text)) return 'blank'
+  if (overCaps(text, max)) return 'too_long'
+  if (hasStackedMarks(text)) return 'too_many_combining_marks'
   const length = graphemeLength(text)
   if (length === 0 && min > 0) return 'empty'
   if (visibleLength(text) < min) return 'too_short'
   if (length > max) return 'too_long'
   return null
+}
+
+/**
+ * The facts a 400 carries with a display-text reason: the bounds of the field, and for `too_long`
+ * and `too_many_combining_marks` the caps behind them.
+ */
+export function displayTextFacts(problem: TextProblem, min: number | null, max: number): Record<string, number> {
+  const bounds: Record<string, number> = min === null ? { max_length: max } : { min_length: min, max_length: max }
+  if (problem === 'too_long') return { ...bounds, ...textCaps(max) }
+  if (problem === 'too_many_combining_marks') return { ...bounds, max_combining_marks: MAX_COMBINING_MARKS }
+  return bounds
 }

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js'
 import { WEBHOOK_URL_MAX_LENGTH } from './webhooks.ts'
 
 /**
@@ -16,6 +17,9 @@ export type AddressClass =
   | 'unique_local'
   | 'cgnat'
   | 'multicast'
+  | 'ipv4_mapped'
+  | 'nat64_local'
+  | 'teredo'
   | 'reserved'
   | 'invalid'
 
@@ -50,38 +54,70 @@ export function parseIpv6(input: string): number[] | null {
   return [...head, ...Array<number>(8 - head.length - rest.length).fill(0), ...rest]
 }
 
-function classifyIpv4([a, b, c]: number[]): AddressClass {
-  if (a === 0) return 'unspecified' // 0.0.0.0/8, "this network"
-  if (a === 10) return 'private'
-  if (a === 100 && b! >= 64 && b! <= 127) return 'cgnat' // 100.64.0.0/10
-  if (a === 127) return 'loopback'
-  if (a === 169 && b === 254) return 'link_local'
-  if (a === 172 && b! >= 16 && b! <= 31) return 'private'
-  if (a === 192 && b === 168) return 'private'
-  if (a === 192 && b === 0 && c === 0) return 'reserved' // 192.0.0.0/24, IETF protocol assignments
-  if (a === 198 && (b === 18 || b === 19)) return 'reserved' // 198.18.0.0/15, benchmarking
-  if (a! >= 224 && a! <= 239) return 'multicast'
-  if (a! >= 240) return 'reserved' // 240.0.0.0/4 and the broadcast address
-  return 'public'
+/**
+ * The ranges are ipaddr.js's table of special-purpose addresses (the IANA registries, kept up to
+ * date by a library Fastify already depends on); this module keeps its own strict parsing above
+ * (ipaddr.js also reads `0x7f.1` and `127.1`) and decides what each range means for a webhook.
+ * A range name it does not know (a newer ipaddr.js) is `reserved`: refused until looked at.
+ */
+const IPV4_RANGES: Readonly<Record<string, AddressClass>> = {
+  unicast: 'public',
+  unspecified: 'unspecified', // 0.0.0.0/8, "this network"
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link_local',
+  carrierGradeNat: 'cgnat',
+  multicast: 'multicast',
+  // 240.0.0.0/4, the broadcast address, 192.0.0.0/24, 198.18.0.0/15, the documentation
+  // networks, the 6to4 relay anycast, AS112 and AMT: no webhook receiver lives there.
+  broadcast: 'reserved',
+  reserved: 'reserved',
+  as112: 'reserved',
+  amt: 'reserved',
 }
 
+const IPV6_RANGES: Readonly<Record<string, AddressClass>> = {
+  unicast: 'public',
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link_local', // fe80::/10
+  deprecatedSiteLocal: 'private', // fec0::/10
+  uniqueLocal: 'unique_local', // fc00::/7
+  multicast: 'multicast', // ff00::/8
+  // ::ffff:0:0/96, in any spelling (::ffff:127.0.0.1, ::ffff:7f00:1): not an IPv6 destination but
+  // a socket's way of writing an IPv4 one. No name has a reason to resolve to one, so the whole
+  // range is refused, whatever IPv4 address it carries.
+  ipv4Mapped: 'ipv4_mapped',
+  teredo: 'teredo', // 2001::/32: a tunnel whose far end is an IPv4 address hidden in the bits
+  // 64:ff9b::/96 is decided by the IPv4 address inside (classifyIpv6); what is left of
+  // ipaddr.js's `rfc6052` is 64:ff9b:1::/48, the local-use NAT64 prefix (RFC 8215).
+  rfc6052: 'nat64_local',
+}
+
+const rangeClass = (table: Readonly<Record<string, AddressClass>>, range: string): AddressClass =>
+  Object.hasOwn(table, range) ? table[range]! : 'reserved'
+
+function classifyIpv4(octets: number[]): AddressClass {
+  return rangeClass(IPV4_RANGES, new ipaddr.IPv4(octets).range())
+}
+
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96')
+const SIX_TO_FOUR = ipaddr.IPv6.parseCIDR('2002::/16')
+
 function classifyIpv6(g: number[]): AddressClass {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number]
+  const address = new ipaddr.IPv6(g)
+  const range: string = address.range()
   const v4 = (hi: number, lo: number) => classifyIpv4([hi >> 8, hi & 255, lo >> 8, lo & 255])
-  if (g.every((x) => x === 0)) return 'unspecified'
-  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1) return 'loopback'
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): the IPv4 address inside decides; compatible ones are deprecated.
-  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return v4(g6, g7)
-  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return 'reserved'
-  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach the IPv4 address they carry.
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return v4(g6, g7)
-  if (g0 === 0x2002) return v4(g1, g2)
-  if ((g0 & 0xffc0) === 0xfe80) return 'link_local' // fe80::/10
-  if ((g0 & 0xffc0) === 0xfec0) return 'private' // fec0::/10, deprecated site-local
-  if ((g0 & 0xfe00) === 0xfc00) return 'unique_local' // fc00::/7
-  if ((g0 & 0xff00) === 0xff00) return 'multicast' // ff00::/8
-  if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return 'reserved' // 100::/64, discard-only
-  return 'public'
+  // IPv4-compatible (::a.b.c.d, deprecated since RFC 4291): ipaddr.js calls it unicast.
+  if (range === 'unicast' && g.slice(0, 6).every((x) => x === 0)) return 'reserved'
+  // The well-known NAT64 prefix (DNS64 answers for IPv4-only names) and 6to4 reach the IPv4
+  // address they carry: that address decides.
+  if (address.match(NAT64_WELL_KNOWN)) return v4(g[6]!, g[7]!)
+  if (address.match(SIX_TO_FOUR)) return v4(g[1]!, g[2]!)
+  // The other special ranges (discard-only 100::/64, IPv4-translated ::ffff:0:0:0/96, the IETF
+  // protocol assignments of 2001::/23, documentation 2001:db8::/32 and 3fff::/20, ORCHID,
+  // benchmarking, segment routing…) are `reserved`.
+  return rangeClass(IPV6_RANGES, range)
 }
 
 /** What kind of address `text` is (IPv4 or IPv6 text; anything else is `invalid`). */

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow, OutboxRow } from '../services/read-models.ts'
+import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow, OutboxMessage } from '../services/read-models.ts'
 import type { AccountOverview } from '../services/accounts.ts'
 import type { AuditEntry } from '../services/audit.ts'
 import type { QueuedCreative } from '../services/moderation.ts'
@@ -208,8 +208,8 @@ export function presentCampaignDetail(g: CampaignGraph): Static<typeof CampaignD
   return { ...presentCampaign(g), creatives: [presentCreative(g)] }
 }
 
-export function presentOutboxMessage(m: OutboxRow): Static<typeof OutboxMessageSchema> {
-  return { to: m.to_address, subject: m.subject, text: m.body, sent_at: m.sent_at.toISOString(), delivery: m.delivery }
+export function presentOutboxMessage(m: OutboxMessage): Static<typeof OutboxMessageSchema> {
+  return { to: m.to_address, subject: m.subject, text: m.text, sent_at: m.sent_at.toISOString(), delivery: m.delivery }
 }
 
 // ---------------------------------------------------------------------------------------------- operator views

@@ -1,10 +1,12 @@
 import type { Job } from './scheduler.ts'
-import type { Db } from '../store/db.ts'
+import type { ServiceContext } from '../services/context.ts'
+import { sealClearOutbox } from '../services/email.ts'
 import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
 import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
 import { purgeFinishedWebhookMessages } from '../store/webhooks.ts'
 import { purgeClickDays, purgeSourceCounts } from '../store/ledger.ts'
+import { endExpiredEmailedLinks } from '../store/outbox.ts'
 import { utcDay } from '../domain/clicks.ts'
 
 const HOUR = 3_600_000
@@ -16,12 +18,15 @@ const EXPORT_TOMBSTONE_MS = 7 * 24 * HOUR
 const WEBHOOK_LOG_MS = 30 * 24 * HOUR
 
 /**
- * Daily at 00:30 UTC: deletes expired artifacts, ended sessions, spent password links, webhook
+ * Daily at 00:30 UTC: deletes expired artifacts, ended sessions, expired password links, webhook
  * messages finished over 30 days ago and billable-click days before yesterday (a click is judged
  * against its own UTC day; yesterday stays for a batch judged just before midnight). Expiry itself is checked on
- * every read, so this only reclaims space. Idempotent: a rerun finds nothing more to delete.
+ * every read, so this only reclaims space. It also removes the stored copy of every emailed
+ * password link that expired (reads hide them already) and seals any email body still in clear
+ * (issue 34). Idempotent: a rerun finds nothing more to do.
  */
-export function expiryJob(db: Db): Job {
+export function expiryJob(ctx: Pick<ServiceContext, 'db' | 'settings'>): Job {
+  const { db } = ctx
   return {
     name: 'expiry',
     // A run deletes everything expired by now, so one run covers any gap.
@@ -35,7 +40,9 @@ export function expiryJob(db: Db): Job {
       const previews = await purgeExpiredPreviews(db, now, PREVIEW_TOMBSTONE_MS)
       const jobs = await purgeExpiredExports(db, now, EXPORT_TOMBSTONE_MS)
       const sessions = await deleteExpiredSessions(db, now)
+      const emailedLinks = await endExpiredEmailedLinks(db, now)
       const links = await deleteExpiredPasswordTokens(db, now)
+      const emailsSealed = await sealClearOutbox(ctx)
       const webhooks = await purgeFinishedWebhookMessages(db, new Date(now.getTime() - WEBHOOK_LOG_MS))
       const clickDays = await purgeClickDays(db, utcDay(now.getTime() - 24 * HOUR))
       // The invalid-traffic bounds judge the current UTC day and hour only.
@@ -46,6 +53,8 @@ export function expiryJob(db: Db): Job {
         export_jobs_deleted: jobs.jobs_deleted,
         sessions_deleted: sessions,
         password_links_deleted: links,
+        emailed_links_removed: emailedLinks,
+        email_bodies_sealed: emailsSealed,
         webhook_messages_deleted: webhooks,
         click_days_deleted: clickDays,
         source_counts_deleted: sourceCounts,

@@ -54,3 +54,26 @@ export async function sealWebhookSecret(ctx: SealingContext, endpointId: string,
 export async function openWebhookSecret(ctx: SealingContext, endpointId: string, sealed: Buffer): Promise<string | null> {
   return (await keySealer(ctx)).open(sealed, webhookContext(endpointId))
 }
+
+/**
+ * An outbox message's body, and apart from it its password link, sealed under the same ring
+ * (issue 34: a copy of the store must not yield working reset links), each bound to its message
+ * and part: copied onto another row or swapped with the other part, it does not open.
+ */
+export type OutboxPart = 'body' | 'link'
+const outboxContext = (messageId: string, part: OutboxPart) => `outbox_${part}:${messageId}`
+
+export interface OutboxSealer {
+  seal(messageId: string, part: OutboxPart, text: string): Buffer
+  /** The text, or null when the sealed value does not open here (altered, another row or part, a key not in the ring). */
+  open(messageId: string, part: OutboxPart, sealed: Buffer): string | null
+}
+
+/** A sealer for many messages at once (one key look-up). */
+export async function outboxSealer(ctx: SealingContext): Promise<OutboxSealer> {
+  const sealer = await keySealer(ctx)
+  return {
+    seal: (messageId, part, text) => sealer.seal(text, outboxContext(messageId, part)),
+    open: (messageId, part, sealed) => sealer.open(sealed, outboxContext(messageId, part)),
+  }
+}

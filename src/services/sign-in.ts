@@ -5,19 +5,27 @@ import {
   emailProblem,
   newSessionDeadlines,
   passwordProblem,
+  RESET_EMAIL_WINDOW_MS,
+  RESET_EMAILS_PER_WINDOW,
   RESET_LINK_MS,
+  RESET_REQUEST_WINDOW_MS,
+  RESET_REQUESTS_PER_SOURCE,
+  resetRequestKey,
   sessionLive,
   SET_LINK_MS,
   touchedIdleDeadline,
 } from '../domain/sign-in.ts'
 import type { CounterStore } from '../platform/counters.ts'
+import type { MailMessage } from '../platform/mailer.ts'
 import { hashPassword, passwordMatches } from '../platform/passwords.ts'
 import { ApiError } from '../domain/errors.ts'
-import { findAccount, findAccountByEmail } from '../store/accounts.ts'
+import { findAccountByEmail, lockAccount } from '../store/accounts.ts'
 import {
   consumePasswordToken,
+  countPasswordLinksSince,
   deleteSession,
   deleteSubjectSessions,
+  endPasswordLinks,
   findLoginByEmail,
   findLoginByUser,
   findPasswordToken,
@@ -30,10 +38,11 @@ import {
   type PasswordTokenPurpose,
   type SessionSubjectKind,
 } from '../store/logins.ts'
+import { endEmailedLinks } from '../store/outbox.ts'
 import { createAccount, emailTaken } from './accounts.ts'
 import { checkUnderLockout, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
-import { sendEmail, type EmailContext } from './email.ts'
+import { deliverEmail, recordEmail, sendEmail, type EmailContext } from './email.ts'
 
 /**
  * Portal sign-in (operations.md section 5; docs/decisions.md "Portal
@@ -200,45 +209,71 @@ function passwordLink(ctx: ServiceContext, token: string): string {
   return `${ctx.settings.publicUrl}/portal/reset-password?token=${encodeURIComponent(token)}`
 }
 
-async function issuePasswordLink(ctx: EmailContext, userId: string, email: string, purpose: PasswordTokenPurpose): Promise<string> {
+/**
+ * Emails the account a new password link of `purpose` (issue 34), in one transaction under the
+ * account's row lock: a reset beyond RESET_EMAILS_PER_WINDOW in the window sends nothing (false);
+ * otherwise the account's earlier live links of that purpose end ("replaced"), the new token is
+ * stored and its message recorded in the outbox with the link sealed apart. SMTP after commit.
+ */
+async function emailPasswordLink(
+  ctx: EmailContext,
+  userId: string,
+  purpose: PasswordTokenPurpose,
+  compose: (link: string) => Omit<MailMessage, 'to'>,
+): Promise<boolean> {
   const token = newToken()
+  const tokenHash = sha256(token)
+  const url = passwordLink(ctx, token)
   const now = ctx.clock.now()
-  const ttl = purpose === 'reset' ? RESET_LINK_MS : SET_LINK_MS
-  await insertPasswordToken(ctx.db, { token_hash: sha256(token), user_id: userId, purpose, email, created_at: now, expires_at: new Date(now.getTime() + ttl) })
-  return passwordLink(ctx, token)
+  const expiresAt = new Date(now.getTime() + (purpose === 'reset' ? RESET_LINK_MS : SET_LINK_MS))
+  const recorded = await ctx.db.transaction().execute(async (trx) => {
+    const account = await lockAccount(trx, userId)
+    if (!account) return null
+    if (purpose === 'reset') {
+      const sent = await countPasswordLinksSince(trx, userId, 'reset', new Date(now.getTime() - RESET_EMAIL_WINDOW_MS))
+      if (sent >= RESET_EMAILS_PER_WINDOW) return null
+    }
+    await endPasswordLinks(trx, userId, now, 'replaced', purpose)
+    await insertPasswordToken(trx, { token_hash: tokenHash, user_id: userId, purpose, email: account.email, created_at: now, expires_at: expiresAt })
+    return recordEmail({ ...ctx, db: trx }, { to: account.email, ...compose(url) }, { url, tokenHash, expiresAt })
+  })
+  if (!recorded) return false
+  await deliverEmail(ctx, recorded)
+  return true
 }
 
+/** A "forgot password" request refused for its source (too many from it this hour), whatever the address. */
+export type ResetRequestResult = { ok: true } | { ok: false; retryAfterS: number }
+
 /**
- * "Forgot password": emails a one-hour reset link when the address has a
- * login. The caller shows the same answer either way, so the form does not
- * tell who has an account.
+ * "Forgot password": emails a one-hour reset link when the address has a login, at most
+ * RESET_EMAILS_PER_WINDOW an hour, the newest link replacing the earlier ones. Whether the
+ * address has a login, or is over its limit, the answer is the same `ok`, so the form does not
+ * tell who has an account. Each source may ask RESET_REQUESTS_PER_SOURCE times an hour (counted
+ * like sign-ups, failing open), for any addresses; beyond, the request is refused before any look-up.
  */
-export async function requestPasswordReset(ctx: EmailContext, email: string): Promise<void> {
+export async function requestPasswordReset(ctx: SignInContext, email: string, address: string): Promise<ResetRequestResult> {
+  const recent = await counted(0, () => ctx.counters.logEvent(resetRequestKey(address), ctx.clock.nowMs(), RESET_REQUEST_WINDOW_MS))
+  if (recent > RESET_REQUESTS_PER_SOURCE) return { ok: false, retryAfterS: RESET_REQUEST_WINDOW_MS / 1000 }
   const login = await findLoginByEmail(ctx.db, emailKey(email))
-  if (!login) return
-  const account = await findAccount(ctx.db, login.user_id)
-  if (!account) return
-  const link = await issuePasswordLink(ctx, login.user_id, account.email, 'reset')
-  await sendEmail(ctx, {
-    to: account.email,
+  if (!login) return { ok: true }
+  await emailPasswordLink(ctx, login.user_id, 'reset', (link) => ({
     subject: 'Reset your password',
     text: [
       'Someone asked to reset the password of your advertiser account.',
       '',
       `Set a new password here (the link works once, for one hour): ${link}`,
+      'A newer reset link replaces this one.',
       '',
       'If it was not you, ignore this email: your password stays as it is.',
     ].join('\n'),
-  })
+  }))
+  return { ok: true }
 }
 
-/** An account an operator made: emails a seven-day link to set the password of its portal login. */
+/** An account an operator made: emails a seven-day link to set the password of its portal login (replacing an earlier one). */
 export async function sendSetPasswordLink(ctx: EmailContext, userId: string): Promise<void> {
-  const account = await findAccount(ctx.db, userId)
-  if (!account) return
-  const link = await issuePasswordLink(ctx, userId, account.email, 'set')
-  await sendEmail(ctx, {
-    to: account.email,
+  await emailPasswordLink(ctx, userId, 'set', (link) => ({
     subject: 'Your advertiser account is ready: set your password',
     text: [
       'An advertiser account was opened for you.',
@@ -248,7 +283,7 @@ export async function sendSetPasswordLink(ctx: EmailContext, userId: string): Pr
       '',
       'In the portal you can accept the API terms, enroll billing, see and rotate your API key, and run campaigns.',
     ].join('\n'),
-  })
+  }))
 }
 
 /** What an emailed link is for, or null when it is unknown, used or expired. */
@@ -261,7 +296,8 @@ export type SetPasswordResult = { ok: true; sessionToken: string } | { ok: false
 
 /**
  * Uses an emailed link: sets the password (a reset) or creates the login (an
- * operator-made account), ends every other session of the account, and signs in.
+ * operator-made account), ends every other link and every session of the
+ * account, and signs in. The used link's stored copy is removed ("used").
  */
 export async function setPasswordFromLink(ctx: ServiceContext, token: string, password: string): Promise<SetPasswordResult> {
   const problem = passwordProblem(password)
@@ -274,9 +310,13 @@ export async function setPasswordFromLink(ctx: ServiceContext, token: string, pa
   const outcome = await ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
     const link = await consumePasswordToken(trx, sha256(token), now)
     if (!link) return { kind: 'expired' }
+    await endEmailedLinks(trx, [link.token_hash], 'used')
     if (await findLoginByUser(trx, link.user_id)) {
+      // Ends every other outstanding link of the account too, reset and set-password (store/logins.ts).
       await updatePassword(trx, link.user_id, passwordHash, now)
-    } else if (!(await insertLogin(trx, { email_key: emailKey(link.email), user_id: link.user_id, password_hash: passwordHash, password_changed_at: now }))) {
+    } else if (await insertLogin(trx, { email_key: emailKey(link.email), user_id: link.user_id, password_hash: passwordHash, password_changed_at: now })) {
+      await endPasswordLinks(trx, link.user_id, now, 'password_changed')
+    } else {
       return { kind: 'taken' }
     }
     await deleteSubjectSessions(trx, 'advertiser', link.user_id)

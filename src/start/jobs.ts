@@ -7,6 +7,7 @@ import { rollupsJob, runRollups } from '../jobs/rollups.ts'
 import { trafficReviewJob } from '../jobs/traffic-review.ts'
 import { ledgerPartitionsJob, runLedgerPartitions } from '../jobs/ledger-partitions.ts'
 import { WebhookSender } from '../jobs/webhooks.ts'
+import { sealClearOutbox } from '../services/email.ts'
 import type { Base } from './base.ts'
 
 /** The time-driven jobs (operations.md section 4, and the daily traffic review) on the store's watermarks and locks. */
@@ -20,7 +21,7 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
       trafficReviewJob({ db, clock }),
       rollupsJob(db),
       invoicingJob({ db, clock, settings, processor, mailer, log: log.child({ component: 'email' }) }),
-      expiryJob(db),
+      expiryJob({ db, settings }),
       ledgerPartitionsJob(db, base.settings.ledgerRetentionDays),
       // The export worker's ledger reads may go to the replica (its job state stays on the primary).
       exportsJob({ db, clock, settings, ...(base.replica ? { reads: base.replica.jobs(db) } : {}) }, log.child({ component: 'exports' })),
@@ -35,7 +36,7 @@ export function createScheduler(base: Base, options: SchedulerOptions = {}): Sch
 
 /**
  * Starts running jobs (ROLE=all and worker): closes any day that ended while
- * no instance ran, creates the ledger's partitions ahead, runs every occurrence that fell due since the stored
+ * no instance ran, creates the ledger's partitions ahead, seals email bodies still in clear, runs every occurrence that fell due since the stored
  * watermarks, then ticks on the system clock; export jobs left queued by a
  * previous run start at once.
  */
@@ -45,6 +46,11 @@ export async function runJobs(base: Base, scheduler: Scheduler, tickMs?: number)
   // fatal (a drop that timed out on its lock, say): the months ahead exist already, and the daily run retries.
   await runLedgerPartitions(base.store.jobsDb, base.clock.now(), base.settings.ledgerRetentionDays).catch((err: unknown) =>
     base.log.error({ err, job: 'ledger-partitions' }, 'ledger partitions at start failed'),
+  )
+  // Email bodies written before migration 0032 (or by an older instance mid-upgrade) are sealed now,
+  // not at the next expiry run. Not fatal either: the daily expiry job seals what is left.
+  await sealClearOutbox({ db: base.store.jobsDb, settings: base.settings }).catch((err: unknown) =>
+    base.log.error({ err }, 'sealing the outbox at start failed'),
   )
   await scheduler.start(tickMs)
   kickExports(scheduler, base.log)

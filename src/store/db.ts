@@ -176,6 +176,8 @@ export interface OpenStoreOptions {
   poolSize?: number
   /** PostgreSQL only: the bounds of the request pool and of the jobs' pool (unset: no timeouts). */
   timeouts?: { request: PoolTimeouts; jobs: PoolTimeouts; keepAliveInitialDelayMs: number }
+  /** Tests only: migrate through this migration and no further (a store as an older version left it, to test a later migration on its rows). */
+  migrateThrough?: string
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
@@ -248,7 +250,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
   // Migrations may rewrite large tables: they run under the jobs' bounds.
   try {
-    await migrateToLatest(store.jobsDb as unknown as Kysely<unknown>)
+    await migrateToLatest(store.jobsDb as unknown as Kysely<unknown>, options.migrateThrough)
   } catch (err) {
     await store.close().catch(() => {})
     throw err

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { Db } from './db.ts'
-import type { LoginsTable, PasswordTokenPurpose, PasswordTokensTable, SessionsTable, SessionSubjectKind } from './schema.ts'
+import type { LoginsTable, OutboxLinkEnd, PasswordTokenPurpose, PasswordTokensTable, SessionsTable, SessionSubjectKind } from './schema.ts'
 
 export type LoginRow = Selectable<LoginsTable>
 export type SessionRow = Selectable<SessionsTable>
@@ -20,8 +20,46 @@ export async function insertLogin(db: Db, row: LoginRow): Promise<boolean> {
   return inserted !== undefined
 }
 
+/**
+ * Sets a login's password, and first ends every outstanding emailed link of the account (reset
+ * and set-password: issue 34), so no caller can change a password and leave a link working. Run
+ * it in the caller's transaction; on its own, a failure between the two statements leaves the
+ * links ended and the password as it was, never the reverse.
+ */
 export async function updatePassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
+  await endPasswordLinks(db, userId, now, 'password_changed')
   await db.updateTable('logins').set({ password_hash: passwordHash, password_changed_at: now }).where('user_id', '=', userId).execute()
+}
+
+/**
+ * Ends the account's live password links (of one purpose, or all), and removes their stored
+ * copies from the outbox saying why, in one statement. Ended links count as used: they stay in
+ * the store until they expire (the per-account count of reset emails reads them).
+ */
+export async function endPasswordLinks(db: Db, userId: string, now: Date, end: OutboxLinkEnd, purpose?: PasswordTokenPurpose): Promise<void> {
+  await db
+    .with('ended', (qb) => {
+      let q = qb.updateTable('password_tokens').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).where('expires_at', '>', now)
+      if (purpose) q = q.where('purpose', '=', purpose)
+      return q.returning('token_hash')
+    })
+    .updateTable('outbox')
+    .set({ link_sealed: null, link_ended: end })
+    .where('link_sealed', 'is not', null)
+    .where('link_token_hash', 'in', (eb) => eb.selectFrom('ended').select('ended.token_hash'))
+    .execute()
+}
+
+/** How many links of `purpose` the account was sent after `since` (used, ended or live; kept until they expire). */
+export async function countPasswordLinksSince(db: Db, userId: string, purpose: PasswordTokenPurpose, since: Date): Promise<number> {
+  const row = await db
+    .selectFrom('password_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
 }
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
@@ -56,12 +94,12 @@ export async function deleteExpiredSessions(db: Db, now: Date): Promise<number> 
   return Number(result.numDeletedRows)
 }
 
-/** Forgets password links that expired or were used before `now` (the expiry job). */
+/**
+ * Forgets password links that expired before `now` (the expiry job). A used or ended link stays
+ * until then: the count of an account's reset emails in the last hour reads it.
+ */
 export async function deleteExpiredPasswordTokens(db: Db, now: Date): Promise<number> {
-  const result = await db
-    .deleteFrom('password_tokens')
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
-    .executeTakeFirst()
+  const result = await db.deleteFrom('password_tokens').where('expires_at', '<=', now).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 

@@ -36,9 +36,10 @@ export class MigrationError extends Error {
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+/** Applies every migration not yet applied; `through` (tests only) stops after that one, leaving a store as an older version did. */
+export async function migrateToLatest(db: Kysely<unknown>, through?: string): Promise<void> {
   const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = through === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(through)
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {
     throw new MigrationError(failed?.migrationName ?? null, error)

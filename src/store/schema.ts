@@ -6,6 +6,7 @@ import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, T
 import type { CampaignStatus } from '../domain/campaign-state.ts'
 import type { BlockStatus } from '../domain/delivery.ts'
 import type { AuditAction, AuditActor, AuditTargetKind } from '../domain/audit.ts'
+import type { LinkEnd } from '../domain/email-links.ts'
 
 /**
  * Table types for Kysely; they mirror src/store/migrations/*.sql. A `text` column holding one of a domain's
@@ -372,12 +373,26 @@ export interface JobWatermarksTable {
 /** How an outbox message left the service (migration 0017). */
 export type OutboxDelivery = 'stored' | 'sent' | 'failed'
 
-/** Every email, kept before any SMTP attempt (migration 0017). */
+/** Why an emailed password link's stored copy was removed (migration 0032). */
+export type OutboxLinkEnd = LinkEnd
+
+/** Every email, kept before any SMTP attempt (migration 0017), its body sealed (migration 0032). */
 export interface OutboxTable {
   message_id: string
   to_address: string
   subject: string
-  body: string
+  /** A body still in clear: only rows written before migration 0032, until start-up seals them. */
+  body: ColumnType<string | null, string | null | undefined, string | null>
+  /** The body (without its link), sealed under the key-sealing key. */
+  body_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
+  /** Where the password link goes back into the body (a UTF-16 offset); null: no link. */
+  link_at: ColumnType<number | null, number | null | undefined, never>
+  /** The link, sealed on its own while it works; null once ended (or no link). */
+  link_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
+  /** SHA-256 of the link's token (password_tokens.token_hash). */
+  link_token_hash: ColumnType<Buffer | null, Buffer | null | undefined, never>
+  link_expires_at: ColumnType<Date | null, Date | null | undefined, never>
+  link_ended: ColumnType<OutboxLinkEnd | null, OutboxLinkEnd | null | undefined, OutboxLinkEnd | null>
   sent_at: Timestamp
   delivery: OutboxDelivery
   error: string | null

@@ -128,6 +128,22 @@ test('bad input is 400 with the field and reason; at most 10 endpoints (409)', a
   assert.deepEqual([over.status, over.body.detail], [409, { field: 'url', reason: 'endpoint_limit_reached', limit: 10 }])
 })
 
+test('issue 34: IPv4-mapped, local-use NAT64 and Teredo addresses are refused at registration, in every spelling', async () => {
+  const adv = await h.advertiser()
+  const port = new URL(receiver.url).port
+  // The attack: the receiver on 127.0.0.1, reached through its IPv4-mapped form. The loopback setting
+  // of this service used to let the mapped form through as loopback; it is no IPv6 destination at all.
+  for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::ffff:8.8.8.8]', '[::ffff:a9fe:a9fe]']) {
+    const res = await adv.post('/v1/webhook-endpoints', { url: `https://${host}:${port}/hook`, events: ['export.ready'] })
+    assert.deepEqual([res.status, res.body.detail], [400, { field: 'url', reason: 'forbidden_address' }], host)
+  }
+  for (const host of ['[64:ff9b:1::a00:1]', '[64:ff9b:1::808:808]', '[2001:0:4136:e378:8000:63bf:3fff:fdd2]', '[2001::1]', '[64:ff9b::a9fe:a9fe]', '[2001:db8::1]']) {
+    const res = await adv.post('/v1/webhook-endpoints', { url: `https://${host}/hook`, events: ['export.ready'] })
+    assert.deepEqual([res.status, res.body.detail], [400, { field: 'url', reason: 'forbidden_address' }], host)
+  }
+  assert.deepEqual((await adv.get('/v1/webhook-endpoints')).body.endpoints, [], 'nothing was registered')
+})
+
 test('export.ready: signed per Standard Webhooks, body {type, timestamp, data}, logged per attempt', async () => {
   const adv = await h.advertiser()
   const ep = await endpoint(adv, ['export.ready'])
@@ -335,6 +351,26 @@ test('the address is checked again at delivery: an endpoint that now points insi
   assert.deepEqual([attempt.status_code, attempt.error, attempt.succeeded], [null, 'forbidden_address', false])
   assert.equal(log.body.deliveries[0].status, 'pending', 'retried: the name may point outside again')
   assert.equal(ep.receiver.received.length, 0)
+})
+
+test('issue 34: at delivery, an endpoint now naming a mapped, local-use NAT64 or Teredo address is refused and never connected', async () => {
+  const adv = await h.advertiser()
+  const hosts = ['[::ffff:7f00:1]', '[64:ff9b:1::a00:1]', '[2001:0:4136:e378:8000:63bf:3fff:fdd2]']
+  const eps = []
+  for (const host of hosts) {
+    const ep = await endpoint(adv, ['campaign.moderation_decided'])
+    const port = new URL(ep.receiver.url).port
+    await h.svc.service.store.db.updateTable('webhook_endpoints').set({ url: `https://${host}:${port}/hook` }).where('endpoint_id', '=', ep.id).execute()
+    eps.push(ep)
+  }
+  const created = await adv.post('/v1/campaigns', campaignBody({ target_countries: [privateCountry()] }))
+  await h.admin.post(`/admin/v1/campaigns/${created.body.campaign_id}/moderation`, { status: 'approved' })
+  for (const ep of eps) {
+    const log = await until(() => adv.get(`/v1/webhook-endpoints/${ep.id}`), (r) => r.body.attempts.length === 1)
+    const [attempt] = log.body.attempts
+    assert.deepEqual([attempt.status_code, attempt.error, attempt.succeeded], [null, 'forbidden_address', false])
+    assert.equal(ep.receiver.received.length, 0)
+  }
 })
 
 test('a receiver that holds its request open does not hold up deliveries to others', async () => {

@@ -96,6 +96,10 @@ const NASTY_VALUES: unknown[] = [
   '\u202eevil', '😀'.repeat(70), '\u0085next', "' OR 1=1 --", '../../etc/passwd', 'javascript:alert(1)', 'data:text/html,x',
   'https://a.dev/\u0000', 'https://user:pw@a.dev/', '2026-06-30T23:59:60Z', '0000-01-01T00:00:00Z', '2026-02-30T00:00:00Z',
   '2026-13-01T00:00:00Z', '2026-11-01T00:00:00+24:00', 'not a date', '1e309',
+  // Issue 34: text that is not text, and icons that are not images.
+  `abc${'\u0301'.repeat(10_000)}`, `e${'\u0301\u200d'.repeat(8)}`, '\u{E0061}'.repeat(700), '👩🏽‍❤️‍💋‍👨🏻'.repeat(61),
+  `data:image/svg+xml;base64,${btoa('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(1)</script></svg>')}`,
+  'data:image/svg+xml,%3Csvg%3E%00%3C/svg%3E', 'data:image/svg+xml,%FF%FE', 'data:image/png;base64,%%%', `data:image/svg+xml,${'%3Cg%3E'.repeat(2000)}`,
   0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 2, 1e-7, 0.1234567, RAW('1e309'), RAW('-1e309'), RAW('1E400'), RAW('-0'),
   true, false, null, [], {}, ['a'], [1, 2], { a: 1 }, { __proto__x: 1 },
 ]

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { normalizeDestinationUrl, checkIconUrl } from '../../src/domain/destination-url.ts'
-import { checkDisplayText, graphemeLength } from '../../src/domain/text-rules.ts'
+import { normalizeDestinationUrl } from '../../src/domain/destination-url.ts'
+import { checkIconUrl } from '../../src/domain/icon-url.ts'
+import { checkDisplayText, displayTextFacts, graphemeLength, hasStackedMarks, overCaps } from '../../src/domain/text-rules.ts'
 import { nextMonthlyRun, nextWeeklyRun } from '../../src/domain/billing-schedule.ts'
 import { campaignWrites } from '../../src/domain/access.ts'
 import { cancelTransition, pauseTransition, resumeTransition } from '../../src/domain/campaign-state.ts'
@@ -24,8 +25,8 @@ test('destination URLs: https only, no credentials, bare host gains a slash, res
 test('icons: https URLs and image data URIs only', () => {
   assert.equal(checkIconUrl('https://a.dev/i.png'), null)
   assert.equal(checkIconUrl('data:image/png;base64,iVBORw0KGgo='), null)
-  assert.equal(checkIconUrl('data:text/html,<script>'), 'invalid_icon_url')
-  assert.equal(checkIconUrl('http://a.dev/i.png'), 'invalid_icon_url')
+  assert.deepEqual(checkIconUrl('data:text/html,<script>'), { reason: 'invalid_icon_url' })
+  assert.deepEqual(checkIconUrl('http://a.dev/i.png'), { reason: 'invalid_icon_url' })
 })
 
 test('display text counts grapheme clusters and refuses control characters', () => {
@@ -34,6 +35,29 @@ test('display text counts grapheme clusters and refuses control characters', () 
   assert.equal(checkDisplayText('ab', 3, 60), 'too_short')
   assert.equal(checkDisplayText('a\nbc', 3, 60), 'control_characters')
   assert.equal(checkDisplayText('\u2066abc', 3, 60), 'control_characters')
+})
+
+test('display text: code points, UTF-8 bytes and stacked marks are capped; real emoji never hit the caps', () => {
+  const kiss = '👩🏽‍❤️‍💋‍👨🏻' // the longest recommended emoji sequence: 10 code points, 35 bytes
+  assert.equal(checkDisplayText(kiss.repeat(60), 3, 60), null)
+  assert.equal(checkDisplayText('👩‍👩‍👧‍👦'.repeat(60), 3, 60), null)
+  assert.equal(checkDisplayText('🇺🇦🏴󠁧󠁢󠁷󠁬󠁳󠁿'.repeat(30), 3, 60), null)
+  assert.equal(checkDisplayText(kiss.repeat(61), 3, 60), 'too_long')
+  assert.equal(checkDisplayText(`abc${'\u0301'.repeat(10_000)}`, 3, 60), 'too_long', '10,000 marks on a 3-character line')
+  assert.equal(overCaps(`abc${'\u{E0061}'.repeat(597)}`, 60), true, '600 code points but 2,391 bytes of tag characters')
+  assert.equal(overCaps(`abc${'\u0301'.repeat(597)}`, 60), false, '600 code points, 1,197 bytes')
+  assert.equal(overCaps(`abc${'\u0301'.repeat(598)}`, 60), true)
+  assert.equal(checkDisplayText(`Acme${'\u0301'.repeat(4)}`, 3, 60), null)
+  assert.equal(checkDisplayText(`Acme${'\u0301'.repeat(5)}`, 3, 60), 'too_many_combining_marks')
+  assert.equal(hasStackedMarks(`e${'\u0301\u0301\u200d'.repeat(3)}`), true, 'a joiner does not start a new character')
+  assert.equal(hasStackedMarks(`e${'\u0301\u0301 '.repeat(30)}`), false, 'marks spread over many characters')
+  for (const text of ['Tiếng Việt'.normalize('NFD'), 'कार्त्स्न्यं', 'བསྒྲུབས', 'שָׁלוֹם', 'ฟ้าใส่น้ำ', '#️⃣1️⃣', '🏳️‍⚧️']) {
+    assert.equal(hasStackedMarks(text), false, text)
+    assert.equal(checkDisplayText(text, 1, 60), null, text)
+  }
+  assert.deepEqual(displayTextFacts('too_long', 3, 60), { min_length: 3, max_length: 60, max_code_points: 600, max_bytes: 2100 })
+  assert.deepEqual(displayTextFacts('too_many_combining_marks', null, 500), { max_length: 500, max_combining_marks: 4 })
+  assert.deepEqual(displayTextFacts('too_short', 3, 60), { min_length: 3, max_length: 60 })
 })
 
 test('billing schedules: next Monday 06:00 UTC and next 1st 06:00 UTC, strictly after now', () => {

@@ -11,7 +11,7 @@ import { ApiError } from '../../src/domain/errors.ts'
 
 // The webhook rules (src/domain/webhook-address.ts, src/domain/webhooks.ts) and the signature.
 
-test('every forbidden range is refused, IPv4 and IPv6, mapped and embedded forms included', () => {
+test('every forbidden range is refused, IPv4 and IPv6, mapped, NAT64, Teredo and embedded forms included', () => {
   const cases: [string, string][] = [
     ['0.0.0.0', 'unspecified'],
     ['0.1.2.3', 'unspecified'],
@@ -40,11 +40,29 @@ test('every forbidden range is refused, IPv4 and IPv6, mapped and embedded forms
     ['fc00::1', 'unique_local'],
     ['fdff:ffff::1', 'unique_local'],
     ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:7f00:1', 'loopback'],
-    ['::ffff:10.0.0.1', 'private'],
-    ['::ffff:169.254.169.254', 'link_local'],
+    ['::ffff:127.0.0.1', 'ipv4_mapped'],
+    ['::ffff:7f00:1', 'ipv4_mapped'],
+    ['0:0:0:0:0:ffff:7f00:0001', 'ipv4_mapped'],
+    ['::ffff:10.0.0.1', 'ipv4_mapped'],
+    ['::ffff:169.254.169.254', 'ipv4_mapped'],
+    ['::ffff:8.8.8.8', 'ipv4_mapped'],
+    ['::ffff:808:808', 'ipv4_mapped'],
+    ['::ffff:0:808:808', 'reserved'],
     ['::10.0.0.1', 'reserved'],
+    ['::8.8.8.8', 'reserved'],
+    ['64:ff9b:1::808:808', 'nat64_local'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'nat64_local'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['2001::1', 'teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['2001:0:ffff:ffff:ffff:ffff:ffff:ffff', 'teredo'],
+    ['2001:db8::1', 'reserved'],
+    ['2001:2::1', 'reserved'],
+    ['2001:10::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['192.0.2.1', 'reserved'],
+    ['203.0.113.9', 'reserved'],
     ['64:ff9b::a9fe:a9fe', 'link_local'],
     ['2002:c0a8:101::1', 'private'],
     ['100::1', 'reserved'],
@@ -57,7 +75,7 @@ test('every forbidden range is refused, IPv4 and IPv6, mapped and embedded forms
 })
 
 test('public addresses are allowed; loopback only with the local-development setting', () => {
-  for (const address of ['1.1.1.1', '8.8.8.8', '100.63.255.255', '100.128.0.1', '172.15.0.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2001:db8::1', '::ffff:8.8.8.8', '2002:808:808::1']) {
+  for (const address of ['1.1.1.1', '8.8.8.8', '100.63.255.255', '100.128.0.1', '172.15.0.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '64:ff9b::8.8.8.8', '64:ff9b:2::1', '2002:808:808::1']) {
     assert.equal(classifyAddress(address), 'public', address)
     assert.equal(addressAllowed(address, false), true, address)
   }
@@ -92,6 +110,10 @@ test('the URL rule: https, at most 500 characters, no credentials, an allowed li
   assert.equal(reason('https://127.0.0.1/a'), 'forbidden_address')
   assert.equal(reason('https://2130706433/a'), 'forbidden_address', 'the URL parser normalizes numeric hosts first')
   assert.equal(reason('https://[::ffff:a00:1]/a'), 'forbidden_address')
+  assert.equal(reason('https://[::ffff:8.8.8.8]/a'), 'forbidden_address', 'the URL parser writes it ::ffff:808:808')
+  assert.equal(reason('https://[64:ff9b:1::a00:1]/a'), 'forbidden_address')
+  assert.equal(reason('https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/a'), 'forbidden_address')
+  assert.equal(reason('https://[64:ff9b::808:808]/a'), 'ok', 'well-known NAT64 of a public address')
   assert.equal(reason('https://u@example.com/'), 'credentials_not_allowed')
   assert.equal(reason('https://:p@example.com/'), 'credentials_not_allowed')
   assert.equal(reason('example.com/a'), 'invalid_url')

@@ -3,30 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App, RouteDeps } from '../types.ts'
 import type { ServingEngine } from '../../serving/engine.ts'
 import { RATE_WINDOW_MS, windowStart, windowState } from '../../domain/rate-limits.ts'
-import { SURFACES } from '../../domain/auction.ts'
 import { sourceOf } from '../../domain/traffic-source.ts'
 import type { ServingRules } from '../../services/serving-limits.ts'
-import { StringEnum } from '../schemas/common.ts'
+import { DecisionBody, DecisionSchema, ImpressionParams, ViewBody } from '../schemas/serving.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
-
-const DecisionBody = Type.Object(
-  {
-    surface: StringEnum(SURFACES),
-    viewer_id: Type.String({ minLength: 1, maxLength: 128 }),
-    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-  },
-  { additionalProperties: false },
-)
-const DecisionSchema = Type.Object({
-  impression_id: Type.String(),
-  ad_line: Type.String(),
-  brand: Type.Union([Type.String(), Type.Null()]),
-  icon_url: Type.Union([Type.String(), Type.Null()]),
-  view_url: Type.String(),
-  click_url: Type.String(),
-})
-const ViewBody = Type.Object({ dwell_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }) }, { additionalProperties: false })
-const ImpressionParams = Type.Object({ impression_id: Type.String({ minLength: 1 }) })
 
 /**
  * The public serving endpoints (operations.md section 2), called by the

@@ -1,5 +1,6 @@
 import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../domain/pagination.ts'
+import { MAX_COMBINING_MARKS, textCaps } from '../../domain/text-rules.ts'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -9,6 +10,30 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
  */
 export const StringEnum = <const V extends string[]>(values: readonly [...V], options?: TSchemaOptions): TEnum<V> =>
   Type.Enum(values, { ...options, type: 'string' })
+
+/**
+ * What every display-text field (ad line, brand, name, a moderation reason) holds besides its
+ * characters (domain/text-rules.ts), as its description states it.
+ */
+export function displayTextNote(max: number): string {
+  const caps = textCaps(max)
+  return (
+    `At most ${caps.max_code_points.toLocaleString('en-US')} code points and ${caps.max_bytes.toLocaleString('en-US')} bytes of UTF-8 ` +
+    `(${max} of the longest emoji sequences fit; more is 400 \`too_long\` with \`max_length\`, \`max_code_points\`, \`max_bytes\`) ` +
+    `and at most ${MAX_COMBINING_MARKS} combining marks on one character (400 \`too_many_combining_marks\` with \`max_combining_marks\`). ` +
+    'Plain text, stored and served exactly as written: markup such as `<script>` is text, which every client escapes.'
+  )
+}
+
+/** The icon rule (domain/icon-url.ts, domain/svg-icon.ts), as the icon_url fields describe it. */
+export const ICON_URL_NOTE =
+  'An https URL, or a data URI of a PNG, JPEG, GIF, WebP or SVG image: `data:image/<type>[;charset=utf-8][;base64],<data>`, ' +
+  'percent-encoded (no white space and no raw `#`; else 400 `invalid_icon_url`). At most 12,000 characters and 16,384 bytes of UTF-8 ' +
+  '(400 `too_long` with `max_length`, `max_bytes`). The data is decoded and checked: a raster image must be what its type says ' +
+  '(`invalid_icon_url`); an SVG is held to the character rules of ad text (`invalid_unicode`, `control_characters`, ' +
+  '`too_many_combining_marks`) and may hold only static shapes, gradients, clips, masks and text with presentation attributes: ' +
+  'anything else (`<script>`, `<foreignObject>`, `<style>`, `<image>`, `<use>`, `on*` attributes, `javascript:`, any `href` or ' +
+  '`url(…)` other than a same-document `#fragment`, a DOCTYPE) is 400 `unsafe_svg` with `found` naming it.'
 
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC, from the service clock.' })
 

@@ -28,6 +28,8 @@ export function reasonMessage(d: FieldDetail): string {
       return `Use at most ${num(d.max_length ?? d.limit)} characters.`
     case 'control_characters':
       return 'Remove the control characters.'
+    case 'too_many_combining_marks':
+      return `Use at most ${num(d.max_combining_marks)} accents or other combining marks on one character.`
     case 'invalid_format':
       return (
         {

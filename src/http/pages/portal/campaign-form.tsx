@@ -68,6 +68,8 @@ function textMessage(reason: string, detail: Record<string, unknown>, what: stri
       return `Remove the control characters (tabs, line breaks, direction marks) from the ${what}.`
     case 'invalid_unicode':
       return `The ${what} contains characters that are not valid text.`
+    case 'too_many_combining_marks':
+      return `Use at most ${count(fact(detail, 'max_combining_marks') ?? 4)} accents or other combining marks on one character in the ${what}.`
     default:
       return null
   }
@@ -102,6 +104,10 @@ function fieldMessage(field: CampaignFormField, reason: string, detail: Record<s
     case 'icon_url':
       if (reason === 'too_long') return `Use at most ${count(fact(detail, 'limit') ?? 12_000)} characters for the icon URL.`
       if (reason === 'invalid_icon_url') return 'Enter an https:// address of an image, or a data:image URI.'
+      if (reason === 'unsafe_svg') {
+        const found = typeof detail.found === 'string' ? ` (${detail.found})` : ''
+        return `This SVG icon holds something an icon may not${found}: use shapes, gradients and text only, with no scripts, event handlers or links to other files.`
+      }
       return text('icon URL') ?? 'Enter a different icon URL.'
     case 'cpm_usd':
       switch (reason) {

@@ -41,6 +41,8 @@ function textMessage(reason: string, d: FieldDetail, what: string): string | nul
       return 'Remove the control characters (tabs, line breaks and other invisible codes).'
     case 'invalid_unicode':
       return 'Remove the characters that are not valid text.'
+    case 'too_many_combining_marks':
+      return `Use at most ${typeof d.max_combining_marks === 'number' ? d.max_combining_marks : 4} accents or other combining marks on one character.`
     default:
       return null
   }

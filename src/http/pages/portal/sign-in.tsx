@@ -43,17 +43,21 @@ export function SignupPage(props: { csrf: string; email?: string; errors?: Error
   )
 }
 
-export function ForgotPasswordPage(props: { csrf: string; sent?: boolean }) {
+export function ForgotPasswordPage(props: { csrf: string; sent?: boolean; email?: string; error?: string }) {
   return (
     <Page title="Reset your password" area="portal-public">
       <div class="card narrow">
         {props.sent ? (
-          <p role="status">If an account signs in with that email, we have sent it a link to set a new password. The link works once, for one hour.</p>
+          <p role="status">
+            If an account signs in with that email, we have sent it a link to set a new password. The link works once, for one hour; a newer
+            link replaces it.
+          </p>
         ) : (
           <>
+            <FormError message={props.error} />
             <p>Enter the email you sign in with and we will send you a link to set a new password.</p>
             <PostForm action="/portal/forgot-password" csrf={props.csrf}>
-              <Field name="email" label="Email" type="email" autocomplete="username" required />
+              <Field name="email" label="Email" type="email" autocomplete="username" required value={props.email ?? ''} />
               <button type="submit">Send reset link</button>
             </PostForm>
           </>

@@ -14,7 +14,10 @@ export function adminOutboxRoutes(deps: RouteDeps) {
       {
         schema: {
           summary: "A recipient's email",
-          description: 'Every message sent to `to`, newest first, whether or not SMTP is configured.',
+          description:
+            'Every message sent to `to`, newest first, whether or not SMTP is configured. Bodies are sealed in the store and opened here; ' +
+            'a password link (reset, set-password) is shown only while it works: once used, replaced by a newer one, ended by a password ' +
+            'change or expired, a notice such as `[link removed: it was used]` stands in its place.',
           tags,
           querystring: OutboxQuerySchema,
           response: { 200: OutboxListSchema, ...errors(400) },

@@ -54,7 +54,13 @@ export function portalSignInRoutes(deps: RouteDeps) {
     app.get('/portal/forgot-password', { schema: hide }, async (_request, reply) => reply.page(ForgotPasswordPage({ csrf: reply.generateCsrf() })))
 
     app.post('/portal/forgot-password', { schema: { ...hide, body: ForgotPasswordForm } }, async (request, reply) => {
-      await requestPasswordReset(emailContext(deps, request), request.body.email)
+      // The same page whether or not the address has a login, or was sent its limit of reset emails.
+      const result = await requestPasswordReset({ ...emailContext(deps, request), counters: deps.counters }, request.body.email, request.ip)
+      if (!result.ok) {
+        reply.header('retry-after', String(result.retryAfterS))
+        const error = 'Too many reset requests from your network. Try again in an hour.'
+        return reply.page(ForgotPasswordPage({ csrf: reply.generateCsrf(), email: request.body.email, error }), 429)
+      }
       return reply.page(ForgotPasswordPage({ csrf: reply.generateCsrf(), sent: true }))
     })
 

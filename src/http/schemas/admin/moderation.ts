@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { DateTime, NextCursor, Nullable, PageQuerySchema, StringEnum } from '../common.ts'
 import { MODERATION_STATUSES } from '../../../domain/campaign-order.ts'
 import { MODERATION_DECISIONS, MODERATION_REASON_MAX } from '../../../domain/moderation.ts'
+import { MAX_COMBINING_MARKS } from '../../../domain/text-rules.ts'
 
 export const CampaignParams = Type.Object({ campaign_id: Type.String() })
 
@@ -9,7 +10,8 @@ const Reason = Type.String({
   maxLength: MODERATION_REASON_MAX,
   description:
     `Why the creative is rejected (at most ${MODERATION_REASON_MAX} characters): the advertiser sees it as \`moderation_reason\`. ` +
-    'Only with `rejected` (400 `rejection_only` otherwise); empty means none.',
+    'Only with `rejected` (400 `rejection_only` otherwise); empty means none. At most ' +
+    `${MAX_COMBINING_MARKS} combining marks on one character (400 \`too_many_combining_marks\`).`,
 })
 
 export const ModerationSchema = Type.Object(
