@@ -1,4 +1,4 @@
-import { ApiError, invalid, notFound } from '../domain/errors.ts'
+import { ApiError, conflict, invalid, notFound } from '../domain/errors.ts'
 import { API_KEY_SECRET_LENGTH, apiKeyFromSecret } from '../domain/api-keys.ts'
 import type { BalanceFacts } from '../domain/balance.ts'
 import { collectionState, nextCollection } from '../domain/collection.ts'
@@ -7,7 +7,7 @@ import type { ServiceConfig } from '../domain/order-config.ts'
 import { TERMS_VERSION } from '../domain/terms.ts'
 import { newId, randomBase62 } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
-import { findAccount, insertAccount, updateAccount, type AccountRow } from '../store/accounts.ts'
+import { findAccount, findAccountByEmail, insertAccount, isEmailTaken, updateAccount, type AccountRow } from '../store/accounts.ts'
 import { readBalanceFacts } from '../store/balance.ts'
 import { overdueInvoices, type OverdueInvoice } from '../store/billing.ts'
 import { readConfig } from '../store/settings.ts'
@@ -19,24 +19,46 @@ import { readReportingState } from './status.ts'
 /** A new live key: random secret, its storage digest and display prefix. */
 const generateApiKey = () => apiKeyFromSecret(randomBase62(API_KEY_SECRET_LENGTH))
 
-/** A new account's key is sealed too, so its owner can reveal it in the portal (services/key-sealing.ts). */
+/** 409 `{field: "email", reason: "email_taken", user_id}`: the address belongs to another account (compared lower-cased), named when known. */
+export const emailTaken = (userId: string | undefined): ApiError =>
+  conflict({ field: 'email', reason: 'email_taken', ...(userId === undefined ? {} : { user_id: userId }) })
+
+/**
+ * A new account, for the operator API, the console and self-sign-up alike.
+ * One account per email, compared lower-cased (issue 34): an address in use
+ * is 409 `email_taken`, naming the account that has it; the unique index of
+ * migration 0034 refuses the loser of two concurrent creations the same way.
+ * The key is sealed too, so its owner can reveal it in the portal
+ * (services/key-sealing.ts).
+ */
 export async function createAccount(
   ctx: ServiceContext,
   input: { email: string; billing_email?: string },
 ): Promise<{ user_id: string; api_key: string }> {
+  const email = input.email.trim()
+  const holder = await findAccountByEmail(ctx.db, email)
+  if (holder) throw emailTaken(holder.user_id)
   const now = ctx.clock.now()
   const key = generateApiKey()
   const userId = newId('usr')
-  await insertAccount(ctx.db, {
+  const row = {
     user_id: userId,
-    email: input.email,
+    email,
     billing_email: input.billing_email ?? null,
     created_at: now,
     api_key_hash: key.hash,
     key_prefix: key.prefix,
     key_created_at: now,
     api_key_sealed: await sealApiKey(ctx, userId, key.key),
-  })
+  }
+  try {
+    await insertAccount(ctx.db, row)
+  } catch (err) {
+    if (!isEmailTaken(err)) throw err
+    // A concurrent creation took the address between the read and the insert. Inside a caller's
+    // transaction (sign-up) the failed insert aborted it, so the winner is named only outside one.
+    throw emailTaken(ctx.db.isTransaction ? undefined : (await findAccountByEmail(ctx.db, email))?.user_id)
+  }
   return { user_id: userId, api_key: key.key }
 }
 

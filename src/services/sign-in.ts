@@ -18,7 +18,8 @@ import {
 import type { CounterStore } from '../platform/counters.ts'
 import type { MailMessage } from '../platform/mailer.ts'
 import { hashPassword, passwordMatches } from '../platform/passwords.ts'
-import { lockAccount } from '../store/accounts.ts'
+import { ApiError } from '../domain/errors.ts'
+import { findAccountByEmail, lockAccount } from '../store/accounts.ts'
 import {
   consumePasswordToken,
   countPasswordLinksSince,
@@ -38,7 +39,7 @@ import {
   type SessionSubjectKind,
 } from '../store/logins.ts'
 import { endEmailedLinks } from '../store/outbox.ts'
-import { createAccount } from './accounts.ts'
+import { createAccount, emailTaken } from './accounts.ts'
 import { checkUnderLockout, type LockoutContext } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
 import { deliverEmail, recordEmail, sendEmail, type EmailContext } from './email.ts'
@@ -115,17 +116,26 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
     return { ok: false, errors: { form: 'Too many sign-ups from this address. Try again in an hour.' }, retryAfterS: 3600 }
   }
   const key = emailKey(input.email)
-  if (await findLoginByEmail(ctx.db, key)) {
-    return { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } }
-  }
-  const passwordHash = await hashPassword(input.password)
   const email = input.email.trim()
-  const created = await ctx.db.transaction().execute(async (trx) => {
-    const account = await createAccount({ ...ctx, db: trx }, { email })
-    const inserted = await insertLogin(trx, { email_key: key, user_id: account.user_id, password_hash: passwordHash, password_changed_at: ctx.clock.now() })
-    return inserted ? account : null
-  })
-  if (!created) return { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } }
+  // An address in use, by a login or by an account whose owner has not set a password yet (an
+  // operator-made one), compared lower-cased: one answer for both, the one sign-up always gave.
+  const taken = { ok: false, errors: { email: 'An account with this email already exists. Sign in, or reset its password.' } } as const
+  if ((await findLoginByEmail(ctx.db, key)) || (await findAccountByEmail(ctx.db, email))) return taken
+  const passwordHash = await hashPassword(input.password)
+  let created: { user_id: string }
+  try {
+    created = await ctx.db.transaction().execute(async (trx) => {
+      const account = await createAccount({ ...ctx, db: trx }, { email })
+      const inserted = await insertLogin(trx, { email_key: key, user_id: account.user_id, password_hash: passwordHash, password_changed_at: ctx.clock.now() })
+      // The login's address is taken after all: no account without its login is left behind.
+      if (!inserted) throw emailTaken(undefined)
+      return account
+    })
+  } catch (err) {
+    // A concurrent creation took the address (services/accounts.ts#createAccount): the same answer.
+    if (err instanceof ApiError && err.status === 409) return taken
+    throw err
+  }
   const sessionToken = await startSession(ctx, 'advertiser', created.user_id)
   await sendWelcome(ctx, created.user_id, email)
   return { ok: true, userId: created.user_id, sessionToken }

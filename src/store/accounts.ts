@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely'
+import { sql, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { AccountsTable } from './schema.ts'
 
@@ -9,6 +9,30 @@ export async function insertAccount(
   row: Pick<AccountRow, 'user_id' | 'email' | 'billing_email' | 'created_at' | 'api_key_hash' | 'key_prefix' | 'key_created_at' | 'api_key_sealed'>,
 ): Promise<void> {
   await db.insertInto('accounts').values(row).execute()
+}
+
+/** The unique index of migration 0034: one account per email, compared lower-cased. */
+export const EMAIL_INDEX = 'accounts_email_lower'
+
+/** Whether `err` is an insert refused by the one-account-per-email index (a concurrent creation won). */
+export function isEmailTaken(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null
+  return e !== null && typeof e === 'object' && e.code === '23505' && e.constraint === EMAIL_INDEX
+}
+
+/**
+ * The account whose email equals `email` lower-cased, or undefined. Compared
+ * by the store's lower(), the function of the unique index (which this
+ * reads): every group of accounts sharing an address from before 0034 has one
+ * unmarked row, so an address in use is always found.
+ */
+export async function findAccountByEmail(db: Db, email: string): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', sql<string>`lower(${email})`)
+    .where('email_legacy_duplicate', '=', false)
+    .executeTakeFirst()
 }
 
 export async function findAccount(db: Db, userId: string): Promise<AccountRow | undefined> {

@@ -46,6 +46,8 @@ export interface AccountsTable {
   terms_version: ColumnType<string | null, string | null | undefined, string | null>
   /** The current key sealed for the portal's "Reveal" (src/services/key-sealing.ts); null for keys issued before 0019. */
   api_key_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
+  /** A later account that shared its email (lower-cased) with an older one before migration 0034; left out of its unique index. */
+  email_legacy_duplicate: Generated<boolean>
 }
 
 export interface SettingsTable {

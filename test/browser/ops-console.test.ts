@@ -147,6 +147,14 @@ describe('the operator console in a browser', { skip: browserSkip }, () => {
       assert.equal(await found.count(), 1, 'the search does not list the account')
       await checkPage(page)
       await screenshot(page, 'ops-accounts', SHOTS)
+      // "Create an account" with the address in other letters: refused, the error next to Email (issue 34).
+      await field(page, 'Email').fill(email.toUpperCase())
+      const refused = await submit(page, 'Create account')
+      assert.equal(refused.status(), 409)
+      await assertFieldError(page, 'Email', new RegExp(`An account with this email already exists \\(${userId}\\)`))
+      assert.equal(await field(page, 'Email').inputValue(), email.toUpperCase(), 'the typed address is kept')
+      await checkPage(page)
+      await screenshot(page, 'ops-accounts-create-refused', SHOTS)
       const opened = page.waitForNavigation({ waitUntil: 'load' })
       await found.click()
       await opened

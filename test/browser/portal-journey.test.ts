@@ -13,6 +13,7 @@ import {
   navigate,
   PHONE,
   screenshot,
+  screenshotBothWidths,
   setField,
   setInstant,
   signUp,
@@ -103,14 +104,14 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     await page.reload()
     assert.doesNotMatch(await steps.innerText(), /we review/i)
 
-    // The key page: masked by default; "Reveal" asks for the password again.
+    // The key page: masked by default; "Reveal" and "Rotate" each ask for the password again (a form each).
     await navigate(page, 'API key')
     assert.equal(new URL(page.url()).pathname, '/portal/key')
     assert.match(await page.locator('main').innerText(), new RegExp(userId))
     const maskedPage = await page.locator('main').innerText()
     await checkPage(page)
     await screenshot(page, 'key')
-    await field(page, 'Password').fill(PASSWORD)
+    await page.getByRole('form', { name: 'Reveal the key' }).getByLabel('Password', { exact: true }).fill(PASSWORD)
     await submit(page, 'Reveal')
     const firstKey = (await page.locator('code#api-key').innerText()).trim()
     assert.ok(firstKey.length >= 20, `no key revealed: "${firstKey}"`)
@@ -297,8 +298,19 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     assert.equal((await campaign()).report_uuid, null)
     assert.equal((await page.goto(reportUrl))?.status(), 404)
 
-    // Rotate the key: the new one is shown once; the old one fails at once.
+    // Rotate the key: a wrong password is said at Rotate's Password field and rotates nothing; with the right one
+    // the new key is shown once and the old one fails at once.
     await visit(page, h, '/portal/key')
+    const rotateForm = page.getByRole('form', { name: 'Rotate the key' })
+    await rotateForm.getByLabel('Password', { exact: true }).fill('not the password at all')
+    const refused = await submit(page, 'Rotate')
+    assert.equal(refused.status(), 400)
+    assert.equal((await page.locator('#f-rotate-password-error').innerText()).trim(), 'That is not your password. The key was not rotated.')
+    assert.equal(await rotateForm.getByLabel('Password', { exact: true }).getAttribute('aria-invalid'), 'true')
+    await checkPage(page)
+    await screenshotBothWidths(page, 'key-rotate-refused')
+    assert.equal((await h.api({ userId, apiKey: firstKey }, 'GET', '/account')).status, 200, 'not rotated')
+    await rotateForm.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await submit(page, 'Rotate')
     const newKey = (await page.locator('code#api-key').innerText()).trim()
     assert.ok(newKey.length >= 20 && newKey !== firstKey, 'no new key shown')

@@ -6,8 +6,8 @@ import { apiClient, NEW_ACCOUNT, PASSWORD, portalAdvertiser, PortalClient, type 
 
 /**
  * `/portal/key` (operations.md section 5): the user id and the masked key;
- * "Reveal" after the password (wrong guesses count toward the sign-in
- * lockout); "Rotate" shows the new key once and the old one fails at once.
+ * "Reveal" and "Rotate" after the password (wrong guesses count toward the
+ * sign-in lockout); "Rotate" shows the new key once and the old one fails at once.
  */
 const h = useService()
 const STORED_KEY = '7:' + 'ab'.repeat(32)
@@ -15,6 +15,9 @@ const withEnvKey = useService({ KEY_SEALING_KEY: STORED_KEY })
 
 const keyPage = (adv: PortalAdvertiser) => adv.browser.get('/portal/key')
 const reveal = async (adv: PortalAdvertiser, password: string) => adv.browser.post('/portal/key/reveal', { password }, await keyPage(adv))
+const rotate = async (adv: PortalAdvertiser, password: string) => adv.browser.post('/portal/key/rotate', { password }, await keyPage(adv))
+/** The error shown at the Password field of the Rotate form, or null. */
+const rotateError = (page: { text: string }) => /<p class="field-error" id="f-rotate-password-error">([^<]*)<\/p>/.exec(page.text)?.[1] ?? null
 
 test('the key page shows the user id, the masked key and its last use, never the key', async () => {
   const adv = await portalAdvertiser(h, NEW_ACCOUNT)
@@ -86,8 +89,9 @@ test('wrong Reveal passwords count toward the sign-in lockout of the address', a
 test('Rotate shows the new key once; the old key fails at once and the new one works', async () => {
   const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const page = await keyPage(adv)
-  assert.match(page.text, /<form method="post" action="\/portal\/key\/rotate" data-confirm="Rotate the API key\?[^"]*">/)
-  const rotated = await adv.browser.post('/portal/key/rotate', {}, page)
+  assert.match(page.text, /<form method="post" action="\/portal\/key\/rotate" class="narrow" data-confirm="Rotate the API key\?[^"]*" aria-label="Rotate the key">/)
+  assert.match(page.text, /<label for="f-rotate-password">Password<\/label>/)
+  const rotated = await adv.browser.post('/portal/key/rotate', { password: PASSWORD }, page)
   assert.equal(rotated.status, 200)
   assert.equal(rotated.headers.get('cache-control'), 'no-store')
   const fresh = rotated.byId('api-key')!
@@ -107,6 +111,43 @@ test('Rotate shows the new key once; the old key fails at once and the new one w
   assert.equal((await keyPage(adv)).byId('api-key'), null, 'shown once: the page does not keep it')
 })
 
+test('Rotate with a wrong or no password: the error is next to its Password field and the key is not rotated', async () => {
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
+  // What a stolen session alone could do before: post the Rotate form without the password.
+  for (const password of ['not my password at all', '']) {
+    const refused = await rotate(adv, password)
+    assert.equal(refused.status, 400, refused.words.slice(0, 300))
+    assert.equal(rotateError(refused), 'That is not your password. The key was not rotated.')
+    assert.match(refused.text, /id="f-rotate-password" name="password" aria-invalid="true" aria-describedby="f-rotate-password-hint f-rotate-password-error"/)
+    assert.equal(refused.fieldError('password'), null, 'the Reveal form has no error')
+    assert.equal(refused.byId('api-key'), null)
+  }
+  assert.equal((await adv.api.get('/v1/account')).status, 200, 'the old key still works')
+  assert.equal((await reveal(adv, PASSWORD)).byId('api-key'), adv.apiKey, 'the key is the same')
+})
+
+test('wrong Rotate passwords count toward the sign-in lockout, like Reveal; while locked the right one rotates nothing', async () => {
+  const adv = await portalAdvertiser(h, NEW_ACCOUNT)
+  const page = await keyPage(adv)
+  for (let i = 0; i < LOCKOUT_THRESHOLD - 2; i++) assert.equal((await adv.browser.post('/portal/key/rotate', { password: `guess number ${i}` }, page)).status, 400)
+  assert.equal((await adv.browser.post('/portal/key/reveal', { password: 'a reveal guess' }, page)).status, 400)
+  const locked = await adv.browser.post('/portal/key/rotate', { password: 'the last wrong guess' }, page)
+  assert.equal(locked.status, 429)
+  assert.equal(locked.headers.get('retry-after'), '900')
+  assert.equal(rotateError(locked), 'Too many wrong passwords from your network. Try again in 15 minutes. The key was not rotated.')
+  const right = await adv.browser.post('/portal/key/rotate', { password: PASSWORD }, page)
+  assert.equal(right.status, 429)
+  assert.equal(right.byId('api-key'), null)
+  assert.equal((await adv.api.get('/v1/account')).status, 200, 'not rotated')
+  // Another address is not affected.
+  const elsewhere = new PortalClient(h.baseUrl)
+  assert.equal((await elsewhere.submit('/portal/login', '/portal/login', { email: adv.email, password: PASSWORD })).status, 303)
+  const rotated = await elsewhere.post('/portal/key/rotate', { password: PASSWORD }, await elsewhere.get('/portal/key'))
+  assert.equal(rotated.status, 200)
+  assert.notEqual(rotated.byId('api-key'), adv.apiKey)
+  assert.equal((await adv.api.get('/v1/account')).status, 401)
+})
+
 test('a key issued before keys were sealed cannot be revealed; Rotate gives one that can', async () => {
   const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   // The state migration 0019 leaves a key issued before it in.
@@ -121,7 +162,7 @@ test('a key issued before keys were sealed cannot be revealed; Rotate gives one 
   // The key itself still authenticates: the digest is the only authentication path.
   assert.equal((await adv.api.get('/v1/account')).status, 200)
 
-  const rotated = await adv.browser.post('/portal/key/rotate', {}, page)
+  const rotated = await adv.browser.post('/portal/key/rotate', { password: PASSWORD }, page)
   const fresh = rotated.byId('api-key')!
   assert.deepEqual((await keyPage(adv)).buttons, ['Sign out', 'Reveal', 'Rotate'])
   assert.equal((await reveal(adv, PASSWORD)).byId('api-key'), fresh)
@@ -130,7 +171,7 @@ test('a key issued before keys were sealed cannot be revealed; Rotate gives one 
 test('key forms refuse a post without the CSRF token, and a signed-out browser is sent to sign in', async () => {
   const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   assert.equal((await adv.browser.post('/portal/key/reveal', { password: PASSWORD }, null)).status, 403)
-  assert.equal((await adv.browser.post('/portal/key/rotate', {}, null)).status, 403)
+  assert.equal((await adv.browser.post('/portal/key/rotate', { password: PASSWORD }, null)).status, 403)
   assert.equal((await adv.api.get('/v1/account')).status, 200, 'the refused rotation changed nothing')
   const stranger = new PortalClient(h.baseUrl)
   const res = await stranger.get('/portal/key')

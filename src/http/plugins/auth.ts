@@ -64,14 +64,33 @@ export function authenticate(deps: AuthDeps) {
       reply.headers(rateLimitHeaders('creates', windowState(limits.createsPerMin, spent, nowMs)))
       return
     }
-    const limit = limits.readsPerMin
-    const key = `requests:${account.user_id}`
-    const { current: count } = await safely(request, { current: 0, previous: 0 }, () => deps.counters.increment(key, start, RATE_WINDOW_MS))
-    if (count > 0) noteSpentUnit(request, key, start, RATE_WINDOW_MS)
-    const state = windowState(limit, count, nowMs)
-    reply.headers(rateLimitHeaders('requests', state))
-    if (count > limit) throw tooManyRequests(state.resetMs / 1000, `rate limit exceeded: ${limit} requests per minute`)
+    const spent = await spendRequestUnit(deps, request, reply, account.user_id, limits.readsPerMin)
+    if (spent.over) throw tooManyRequests(spent.retryAfterS, `rate limit exceeded: ${limits.readsPerMin} requests per minute`)
   }
+}
+
+/**
+ * Spends one unit of an account's `requests` budget (config.read_rate_limit_per_min, one window
+ * counter per account, Redis across instances): every authenticated /v1 call, and every portal
+ * action of the signed-in advertiser (routes/portal/budget.ts), so both channels draw on one budget.
+ * Sets the RateLimit headers; says whether the unit went over the limit and, if so, when to retry.
+ * A 503 answer gives the unit back (refundOn503).
+ */
+export async function spendRequestUnit(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  limit: number,
+): Promise<{ over: boolean; retryAfterS: number }> {
+  const nowMs = deps.clock.nowMs()
+  const start = windowStart(nowMs, RATE_WINDOW_MS)
+  const key = `requests:${userId}`
+  const { current: count } = await safely(request, { current: 0, previous: 0 }, () => deps.counters.increment(key, start, RATE_WINDOW_MS))
+  if (count > 0) noteSpentUnit(request, key, start, RATE_WINDOW_MS)
+  const state = windowState(limit, count, nowMs)
+  reply.headers(rateLimitHeaders('requests', state))
+  return { over: count > limit, retryAfterS: Math.max(1, Math.ceil(state.resetMs / 1000)) }
 }
 
 export const createBudgetKey = (userId: string) => `creates:${userId}`

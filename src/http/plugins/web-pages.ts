@@ -12,6 +12,7 @@ import { ErrorPage } from '../pages/error-page.tsx'
 import { OPS_HOME } from '../pages/ops/frame.tsx'
 import { ApiError } from '../../domain/errors.ts'
 import { storeTroubleError } from './errors.ts'
+import { csrfCookie, opsSessionCookie, portalSessionCookie, secureCookies } from './session-cookies.ts'
 
 /**
  * What every HTML page stands on (operations.md section 5): form bodies,
@@ -39,15 +40,51 @@ function loadAssets() {
   return loaded
 }
 
-/** The cookie holding the CSRF secret, named by the scheme like the session cookie. */
-export function secureCookies(deps: RouteDeps): boolean {
-  return deps.settings.publicUrl.startsWith('https:')
-}
-
 declare module 'fastify' {
   interface FastifyReply {
     /** Sends a page: status, HTML type, no caching by shared caches. */
     page(page: VNode, status?: number): FastifyReply
+  }
+  interface FastifyRequest {
+    /** Where @fastify/csrf-protection finds this request's CSRF secret (`csrfSecretHolder`). */
+    session: CsrfSecretHolder
+  }
+}
+
+/** The property of `request.session` that @fastify/csrf-protection reads and, for a browser without a secret, writes. */
+const CSRF_SECRET = 'csrfSecret'
+
+interface CsrfSecretHolder {
+  [CSRF_SECRET]: string | undefined
+}
+
+/**
+ * A CSRF token is bound to the session it was made for (issue 34), not only
+ * to a cookie: for a browser with a session (the console's under /ops, the
+ * portal's elsewhere) the secret the token is made from and checked against
+ * is derived from that session's token, which the browser holds in an
+ * HttpOnly cookie and the store keeps only as a digest. A token made for one
+ * session is refused in any other, and refused once its session is replaced
+ * (sign-in, sign-out). A browser without a session (sign-in, sign-up, the
+ * password forms, the console's setup) keeps a random secret in a cookie of
+ * its own, as before.
+ *
+ * The plugin runs in its `@fastify/session` mode, reading and writing
+ * `request.session.csrfSecret`; this holder is that session.
+ */
+function csrfSecretHolder(deps: RouteDeps, request: FastifyRequest, reply: FastifyReply): CsrfSecretHolder {
+  let minted: string | undefined
+  return {
+    get [CSRF_SECRET]() {
+      const session = request.cookies[request.url.startsWith('/ops') ? opsSessionCookie(deps) : portalSessionCookie(deps)]
+      if (session) return createHash('sha256').update(`csrf-secret:${session}`, 'utf8').digest('base64url')
+      return minted ?? request.cookies[csrfCookie(deps)]
+    },
+    set [CSRF_SECRET](secret: string | undefined) {
+      if (secret === undefined) return
+      minted = secret
+      void reply.setCookie(csrfCookie(deps), secret, { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies(deps) })
+    },
   }
 }
 
@@ -82,11 +119,11 @@ function pageError(raised: unknown, request: FastifyRequest, reply: FastifyReply
 export async function registerWebPages(app: App, deps: RouteDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: 64 * 1024, parser: (body) => Object.fromEntries(formEntries(body)) })
   await app.register(cookie)
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: secureCookies(deps) ? '__Host-csrf' : 'csrf',
-    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies(deps) },
+  app.decorateRequest('session', null as unknown as CsrfSecretHolder)
+  app.addHook('onRequest', async (request, reply) => {
+    request.session = csrfSecretHolder(deps, request, reply)
   })
+  await app.register(csrf, { sessionPlugin: '@fastify/session', sessionKey: CSRF_SECRET })
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: false,

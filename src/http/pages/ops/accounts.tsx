@@ -15,8 +15,17 @@ function Badge(props: { ok: boolean; children: string }) {
   return <span class={props.ok ? 'badge ok' : 'badge warn'}>{props.children}</span>
 }
 
-/** `/ops/accounts`: search by email or user id, newest first. */
-export function AccountsPage(props: { frame: OpsFrame; query: string; accounts: ListItem[]; next: string | null }) {
+/** `/ops/accounts`: search by email or user id, newest first; and a form to create an account, with what it was refused for. */
+export function AccountsPage(props: {
+  frame: OpsFrame
+  query: string
+  accounts: ListItem[]
+  next: string | null
+  create?: { values: FormValues; errors: FieldErrors }
+}) {
+  const errors = props.create?.errors ?? {}
+  const values = props.create?.values ?? {}
+  const formError = errors.form ?? Object.entries(errors).find(([field]) => field !== 'email' && field !== 'billing_email')?.[1]
   return (
     <OpsPage frame={props.frame} title="Accounts" path="/ops/accounts">
       <form method="get" action="/ops/accounts" class="inline-form" role="search" aria-label="Find accounts">
@@ -49,6 +58,26 @@ export function AccountsPage(props: { frame: OpsFrame; query: string; accounts: 
         </DataTable>
       )}
       <NextPage href={props.next} label="Older accounts" />
+
+      <h2 id="create-h">Create an account</h2>
+      <p>
+        Like <code>POST /admin/v1/accounts</code>: the account gets a live API key, and its email a link to set the password of its portal
+        sign-in. One account per email, whatever the letter case.
+      </p>
+      <FormError message={formError} />
+      <PostForm action="/ops/accounts" csrf={props.frame.csrf} class="card narrow" label="Create an account">
+        <Field name="email" label="Email" type="email" autocomplete="off" required value={values.email ?? ''} error={errors.email} />
+        <Field
+          name="billing_email"
+          label="Billing email"
+          type="email"
+          autocomplete="off"
+          value={values.billing_email ?? ''}
+          hint="Optional: where invoices go, if not to the email above."
+          error={errors.billing_email}
+        />
+        <button type="submit">Create account</button>
+      </PostForm>
     </OpsPage>
   )
 }

@@ -36,6 +36,8 @@ export function reasonMessage(d: FieldDetail): string {
           address: 'Enter an IPv4 or IPv6 address, like 198.51.100.7.',
           now: 'Enter a UTC instant like 2026-11-09T06:00:00Z.',
           day: 'Enter a day like 2026-11-02.',
+          email: 'Enter an email address like name@example.com.',
+          billing_email: 'Enter an email address like name@example.com.',
           value: 'Enter an address or range like 203.0.113.0/24 or 2001:db8::/48, or a viewer key (letters, digits, - and _).',
         }[d.field] ?? 'This is not in the expected format.'
       )
@@ -45,6 +47,10 @@ export function reasonMessage(d: FieldDetail): string {
       return 'An IPv6 range can be at most /64 long: a source is a whole /64.'
     case 'prefix_too_short':
       return 'A range this wide would stop nearly all billing: block at most an IPv4 /8 or an IPv6 /16.'
+    case 'email_taken':
+      return typeof d.user_id === 'string'
+        ? `An account with this email already exists (${d.user_id}). Emails are compared whatever their letter case.`
+        : 'An account with this email already exists. Emails are compared whatever their letter case.'
     case 'card_rejected_by_processor':
       return 'The payment processor refused this card.'
     case 'invoice_not_unpaid':

@@ -5,6 +5,7 @@
 const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   setup_done: 'The console is set up and you are signed in. /ops/setup is now closed.',
+  account_created: 'The account is created. Its email was sent a link to set the password of its portal sign-in.',
   write_approval: 'Write approval is updated.',
   terms: 'Terms acceptance is updated.',
   writes: 'The account’s writes switch is updated.',

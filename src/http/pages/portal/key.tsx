@@ -2,7 +2,7 @@ import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
 import { utc } from '../format.ts'
 
-/** `/portal/key` (pure rendering): the user id, the masked key, "Reveal" after the password, "Rotate". */
+/** `/portal/key` (pure rendering): the user id, the masked key, "Reveal" and "Rotate", each after the password. */
 
 export interface KeyFacts {
   userId: string
@@ -27,7 +27,10 @@ export function KeyPage(props: {
   email: string
   facts: KeyFacts
   shown?: ShownKey
+  /** A refused password of "Reveal", shown at its Password field. */
   passwordError?: string
+  /** A refused password of "Rotate", shown at its own Password field. */
+  rotatePasswordError?: string
   formError?: string
   notice?: string | null
 }) {
@@ -66,7 +69,23 @@ export function KeyPage(props: {
         Rotating issues a new key and the current one stops working at once, for every program that uses it. Rotate whenever the key may have
         leaked.
       </p>
-      <PostForm action="/portal/key/rotate" csrf={props.csrf} confirm="Rotate the API key? The current key stops working at once, for every program that uses it.">
+      <PostForm
+        action="/portal/key/rotate"
+        csrf={props.csrf}
+        class="narrow"
+        label="Rotate the key"
+        confirm="Rotate the API key? The current key stops working at once, for every program that uses it."
+      >
+        <Field
+          id="f-rotate-password"
+          name="password"
+          label="Password"
+          type="password"
+          autocomplete="current-password"
+          required
+          hint="Enter your portal password again to rotate the key."
+          error={props.rotatePasswordError}
+        />
         <button type="submit" class="secondary">
           Rotate
         </button>
@@ -114,7 +133,7 @@ function RevealSection(props: { csrf: string; revealable: boolean; error?: strin
   return (
     <>
       <h2>Reveal the key</h2>
-      <PostForm action="/portal/key/reveal" csrf={props.csrf} class="narrow">
+      <PostForm action="/portal/key/reveal" csrf={props.csrf} class="narrow" label="Reveal the key">
         <Field
           name="password"
           label="Password"

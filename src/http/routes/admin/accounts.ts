@@ -63,10 +63,12 @@ export function adminAccountRoutes(deps: RouteDeps) {
           summary: 'Create an advertiser',
           description:
             'A new account with a live API key; writes wait for write approval, API terms and billing enrollment. The account\'s ' +
-            'email is sent a link (seven days, one use) to set the password of its portal sign-in; the outbox keeps it.',
+            'email is sent a link (seven days, one use) to set the password of its portal sign-in; the outbox keeps it. One account ' +
+            'per email, compared case-insensitively: an address another account has (made here, in the console or by self-sign-up) ' +
+            'is 409 `{field: "email", reason: "email_taken", user_id}` naming that account, and nothing is created or emailed.',
           tags,
           body: AccountCreateSchema,
-          response: { 201: AccountCreatedSchema },
+          response: { 201: AccountCreatedSchema, ...errors(409) },
         },
       },
       async (request, reply) => {

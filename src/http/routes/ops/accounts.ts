@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { EmptyForm } from '../../schemas/pages/forms.ts'
-import { CardForm, CreditForm, HoldForm, Net30Form, SwitchForm, UnlockForm } from '../../schemas/pages/ops-forms.ts'
-import { TermsSchema, WriteApprovalSchema, WritesSchema } from '../../schemas/admin/accounts.ts'
+import { AccountCreateForm, CardForm, CreditForm, HoldForm, Net30Form, SwitchForm, UnlockForm } from '../../schemas/pages/ops-forms.ts'
+import { AccountCreateSchema, TermsSchema, WriteApprovalSchema, WritesSchema } from '../../schemas/admin/accounts.ts'
 import { BillingEnrollSchema, CollectionHoldSchema, CreditCreateSchema } from '../../schemas/admin/billing.ts'
 import { UnlockSchema } from '../../schemas/admin/access.ts'
 import { AccountPage, AccountsPage, KeyRotatedPage, type FormValues } from '../../pages/ops/accounts.tsx'
@@ -11,6 +11,8 @@ import type { FieldErrors } from '../../pages/ops/messages.ts'
 import { asOperator } from '../../operator-context.ts'
 import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'
 import { findAccounts, readOperatorAccount } from '../../../services/operator-accounts.ts'
+import { sendSetPasswordLink } from '../../../services/sign-in.ts'
+import { emailContext } from '../../email-context.ts'
 import * as actions from '../../../services/operator-actions.ts'
 import { attemptBody, booleanOf, integerOf, type Attempt } from './forms.ts'
 import { frameOf } from './session.ts'
@@ -25,11 +27,29 @@ type Params = { user_id: string }
 export function opsAccountRoutes(deps: RouteDeps) {
   return async (app: App) => {
     const listQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 254 })), cursor: Type.Optional(Type.String({ maxLength: 512 })), notice: Notice })
-    app.get('/ops/accounts', { schema: { ...hide, querystring: listQuery } }, async (request, reply) => {
-      const query = request.query.query?.trim() ?? ''
-      const page = await findAccounts(deps, query, { cursor: request.query.cursor })
+    const ctx = (request: FastifyRequest) => asOperator(deps, request)
+
+    async function accountsPage(request: FastifyRequest, reply: FastifyReply, q: Static<typeof listQuery>, create?: { values: FormValues; errors: FieldErrors }, status = 200) {
+      const query = q.query?.trim() ?? ''
+      const page = await findAccounts(deps, query, { cursor: q.cursor })
       const next = page.nextCursor === null ? null : `/ops/accounts?${new URLSearchParams({ ...(query ? { query } : {}), cursor: page.nextCursor }).toString()}`
-      return reply.page(AccountsPage({ frame: frameOf(deps, request, reply, request.query.notice), query, accounts: page.items.map(presentAccountListItem), next }))
+      const frame = frameOf(deps, request, reply, q.notice)
+      return reply.page(AccountsPage({ frame, query, accounts: page.items.map(presentAccountListItem), next, create }), status)
+    }
+
+    app.get('/ops/accounts', { schema: { ...hide, querystring: listQuery } }, async (request, reply) => accountsPage(request, reply, request.query))
+
+    // "Create an account": the operator API's create (the same audited use case and set-password email); refused, the list again with the error at its field.
+    app.post('/ops/accounts', { schema: { ...hide, body: AccountCreateForm } }, async (request, reply) => {
+      const email = request.body.email.trim()
+      const billingEmail = request.body.billing_email?.trim() ?? ''
+      const result = await attemptBody(AccountCreateSchema, { email, ...(billingEmail === '' ? {} : { billing_email: billingEmail }) }, async (body) => {
+        const created = await actions.createAccount(ctx(request), body)
+        await sendSetPasswordLink(emailContext(deps, request), created.user_id)
+        return created.user_id
+      })
+      if (result.ok) return reply.redirect(`/ops/accounts/${result.value}?notice=account_created`, 303)
+      return accountsPage(request, reply, {}, { values: { email, billing_email: billingEmail }, errors: result.errors }, result.status)
     })
 
     /** Renders the account page, with the errors and typed values of a refused form. */
@@ -54,8 +74,6 @@ export function opsAccountRoutes(deps: RouteDeps) {
         return accountPage(request, reply, request.params.user_id, result.status, result.errors, values)
       })
     }
-
-    const ctx = (request: FastifyRequest) => asOperator(deps, request)
 
     accountForm('write-approval', SwitchForm, async (request, form) =>
       attemptBody(WriteApprovalSchema, { approved: booleanOf(form.value) }, async (body) => {

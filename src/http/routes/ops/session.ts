@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RouteDeps } from '../../types.ts'
-import { secureCookies } from '../../plugins/web-pages.ts'
+import { opsSessionCookie, secureCookies } from '../../plugins/session-cookies.ts'
 import type { OpsFrame } from '../../pages/ops/frame.tsx'
 import { opsNotice } from '../../pages/ops/notices.ts'
 import { SESSION_MAX_MS } from '../../../domain/sign-in.ts'
@@ -19,7 +19,7 @@ declare module 'fastify' {
  * from links on other sites, so no cross-site request ever carries it).
  */
 export function opsCookieName(deps: RouteDeps): string {
-  return secureCookies(deps) ? '__Host-ops_session' : 'ops_session'
+  return opsSessionCookie(deps)
 }
 
 const cookieOptions = (deps: RouteDeps) => ({ path: '/', httpOnly: true, sameSite: 'strict' as const, secure: secureCookies(deps) })

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RouteDeps } from '../../types.ts'
-import { secureCookies } from '../../plugins/web-pages.ts'
+import { portalSessionCookie, secureCookies } from '../../plugins/session-cookies.ts'
 import { SESSION_MAX_MS } from '../../../domain/sign-in.ts'
 import { requireAccount } from '../../../services/accounts.ts'
 import { readSession } from '../../../services/sign-in.ts'
@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /** The portal's session cookie; `__Host-` under https (Secure, path /, no Domain). */
 export function sessionCookieName(deps: RouteDeps): string {
-  return secureCookies(deps) ? '__Host-portal_session' : 'portal_session'
+  return portalSessionCookie(deps)
 }
 
 export function setSessionCookie(deps: RouteDeps, reply: FastifyReply, token: string): void {

@@ -22,6 +22,7 @@ export const SetPasswordForm = Form({ token: text(200), password: text(1_024) })
 /** A button-only form (sign out, accept, pause…): the CSRF token alone. */
 export const EmptyForm = Form({})
 export const RevealKeyForm = Form({ password: text(1_024) })
+export const RotateKeyForm = Form({ password: text(1_024) })
 export const CardForm = Form({ card_number: text(64) })
 
 /**

@@ -7,6 +7,8 @@ import { Form, FormText, OptionalText } from './forms.ts'
  */
 export const OpsSetupForm = Form({ token: FormText(1_024), email: FormText(320), password: FormText(1_024) })
 export const OpsLoginForm = Form({ email: FormText(320), password: FormText(1_024), next: OptionalText(2_000) })
+/** The accounts page's "Create an account": the operator API's AccountCreate, as text. */
+export const AccountCreateForm = Form({ email: FormText(320), billing_email: OptionalText(320) })
 export const SwitchForm = Form({ value: FormText(10) })
 export const CardForm = Form({ card_number: FormText(64) })
 export const Net30Form = Form({ credit_limit_cents: FormText(40) })
