@@ -246,7 +246,8 @@ async function emailPasswordLink(
 export type ResetRequestResult = { ok: true } | { ok: false; retryAfterS: number }
 
 /**
- * "Forgot password": emails a one-hour reset link when the address has a login, at most
+ * "Forgot password": emails a one-hour reset link when the address has a login (or, for an
+ * operator-made account without one, a one-hour link that sets its first password), at most
  * RESET_EMAILS_PER_WINDOW an hour, the newest link replacing the earlier ones. Whether the
  * address has a login, or is over its limit, the answer is the same `ok`, so the form does not
  * tell who has an account. Each source may ask RESET_REQUESTS_PER_SOURCE times an hour (counted
@@ -256,16 +257,33 @@ export async function requestPasswordReset(ctx: SignInContext, email: string, ad
   const recent = await counted(0, () => ctx.counters.logEvent(resetRequestKey(address), ctx.clock.nowMs(), RESET_REQUEST_WINDOW_MS))
   if (recent > RESET_REQUESTS_PER_SOURCE) return { ok: false, retryAfterS: RESET_REQUEST_WINDOW_MS / 1000 }
   const login = await findLoginByEmail(ctx.db, emailKey(email))
-  if (!login) return { ok: true }
-  await emailPasswordLink(ctx, login.user_id, 'reset', (link) => ({
-    subject: 'Reset your password',
+  if (login) {
+    await emailPasswordLink(ctx, login.user_id, 'reset', (link) => ({
+      subject: 'Reset your password',
+      text: [
+        'Someone asked to reset the password of your advertiser account.',
+        '',
+        `Set a new password here (the link works once, for one hour): ${link}`,
+        'A newer reset link replaces this one.',
+        '',
+        'If it was not you, ignore this email: your password stays as it is.',
+      ].join('\n'),
+    }))
+    return { ok: true }
+  }
+  // An account an operator made whose owner never set a password (its set-password email lost or
+  // expired): the same form sends a one-hour link that creates the login, within the same limits.
+  const account = await findAccountByEmail(ctx.db, email)
+  if (!account || (await findLoginByUser(ctx.db, account.user_id))) return { ok: true }
+  await emailPasswordLink(ctx, account.user_id, 'reset', (link) => ({
+    subject: 'Set the password of your advertiser account',
     text: [
-      'Someone asked to reset the password of your advertiser account.',
+      'Someone asked for a password link for your advertiser account, which has no password yet.',
       '',
-      `Set a new password here (the link works once, for one hour): ${link}`,
-      'A newer reset link replaces this one.',
+      `Set its password here (the link works once, for one hour): ${link}`,
+      'A newer link replaces this one.',
       '',
-      'If it was not you, ignore this email: your password stays as it is.',
+      'If it was not you, ignore this email.',
     ].join('\n'),
   }))
   return { ok: true }

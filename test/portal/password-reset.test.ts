@@ -146,3 +146,20 @@ test('a password changed without a link ends the unused set-password and reset l
   }
   assert.deepEqual(await liveLinks(email), [])
 })
+
+test('an operator-made account whose owner never set a password gets a one-hour link from the forgot form, within the same limits', async () => {
+  const email = newEmail('operator-made')
+  const made = await h.admin.post('/admin/v1/accounts', { email })
+  assert.equal(made.status, 201, made.text)
+  // The set-password email is lost; the owner asks the forgot-password form, with the address in other letters.
+  for (let i = 0; i < 4; i++) await askReset(email.toUpperCase())
+  const sent = (await messages(email)).filter((m) => m.subject === 'Set the password of your advertiser account')
+  assert.equal(sent.length, 3, 'three an hour, as for a reset')
+  const links = await liveLinks(email)
+  assert.equal(links.length, 2, 'the operator’s seven-day link and the newest one-hour link')
+  const newest = links.find((l) => sent[0]!.text.includes(l.href))!
+  assert.equal(await useLink(newest), 303)
+  assert.deepEqual(await liveLinks(email), [], 'the first password ends every other link')
+  const signIn = await new PortalClient(h.baseUrl).submit('/portal/login', '/portal/login', { email, password: 'a brand new long password' })
+  assert.equal(signIn.status, 303)
+})
