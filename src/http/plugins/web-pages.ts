@@ -47,7 +47,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Where @fastify/csrf-protection finds this request's CSRF secret (`csrfSecretHolder`). */
-    session: CsrfSecretHolder
+    session: CsrfSecretHolder | null
   }
 }
 
@@ -119,7 +119,7 @@ function pageError(raised: unknown, request: FastifyRequest, reply: FastifyReply
 export async function registerWebPages(app: App, deps: RouteDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: 64 * 1024, parser: (body) => Object.fromEntries(formEntries(body)) })
   await app.register(cookie)
-  app.decorateRequest('session', null as unknown as CsrfSecretHolder)
+  app.decorateRequest('session', null)
   app.addHook('onRequest', async (request, reply) => {
     request.session = csrfSecretHolder(deps, request, reply)
   })
