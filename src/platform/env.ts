@@ -235,7 +235,7 @@ export function keysKeptInStore(settings: Pick<Settings, 'role' | 'offerKeys' | 
     kept.push({ row: 'offer_key', setting: 'OFFER_KEYS', seals: 'impression ids (forged ids bill views and clicks)' })
   }
   if (settings.keySealingKeys === null) {
-    kept.push({ row: 'key_sealing_key', setting: 'KEY_SEALING_KEY', seals: 'the copies of API keys and the webhook signing secrets' })
+    kept.push({ row: 'key_sealing_key', setting: 'KEY_SEALING_KEY', seals: 'the copies of API keys, the webhook signing secrets and the outbox emails' })
   }
   return kept
 }

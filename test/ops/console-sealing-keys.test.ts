@@ -19,7 +19,7 @@ test('with the keys unset, the Components page names each sealing key kept in th
   assert.equal(page.status, 200)
   assert.match(
     page.words,
-    /Sealing keys Kept in the database Anyone with a copy of the database can open or forge what these keys seal: offer_key seals impression ids \(forged ids bill views and clicks\)\. Set OFFER_KEYS ?\. key_sealing_key seals the copies of API keys and the webhook signing secrets\. Set KEY_SEALING_KEY ?\./,
+    /Sealing keys Kept in the database Anyone with a copy of the database can open or forge what these keys seal: offer_key seals impression ids \(forged ids bill views and clicks\)\. Set OFFER_KEYS ?\. key_sealing_key seals the copies of API keys, the webhook signing secrets and the outbox emails\. Set KEY_SEALING_KEY ?\./,
   )
   assert.match(page.text, /<span class="badge warn">Kept in the database<\/span>/)
 })
