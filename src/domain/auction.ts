@@ -17,7 +17,7 @@ export interface Candidate {
   creativeId: string
   seq: number
   cpmMicros: number
-  /** What the campaign buys: impressions, or clicks (docs/decisions.md, "Click campaigns"). */
+  /** What the campaign buys: impressions, or clicks (docs/decisions/0109-auction-expected-value-per-impression.md). */
   kind: CampaignKind
   targetSurface: Surface | 'blended'
   targetCountries: ReadonlySet<string> | null
@@ -89,7 +89,7 @@ export function outstandingUnits(kind: CampaignKind, offers: number, ctr: Fracti
  * How long an offer nobody has reported on still counts as outstanding: a
  * realistic dwell (one ask interval of about ten seconds, three times over),
  * not the hour a view stays acceptable, so an offer that is never viewed stops
- * holding the campaign back after half a minute (docs/decisions.md, "Serving").
+ * holding the campaign back after half a minute (docs/decisions/0093-what-outstanding-means-offered-by-this-instance-not-yet.md).
  */
 export const OUTSTANDING_WINDOW_MS = 30_000
 

@@ -1,6 +1,6 @@
 /**
- * When a click on a click campaign is billable (docs/decisions.md, "Click campaigns (issue 25,
- * part 1)"): the first click of an impression, on an offer younger than the view window, at most
+ * When a click on a click campaign is billable
+ * (docs/decisions/0104-a-billable-click.md): the first click of an impression, on an offer younger than the view window, at most
  * one per viewer per campaign per UTC day of the service clock, never on an offer made after the
  * campaign was cancelled, and never beyond the clicks the campaign bought. A click on an impression
  * campaign is recorded and never billable.

@@ -1,6 +1,6 @@
 /**
- * The click-through rate the auction expects of a click campaign on a surface (docs/decisions.md,
- * "Click campaigns (issue 25, part 1)"). CTR is the stats definition: clicks / billable impressions.
+ * The click-through rate the auction expects of a click campaign on a surface
+ * (docs/decisions/0110-the-ctr-estimate.md). CTR is the stats definition: clicks / billable impressions.
  * A campaign's estimate shrinks its own observed CTR toward the surface's platform-wide CTR of click
  * campaigns with a fixed pseudo-count of impressions, and that platform CTR shrinks toward a fixed
  * prior the same way, so:

@@ -1,7 +1,7 @@
 import { invalid } from './errors.ts'
 import { OFFER_TTL_MS } from './delivery.ts'
 
-// The ledger's monthly partitions and their retention (docs/decisions.md, "Ledger partitions (issue 33)").
+// The ledger's monthly partitions and their retention (docs/decisions/0354-by-utc-month-declaratively.md, docs/decisions/0358-retention-ledger-partitions.md).
 
 const DAY_MS = 86_400_000
 

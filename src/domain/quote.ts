@@ -3,8 +3,8 @@ import type { Fraction } from './ctr.ts'
 import type { Bid, TargetSurface } from './campaign-order.ts'
 
 /**
- * The auction quote (GET /v1/auction/quote, docs/decisions.md "Auction
- * quote"): where a bid not yet placed would stand in the live auction now,
+ * The auction quote (GET /v1/auction/quote,
+ * docs/decisions/0305-what-it-ranks-against.md to 0315): where a bid not yet placed would stand in the live auction now,
  * how much inventory is queued ahead of it, and when it would start and
  * finish at the recent fill rate of the traffic it targets. Plain functions:
  * the service reads the candidates and the ledger sample and passes them in.

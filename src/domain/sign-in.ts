@@ -1,8 +1,8 @@
 import { sourceOf } from './traffic-source.ts'
 
 /**
- * Rules of portal sign-in (operations.md section 5; docs/decisions.md "Portal
- * sessions"). Plain values: the services apply them, the store keeps them.
+ * Rules of portal sign-in (operations.md section 5;
+ * docs/decisions/0179-logins-portal-sessions.md, 0180-lockout-portal-sessions.md). Plain values: the services apply them, the store keeps them.
  */
 
 /** A password is at least this many characters (operations.md section 5). */

@@ -82,7 +82,7 @@ export function presentAccount(a: AccountRow, { facts, overdue, config, reportin
   }
 }
 
-/** The operator's view of an invoice (docs/decisions.md, Billing: operator invoice shape). */
+/** The operator's view of an invoice (docs/decisions/0127-operator-invoice-shape.md). */
 export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
   return {
     invoice_id: i.invoice_id,

@@ -9,7 +9,7 @@ import { readRolledThrough } from '../store/rollups.ts'
 export const LEDGER_PARTITIONS_OFFSET_MS = 45 * 60_000
 
 /**
- * The ledger's partitions (docs/decisions.md, "Ledger partitions (issue 33)"), on the service clock:
+ * The ledger's partitions (docs/decisions/0355-partitions-are-created-ahead-and-the-default-partition-is-a.md, docs/decisions/0358-retention-ledger-partitions.md), on the service clock:
  *  1. creates the partitions of the current month and the next two, and of any month whose rows
  *     landed in the DEFAULT partition (moving them in), so the default stays empty;
  *  2. drops the partitions whose every day is rolled up and older than `retentionDays`

@@ -2,7 +2,7 @@
  * Start-up settings from the environment, validated once. A bad value stops
  * start-up with a message naming the variable (operations.md section 1).
  */
-/** What an instance runs (docs/decisions.md "Roles"): HTTP, the jobs, or both. */
+/** What an instance runs (docs/decisions/0061-role-web-worker-all-default-all.md): HTTP, the jobs, or both. */
 export type Role = 'all' | 'web' | 'worker'
 
 export interface Settings {
@@ -10,7 +10,7 @@ export interface Settings {
   port: number
   host: string
   databaseUrl: string | null
-  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL for lag-tolerant reads (docs/decisions.md "Read replica"); null: none. */
+  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL for lag-tolerant reads (docs/decisions/0347-which-reads-read-replica.md); null: none. */
   databaseReadUrl: string | null
   /** READ_REPLICA_MAX_LAG_MS: lag-tolerant reads go to the replica only while it is at most this far behind the primary. */
   readReplicaMaxLagMs: number
@@ -197,8 +197,8 @@ function seconds(name: string, raw: string | null, fallback: number, max: number
 /**
  * A key ring (OFFER_KEYS, KEY_SEALING_KEY): `id:hex` entries separated by
  * commas, ids 0-255 and unique, keys 32 bytes (64 hex digits). The first
- * seals; the others only open what they sealed (rotation, docs/decisions.md
- * "Serving" and "Account pages").
+ * seals; the others only open what they sealed (rotation: docs/decisions/0069-offer-keys-and-rotation.md
+ * and docs/decisions/0239-the-key-sealing-key-follows-the-offer-keys.md).
  */
 function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   if (raw === null) return null

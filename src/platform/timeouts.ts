@@ -33,7 +33,7 @@ export const TIMEOUTS = Object.freeze({
     poolSize: 4,
   }),
   /**
-   * The read replica (DATABASE_READ_URL, docs/decisions.md "Read replica"): shorter than the primary's, because
+   * The read replica (DATABASE_READ_URL, docs/decisions/0350-checked-periodically-bounded-and-failing-towards-the-primary.md): shorter than the primary's, because
    * a failed replica read runs again on the primary and the request must still answer within its deadline.
    */
   pgReplica: Object.freeze({

@@ -9,7 +9,7 @@ export interface ServiceContext {
   clock: Clock
   settings: Settings
   /**
-   * Lag-tolerant reads (DATABASE_READ_URL, docs/decisions.md "Read replica"):
+   * Lag-tolerant reads (DATABASE_READ_URL, docs/decisions/0347-which-reads-read-replica.md):
    * the replica when it is up and close enough, else `db`'s primary. Unset: no
    * replica, such reads run on `db`. Only the reads listed there use it.
    */

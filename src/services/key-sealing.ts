@@ -5,7 +5,7 @@ import { replaceSealed, SEALED_KINDS, sealedNotUnder, type SealedKind } from '..
 import type { ServiceContext } from './context.ts'
 
 /**
- * The recoverable copy of an API key (docs/decisions.md "Account pages"). Keys
+ * The recoverable copy of an API key (docs/decisions/0238-revealable-keys-are-sealed-not-stored-in-clear.md). Keys
  * are authenticated by their SHA-256 digest only; the portal's "Reveal" needs
  * the key itself, so every newly issued key is also sealed (AES-256-GCM) under
  * the key-sealing key: the ring of KEY_SEALING_KEY, else one key generated once

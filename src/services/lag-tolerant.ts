@@ -4,7 +4,7 @@ import type { ServiceContext } from './context.ts'
 
 /**
  * The reads that may go to the read replica (DATABASE_READ_URL;
- * docs/decisions.md "Read replica"). Everything a use case reads and then
+ * docs/decisions/0347-which-reads-read-replica.md). Everything a use case reads and then
  * acts on, or that a caller must see right after writing it, stays on
  * `ctx.db` (the primary).
  */

@@ -45,8 +45,8 @@ import type { ServiceContext } from './context.ts'
 import { deliverEmail, recordEmail, sendEmail, type EmailContext } from './email.ts'
 
 /**
- * Portal sign-in (operations.md section 5; docs/decisions.md "Portal
- * sessions"): sign-up, sign-in with the API's lockout rule, sessions kept in
+ * Portal sign-in (operations.md section 5;
+ * docs/decisions/0179-logins-portal-sessions.md to 0185): sign-up, sign-in with the API's lockout rule, sessions kept in
  * the store, and emailed one-use password links.
  */
 export interface SignInContext extends EmailContext {

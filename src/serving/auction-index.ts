@@ -8,7 +8,7 @@ import { OutstandingOffers } from './outstanding-offers.ts'
 
 /** How stale other instances' delivery counts may get before a reload (pacing and inventory). */
 const DELIVERY_REFRESH_MS = 1_000
-/** Epoch reads that may be in flight at once (docs/decisions.md, "Serving"). */
+/** Epoch reads that may be in flight at once (docs/decisions/0077-the-auctions-working-set-lives-in-memory.md). */
 const MAX_READS_IN_FLIGHT = 2
 
 /** Subscribes to the serving epoch as the store pushes it (Store#onServingEpoch); returns the unsubscribe. */

@@ -21,7 +21,7 @@ export interface Taken {
 }
 
 /**
- * One instance's impression budget leases (docs/decisions.md, "Serving"), as it last saw them in the
+ * One instance's impression budget leases (docs/decisions/0096-a-lease-is-a-range-of-a-campaigns-impression-numbers.md), as it last saw them in the
  * store: the room it may bill without asking anyone, per campaign. Everything that uses or changes
  * them runs one at a time (`exclusive`): batches of views, settlements, top-ups. The store is always
  * passed in (a test may hold the embedded store's only connection).

@@ -106,8 +106,8 @@ export class LedgerWriter {
    * Records a repeat or a late view (`repeat_view`, `expired_view`: never billable); resolves once
    * durable. These go in their own statements, one at a time, beside the view batches rather than in
    * them: they neither wait for a batch nor make one longer or switch it to ON CONFLICT, and a flood
-   * of replays costs the billable views nothing but the store's time (docs/decisions.md,
-   * "Non-billable reasons").
+   * of replays costs the billable views nothing but the store's time
+   * (docs/decisions/0320-off-the-billable-path.md).
    */
   recordReport(row: LedgerRow): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -44,7 +44,7 @@ class Ring {
  * younger than OUTSTANDING_WINDOW_MS (to the second). The auction counts them
  * as delivered (`domain/auction.ts#mayTakeOffer`). An offer viewed on another
  * instance stays counted here until the window passes: it holds the campaign
- * back, never ahead (docs/decisions.md, "Serving").
+ * back, never ahead (docs/decisions/0093-what-outstanding-means-offered-by-this-instance-not-yet.md).
  */
 export class OutstandingOffers {
   readonly #rings = new Map<string, Ring>()

@@ -5,7 +5,7 @@ import { startAll } from './service.ts'
 import { startWeb } from './web.ts'
 import { startWorker } from './worker.ts'
 
-/** Starts the instance ROLE asks for (docs/decisions.md "Roles"): web, worker, or both in one process. */
+/** Starts the instance ROLE asks for (docs/decisions/0061-role-web-worker-all-default-all.md): web, worker, or both in one process. */
 export function startInstance(settings: Settings, options: InstanceOptions = {}): Promise<Instance> {
   switch (settings.role) {
     case 'web':

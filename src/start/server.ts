@@ -1,6 +1,6 @@
 /**
  * `npm start`: reads the settings, starts the instance ROLE asks for (web,
- * worker, or both: docs/decisions.md "Roles"), closes it on SIGTERM/SIGINT.
+ * worker, or both: docs/decisions/0061-role-web-worker-all-default-all.md), closes it on SIGTERM/SIGINT.
  * An expected start-up failure (store unreachable, DATA_DIR, migration, port)
  * is one line on stderr and an exit code of its own (docs/operations.md,
  * "Start-up"); anything else exits with its stack.

@@ -8,7 +8,7 @@ const RECONNECT_MS = 1_000
 export type EpochListener = (epoch: number) => void
 
 /**
- * The serving epoch, pushed (docs/decisions.md, "Serving state by push"). Every connection of the
+ * The serving epoch, pushed (docs/decisions/0344-serving-state-by-push.md). Every connection of the
  * store's pools LISTENs on the channel: a change this process commits is announced on the very
  * connection that committed it, before its commit returns (PostgreSQL sends a session its own
  * notifications ahead of ReadyForQuery), so the instance that made a change serves by it at once. On

@@ -4,7 +4,7 @@ import { impressionsCostMicros } from '../domain/money.ts'
 import { grantSize } from '../domain/leases.ts'
 import { enqueueExhaustedCampaigns } from './webhooks.ts'
 
-// Impression budget leases (migration 0023; docs/decisions.md, "Serving"). A serving instance bills
+// Impression budget leases (migration 0023; docs/decisions/0096-a-lease-is-a-range-of-a-campaigns-impression-numbers.md). A serving instance bills
 // views against numbers it leased (src/serving/leases.ts); the views hot path only appends ledger rows
 // and moves its lease's `used` (src/store/ledger.ts#writeViews). Granting, settling, recovering and
 // revoking leases are here, each one short transaction that locks the campaigns first (in id order),

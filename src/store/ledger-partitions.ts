@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Db } from './db.ts'
 import { partitionOf, type LedgerPartition } from '../domain/ledger-retention.ts'
 
-// The ledger's monthly partitions (migration 0031; docs/decisions.md, "Ledger partitions (issue 33)").
+// The ledger's monthly partitions (migration 0031; docs/decisions/0354-by-utc-month-declaratively.md, docs/decisions/0358-retention-ledger-partitions.md).
 
 /** The first UTC day whose ledger rows are kept (YYYY-MM-DD), or null while nothing was dropped. */
 export async function readRetainedFrom(db: Db): Promise<string | null> {

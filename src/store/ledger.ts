@@ -142,7 +142,7 @@ function eventValues(e: EventColumns, withOrd = false) {
 }
 
 /**
- * The claims of a batch's rows (migration 0031, docs/decisions.md "Ledger partitions (issue 33)"), as
+ * The claims of a batch's rows (migration 0031, docs/decisions/0356-once-per-impression-without-a-unique-index-on-the-ledger.md), as
  * CTEs over `input` (`eventValues(e, true)`): every row claims (impression, kind), an `impression` and
  * a `view` sharing the kind `view`. `first_claims` keeps the first row of each claim
  * in the batch, `claimed` the claims inserted (with `skip`, a claim already held is dropped by ON
@@ -189,7 +189,7 @@ export async function writeViewReports(db: Db, e: EventColumns): Promise<void> {
   await insertEvents(db, e)
 }
 
-/** A batch's rows of click campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"). */
+/** A batch's rows of click campaigns (docs/decisions/0111-where-the-counts-come-from.md). */
 export interface ClickCampaignRows {
   /** The click campaigns the batch writes rows of: their qualified views and clicks are counted (`click_ctr_counts`). */
   campaignIds: string[]

@@ -5,7 +5,7 @@ import { postgresPoolConfig, type Db, type PoolTimeouts } from './db.ts'
 
 /**
  * Lag-tolerant reads on a PostgreSQL streaming replica (DATABASE_READ_URL,
- * issue 33; docs/decisions.md "Read replica"). A few reads that may be a
+ * issue 33; docs/decisions/0347-which-reads-read-replica.md to 0353). A few reads that may be a
  * little behind (rolled-up days, the leaderboard, the quote, the export
  * worker's ledger pages) run on the replica while it is up and within
  * READ_REPLICA_MAX_LAG_MS of the primary; otherwise, and whenever a replica

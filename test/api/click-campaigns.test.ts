@@ -6,7 +6,7 @@ import { advance, decide, privateCountry, view, type Decision } from '../helpers
 import { impressionDebitMicros } from '../../src/domain/money.ts'
 
 /**
- * `kind: click` campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"): bought and billed
+ * `kind: click` campaigns (docs/decisions/0103-what-a-click-campaign-buys.md): bought and billed
  * per unique click, through the ledger batch and the impression budget leases; their views are
  * judged by the views' rules and bill nothing.
  */

@@ -8,8 +8,8 @@ import { readClickCtrCounts } from '../../src/store/serving.ts'
 
 /**
  * The one auction ranks by expected value per impression: an impression campaign's CPM, a click
- * campaign's CPM × its estimated CTR on the surface (docs/decisions.md, "Click campaigns (issue 25,
- * part 1)"). The tests run in order on one service: the first sees no click data anywhere, so every
+ * campaign's CPM × its estimated CTR on the surface
+ * (docs/decisions/0109-auction-expected-value-per-impression.md). The tests run in order on one service: the first sees no click data anywhere, so every
  * click campaign is estimated at the fixed prior of 1 %.
  */
 const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })

@@ -42,7 +42,7 @@ export function assertBilledExactly(
     assert.equal(shown.impressions_served, debits.length, `${c.key}: impressions_served is the ledger's count`)
     assert.equal(shown.lifetime_spent_micros, debits.reduce((s, d) => s + d, 0), `${c.key}: lifetime_spent_micros is the ledger's sum`)
     // Each billable impression debits impressionDebitMicros(cpm, n) for a number n of an impression lease
-    // (docs/decisions.md, "Impression budget leases"). Instances bill disjoint ranges at once, so the numbers in
+    // (docs/decisions/0096-a-lease-is-a-range-of-a-campaigns-impression-numbers.md). Instances bill disjoint ranges at once, so the numbers in
     // use are exactly 1…billed (and ledger order is not number order) only once the campaign sold out.
     if (debits.length === c.impressions) {
       const expected = Array.from({ length: debits.length }, (_, n) => impressionDebitMicros(c.cpmMicros, n + 1))

@@ -13,7 +13,8 @@ import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
 
 /**
- * The ledger partitioned by month (migration 0031; docs/decisions.md, "Ledger partitions (issue 33)"),
+ * The ledger partitioned by month (migration 0031;
+ * docs/decisions/0354-by-utc-month-declaratively.md to 0360),
  * on a real store (both stores): partitions ahead, rows outside them, the once-per-impression claims
  * across partitions, and retention (the ledger-partitions job) with what stats and exports answer after it.
  * The tests run in order: the retention test drops what the earlier ones wrote before September 2026.

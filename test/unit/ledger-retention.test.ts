@@ -12,7 +12,7 @@ import {
   retentionCutoff,
 } from '../../src/domain/ledger-retention.ts'
 
-// The ledger's partitions and retention rules (docs/decisions.md, "Ledger partitions (issue 33)").
+// The ledger's partitions and retention rules (docs/decisions/0358-retention-ledger-partitions.md).
 
 test('LEDGER_RETENTION_DAYS: default 400, whole days 35-10000, a bad value names the variable', () => {
   assert.equal(loadSettings({}).ledgerRetentionDays, 400)

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { loadSettings } from '../../src/platform/env.ts'
 import { SecretSealer } from '../../src/platform/secret-sealing.ts'
 
-/** The sealed copy of API keys (src/platform/secret-sealing.ts; docs/decisions.md "Account pages"). */
+/** The sealed copy of API keys (src/platform/secret-sealing.ts; docs/decisions/0238-revealable-keys-are-sealed-not-stored-in-clear.md). */
 const keyA = { id: 3, key: Buffer.alloc(32, 0x11) }
 const keyB = { id: 9, key: Buffer.alloc(32, 0x22) }
 const apiKey = 'sk_live_0123456789abcdefghijABCDEFGHIJklmnopqrstu'

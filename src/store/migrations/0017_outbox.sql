@@ -1,4 +1,4 @@
--- Every email the service sends is kept here first (docs/decisions.md "Email"); operators read it
+-- Every email the service sends is kept here first (docs/decisions/0170-outbox-first-email.md); operators read it
 -- through GET /admin/v1/outbox?to=<email>, newest first. sent_at is the service clock's instant;
 -- delivery is 'stored' (no SMTP_URL), 'sent' or 'failed' (error holds why).
 CREATE TABLE outbox (

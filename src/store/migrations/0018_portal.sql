@@ -1,4 +1,5 @@
--- Sign-in for the portal (operations.md section 5; docs/decisions.md "Portal sessions").
+-- Sign-in for the portal (operations.md section 5; docs/decisions/0179-logins-portal-sessions.md
+-- to 0185).
 -- A login is an email and an argon2id password hash for one account. Emails are compared
 -- lower-cased and trimmed, so one address signs in to one account; the operator API may still
 -- create several accounts with the same email, but only one of them can hold the login.

@@ -1,4 +1,4 @@
--- Impression budget leases (docs/decisions.md, "Serving"; src/store/leases.ts). A lease is a range
+-- Impression budget leases (docs/decisions/0096-a-lease-is-a-range-of-a-campaigns-impression-numbers.md; src/store/leases.ts). A lease is a range
 -- [first_seq, first_seq + size) of a campaign's impression numbers (number n is the campaign's n-th
 -- billable impression, debiting impressionDebitMicros(cpm_micros, n)), held by one serving instance
 -- (`holder`; null: free for any instance to take), consumed in order: `used` numbers are billed

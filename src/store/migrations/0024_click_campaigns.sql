@@ -1,4 +1,5 @@
--- Click campaigns (docs/decisions.md, "Click campaigns (issue 25, part 1)"). A campaign of kind
+-- Click campaigns (docs/decisions/0103-what-a-click-campaign-buys.md
+-- to 0116). A campaign of kind
 -- 'click' buys `impressions` clicks: its impression numbers, leases, impressions_billed, blocks and
 -- lifetime_spent_micros count billable clicks, and the n-th billable click debits
 -- impressionDebitMicros(cpm_micros, n). Its qualified views stay `impression` rows (billable, so

@@ -1,5 +1,5 @@
--- Every non-billable view explained (issue 25, part 3; docs/decisions.md,
--- "Non-billable reasons").
+-- Every non-billable view explained (issue 25, part 3; docs/decisions/
+-- 0316 to 0323, from 0316-one-vocabulary-non-billable-reasons.md).
 --
 -- 1. Two more ledger event types, both never billable:
 --      repeat_view   the view of an impression already measured, reported again

@@ -1,4 +1,5 @@
--- Webhooks (issue 25, part 4; docs/webhooks.md, docs/decisions.md "Webhooks (issue 25, part 4)").
+-- Webhooks (issue 25, part 4; docs/webhooks.md, docs/decisions/0324-endpoints-need-authentication-not-write-access.md
+-- to 0334).
 --
 -- An advertiser's endpoints. The signing secret is kept only sealed (AES-256-GCM under the
 -- key-sealing key, bound to the endpoint id: src/services/key-sealing.ts), never in plain text.

@@ -1,4 +1,5 @@
--- A ledger partitioned by time (issue 33; docs/decisions.md, "Ledger partitions (issue 33)").
+-- A ledger partitioned by time (issue 33; docs/decisions/0354-by-utc-month-declaratively.md
+-- to 0360).
 --
 -- 1. ledger_events becomes a table partitioned BY RANGE (occurred_at), one partition per UTC month
 --    (`ledger_events_YYYY_MM`) and a DEFAULT partition (`ledger_events_default`) for a row no month

@@ -1,5 +1,5 @@
--- Email bodies sealed at rest (issue 34; docs/decisions.md "Issue 34: email links and password
--- reset"). body_sealed is the body under the key-sealing key (AES-256-GCM, bound to the message
+-- Email bodies sealed at rest (issue 34;
+-- docs/decisions/0361-the-link-is-sealed-apart-from-the-body.md). body_sealed is the body under the key-sealing key (AES-256-GCM, bound to the message
 -- id). A password link is not in it: it is sealed apart in link_sealed and put back at link_at
 -- (a character offset in the body) when the message is read while the link works. Ending a link
 -- (used, replaced by a newer one, the password set or changed, expired) sets link_sealed to NULL

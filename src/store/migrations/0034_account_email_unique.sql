@@ -1,5 +1,5 @@
--- One account per email address, compared lower-cased (issue 34; docs/decisions.md, "Issue 34:
--- accounts, sessions and portal actions"). Before this, the operator API could make several
+-- One account per email address, compared lower-cased (issue 34;
+-- docs/decisions/0387-accounts-that-already-share-an-address-keep-it-the-later.md). Before this, the operator API could make several
 -- accounts with one address, and a self-sign-up could take the address of an operator-made account
 -- whose owner had not set a password yet (the squat).
 --

@@ -82,7 +82,7 @@ function Badge(props: { map: Record<string, { text: string; tone: string }>; val
   return <span class={shown.tone ? `badge ${shown.tone}` : 'badge'}>{shown.text}</span>
 }
 
-/** The unit a campaign is bought, delivered and billed in (docs/decisions.md, "Click campaigns"). */
+/** The unit a campaign is bought, delivered and billed in (docs/decisions/0103-what-a-click-campaign-buys.md). */
 const unitOf = (c: Pick<Campaign, 'kind'>) => (c.kind === 'click' ? 'clicks' : 'impressions')
 
 /** Clicks as a share of billable impressions, like the API's `ctr`, in percent with two decimals. */
