@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { openStore } from '../src/store/db.ts'
 
 const root = new URL('..', import.meta.url).pathname
@@ -44,9 +44,16 @@ async function pgliteTemplate(): Promise<string> {
   return path
 }
 
-function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pass: number; fail: number } {
+interface FileTime {
+  store: string
+  file: string
+  ms: number
+}
+
+function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pass: number; fail: number; times: FileTime[] } {
   console.log(`\n=== ${files.length} test files on the ${store} store ===`)
   const tap = join(tmp, `results-${store}.tap`)
+  const timesFile = join(tmp, `file-times-${store}.tsv`)
   const result = spawnSync(
     process.execPath,
     [
@@ -55,6 +62,7 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
       '--test-concurrency=2',
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`, `--test-reporter-destination=${timesFile}`,
       ...files,
     ],
     { stdio: 'inherit', env: { ...process.env, ...env, TEST_STORE: store } },
@@ -64,12 +72,25 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
   const pass = count('pass')
   const fail = count('fail') + (result.status !== 0 && count('fail') === 0 ? 1 : 0)
   console.log(`${store}: ${pass} passed, ${fail} failed`)
-  return { pass, fail }
+  const times = (existsSync(timesFile) ? readFileSync(timesFile, 'utf8') : '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [ms, file] = line.split('\t')
+      return { store, file: relative(root, file!), ms: Number(ms) }
+    })
+  return { pass, fail, times }
 }
 
 const results = [run('embedded', { TEST_PGLITE_TEMPLATE: await pgliteTemplate() })]
 if (process.env.TEST_DATABASE_URL) results.push(run('postgres', {}))
 else console.log('\nTEST_DATABASE_URL is not set: skipping the PostgreSQL run.')
+
+const slowest = results.flatMap((r) => r.times).sort((a, b) => b.ms - a.ms).slice(0, 10)
+if (slowest.length > 0) {
+  console.log('\nslowest test files (wall time):')
+  for (const t of slowest) console.log(`${(t.ms / 1000).toFixed(1).padStart(7)} s  ${t.store.padEnd(8)}  ${t.file}`)
+}
 
 const pass = results.reduce((n, r) => n + r.pass, 0)
 const fail = results.reduce((n, r) => n + r.fail, 0)
