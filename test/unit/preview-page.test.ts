@@ -47,7 +47,7 @@ test('user-provided ad line, brand and url are escaped; no <script anywhere', ()
     }),
   )
   assert.ok(!/<script/i.test(html))
-  // The surfaces are preact (pages/ad-surfaces.tsx), which escapes `<` and `&` in text (enough: no tag can open).
+  // The surfaces are preact (pages/ad-surfaces.tsx), which escapes `<`, `&` and `"` in text (enough: no tag can open).
   assert.ok(html.includes('&lt;script>alert(1)&lt;/script> deal'))
   assert.ok(html.includes('&lt;script>brand()&lt;/script>'))
   assert.ok(html.includes('https://x.example/&quot;&gt;&lt;script&gt;url()&lt;/script&gt;'))
