@@ -206,6 +206,11 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
   }
 }
 
+/** Whether `name` is the shape defaultCampaignName makes (the advertiser gave none): it tells someone else nothing about the campaign. */
+export function isDefaultCampaignName(name: string): boolean {
+  return /^(?:API|Portal) campaign - \d{4}-\d{2}-\d{2}$/.test(name)
+}
+
 /** Default campaign name: "API campaign - YYYY-MM-DD" (UTC date of creation); "Portal campaign - …" for the portal's form. */
 export function defaultCampaignName(now: Date, channel: OrderChannel = 'advertiser_api'): string {
   return `${channel === 'website' ? 'Portal' : 'API'} campaign - ${now.toISOString().slice(0, 10)}`

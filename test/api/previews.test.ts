@@ -174,7 +174,8 @@ test('the public page is inert HTML: strict CSP, no referrer, escaped text, no s
   assert.equal(view.headers.get('referrer-policy'), 'no-referrer')
 
   const html = view.body
-  assert.ok(html.includes('Tips &lt;b&gt;&amp;&lt;/b&gt; tricks for CI'), 'the ad line is shown, escaped')
+  // The surfaces are preact (pages/ad-surfaces.tsx): text escapes `<`, `&` and `"` (a text node needs no more).
+  assert.ok(html.includes('Tips &lt;b>&amp;&lt;/b> tricks for CI'), 'the ad line is shown, escaped')
   assert.ok(!html.includes('<b>'), 'no markup from the ad line')
   assert.ok(html.includes('Acme &amp; &quot;Co&quot;'), 'the brand is shown, escaped')
   assert.ok(html.includes('https://acme.dev/ci?a=1&amp;b=2'), 'the destination is shown as escaped text')

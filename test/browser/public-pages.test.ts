@@ -3,11 +3,26 @@ import { randomUUID } from 'node:crypto'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { callService } from '../helpers/service.ts'
-import { browserSkip, checkPage, DESKTOP, PHONE, screenshot, signUp, submit, useBrowser, userIdOnPage, visit, type BrowserHarness } from '../helpers/browser.ts'
+import {
+  browserSkip,
+  checkPage,
+  DESKTOP,
+  PHONE,
+  screenshot,
+  screenshotBothWidths,
+  signUp,
+  submit,
+  useBrowser,
+  userIdOnPage,
+  visit,
+  type BrowserHarness,
+} from '../helpers/browser.ts'
 
 /**
- * The public pages of issue 22 in Chromium: the shared report (no account
- * data; gone at "Stop sharing"), the leaderboard (an opted-in brand once its
+ * The public pages of issues 22 and 35 in Chromium: the home page (what the
+ * product is, every link leading to a page, no cookie), the shared report (no
+ * account data; headed by the campaign's name or brand, its line whole at
+ * 375 px; gone at "Stop sharing"), the leaderboard (an opted-in brand once its
  * day is rolled up, an opted-out brand never), the status page following an
  * operator's switch, the API reference and a preview without a request to
  * another origin. Every page passes checkPage. With UPDATE_SCREENSHOTS=1 it
@@ -47,12 +62,16 @@ async function advertiser(h: BrowserHarness, page: Page): Promise<Owner> {
   return { email, userId, apiKey: rotated.body.api_key }
 }
 
-/** A campaign through the advertiser API, the only one targeting `country`; returns its id. */
-async function campaign(h: BrowserHarness, owner: Owner, fields: { name: string; brand: string; country: string; optin: boolean }): Promise<string> {
+/** A campaign through the advertiser API, the only one targeting `country`; returns its id. Without a name it gets the generated one. */
+async function campaign(
+  h: BrowserHarness,
+  owner: Owner,
+  fields: { name?: string; brand: string; country: string; optin: boolean; adLine?: string },
+): Promise<string> {
   const res = await h.api(owner, 'POST', '/campaigns', {
-    name: fields.name,
+    ...(fields.name === undefined ? {} : { name: fields.name }),
     brand: fields.brand,
-    ad_line: `Ship faster with ${fields.brand}`,
+    ad_line: fields.adLine ?? `Ship faster with ${fields.brand}`,
     destination_url: 'https://acme.example/ci',
     cpm_usd: 2.5,
     impressions: 1000,
@@ -81,6 +100,27 @@ async function deliver(h: BrowserHarness, country: string, n: number): Promise<v
   }
 }
 
+/** Shares the campaign's report from its portal page (signed in in `page`); returns the report's address. */
+async function shareReport(h: BrowserHarness, page: Page, id: string): Promise<string> {
+  await visit(page, h, `/portal/campaigns/${id}`)
+  await submit(page, 'Share report')
+  const href = await page.getByRole('link', { name: 'Public report', exact: true }).getAttribute('href')
+  assert.ok(href, 'no "Public report" link')
+  return new URL(href, page.url()).href
+}
+
+/** The header every public page has: the brand leads home, "Sign in" and "Sign up" lead into the portal. */
+async function assertPublicHeader(page: Page): Promise<void> {
+  assert.equal(await page.locator('header a.brand').getAttribute('href'), '/', `${page.url()}: the brand leads home`)
+  const account = page.getByRole('navigation', { name: 'Account' })
+  assert.equal(await account.getByRole('link', { name: 'Sign in', exact: true }).getAttribute('href'), '/portal/login')
+  assert.equal(await account.getByRole('link', { name: 'Sign up', exact: true }).getAttribute('href'), '/portal/signup')
+}
+
+function assertNoCookie(cookies: { name: string }[], where: string): void {
+  assert.deepEqual(cookies.map((c) => c.name), [], `${where} set a cookie before sign-in`)
+}
+
 async function phoneScreenshot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(PHONE)
   await screenshot(page, name, SHOTS)
@@ -90,6 +130,50 @@ async function phoneScreenshot(page: Page, name: string): Promise<void> {
 describe('the public pages in a browser', { skip: browserSkip }, () => {
   const h = useBrowser()
 
+  test('the home page says what the product is, shows the line, and every link leads to a page', { timeout: 60_000 }, async () => {
+    const { page, context } = h
+    await visit(page, h, '/')
+    assert.equal(await page.title(), "Advertise in developers' AI coding tools · Thinking-line ads")
+    assert.equal(await page.locator('h1').innerText(), 'Your line, while the AI is thinking')
+    const main = await page.locator('main').innerText()
+    for (const claim of [/blocks of 1,000 impressions of ten seconds each/, /pay only for the views delivered, billed after delivery/, /live auction ranked by price/, /CSV export/, /shareable report/]) {
+      assert.match(main, claim)
+    }
+    // The line as both tools draw it, with the preview page's styles (a terminal is dark whatever the page's scheme).
+    assert.equal(await page.locator('.term .ad').innerText(), 'Ship green builds with Acme CI…')
+    assert.equal(await page.locator('.term').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(13, 15, 18)')
+    assert.match(await page.locator('.editor .thinking').innerText(), /Ship green builds with Acme CI…/)
+    assertNoCookie(await context.cookies(), '/')
+    await assertPublicHeader(page)
+    await checkPage(page)
+    await screenshotBothWidths(page, 'public-home', SHOTS)
+
+    // Each way in is one click from here and answers a page; the portal's pages lead back.
+    const links: [string, string, RegExp][] = [
+      ['API reference', '/docs', /API reference/],
+      ['Service status', '/status', /Service status/],
+      ['Leaderboard', '/leaderboard', /leaderboard/i],
+      ['Sign up', '/portal/signup', /Create an advertiser account/],
+      ['Sign in', '/portal/login', /^Sign in$/],
+    ]
+    for (const [name, path, heading] of links) {
+      await visit(page, h, '/')
+      const link = page.locator('main').getByRole('link', { name, exact: true }).first()
+      assert.equal(await link.getAttribute('href'), path, name)
+      const [response] = await Promise.all([page.waitForNavigation(), link.click()])
+      assert.equal(response?.status(), 200, `${name} → ${path}`)
+      assert.equal(new URL(page.url()).pathname, path)
+      assert.match(await page.locator('h1').innerText(), heading, path)
+      if (!path.startsWith('/portal')) {
+        // The public pages set no cookie and carry the header back home and into the portal.
+        assertNoCookie(await context.cookies(), path)
+        await assertPublicHeader(page)
+      }
+      assert.equal(await page.locator('header a.brand').getAttribute('href'), '/', `${path}: the brand leads home`)
+    }
+    // noForeignRequests (checked after each test) fails on any request to another origin.
+  })
+
   test('a shared report shows the campaign and no account data; "Stop sharing" takes it down', { timeout: 60_000 }, async () => {
     const { page } = h
     const owner = await advertiser(h, page)
@@ -97,11 +181,7 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
     const id = await campaign(h, owner, { name, brand: 'Report Co', country: 'RE', optin: false })
     await deliver(h, 'RE', 4)
 
-    await visit(page, h, `/portal/campaigns/${id}`)
-    await submit(page, 'Share report')
-    const href = await page.getByRole('link', { name: 'Public report', exact: true }).getAttribute('href')
-    assert.ok(href, 'no "Public report" link')
-    const reportUrl = new URL(href, page.url()).href
+    const reportUrl = await shareReport(h, page, id)
     assert.match(new URL(reportUrl).pathname, /^\/reports\/[0-9a-f-]{36}$/)
 
     // A visitor without the advertiser's cookies.
@@ -114,6 +194,7 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
       const html = await reader.content()
       assert.match(await reader.locator('h1').innerText(), new RegExp(name))
       assert.match(await reader.locator('main').innerText(), /Report Co/)
+      await assertPublicHeader(reader)
       for (const secret of [owner.email, owner.userId, owner.apiKey, id]) assert.ok(!html.includes(secret), `the public report's HTML holds account data (${secret})`)
       await checkPage(reader)
       await screenshot(reader, 'public-report', SHOTS)
@@ -124,6 +205,41 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
       const gone = await reader.goto(reportUrl)
       assert.equal(gone?.status(), 404)
       assert.equal(await reader.locator('h1').count(), 1)
+    } finally {
+      await visitor.close()
+    }
+  })
+
+  test('a report of a campaign without a name is headed by its brand; a 60-character line wraps whole at 375 px', { timeout: 60_000 }, async () => {
+    const { page } = h
+    const owner = await advertiser(h, page)
+    const adLine = 'Cut your CI bill in half: cache every build step with Wrapco'
+    assert.equal(adLine.length, 60)
+    const id = await campaign(h, owner, { brand: 'Wrapco', country: 'WR', optin: false, adLine })
+    assert.match((await h.api(owner, 'GET', `/campaigns/${id}`)).body.name, /^API campaign - /)
+    const reportUrl = await shareReport(h, page, id)
+
+    const visitor = await h.browser.newContext({ viewport: PHONE })
+    try {
+      const reader = await visitor.newPage()
+      assert.equal((await reader.goto(reportUrl))?.status(), 200)
+      assert.equal(await reader.locator('h1').innerText(), 'Wrapco')
+      assert.equal(await reader.title(), 'Wrapco: delivery report · Thinking-line ads')
+      // The whole line (with the agent's ellipsis), on more than one row, inside the box and the screen.
+      const ad = reader.locator('.adline .ad')
+      assert.equal(await ad.innerText(), `${adLine}…`)
+      const shape = await ad.evaluate((el) => {
+        const box = el.getBoundingClientRect()
+        const line = parseFloat(getComputedStyle(el).lineHeight) || 20
+        const outer = el.parentElement!.getBoundingClientRect()
+        return { rows: Math.round(box.height / line), right: box.right, outerRight: outer.right, clipped: el.scrollWidth > el.clientWidth }
+      })
+      assert.ok(shape.rows >= 2, `the line should wrap at 375 px: ${JSON.stringify(shape)}`)
+      assert.ok(!shape.clipped && shape.right <= shape.outerRight && shape.outerRight <= PHONE.width, `the line is cut or overflows: ${JSON.stringify(shape)}`)
+      assertNoCookie(await visitor.cookies(), reportUrl)
+      await checkPage(reader)
+      await reader.setViewportSize(PHONE)
+      await screenshot(reader, 'public-report-375', SHOTS)
     } finally {
       await visitor.close()
     }

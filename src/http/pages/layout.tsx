@@ -19,7 +19,7 @@ const PORTAL_NAV: NavItem[] = [
   { href: '/portal/terms', label: 'Terms' },
 ]
 
-/** The public pages' small navigation (no sign-in). */
+/** The public pages' small navigation (no sign-in); the brand beside it leads to the home page `/`. */
 const PUBLIC_NAV: NavItem[] = [
   { href: '/status', label: 'Status' },
   { href: '/leaderboard', label: 'Leaderboard' },
@@ -58,7 +58,14 @@ const AREA_NAME: Record<Area, string> = {
   'ops-public': 'Operator console',
 }
 
-const HOME: Record<Area, string> = { portal: '/portal', 'portal-public': '/portal/login', public: '/status', ops: '/ops', 'ops-public': '/ops/login' }
+/** Where the brand leads: the home page `/` from the portal and the public pages (issue 35); the console keeps to itself. */
+const HOME: Record<Area, string> = { portal: '/', 'portal-public': '/', public: '/', ops: '/ops', 'ops-public': '/ops/login' }
+
+/** The public pages' way into the portal, at the header's end. */
+const ACCOUNT_LINKS: NavItem[] = [
+  { href: '/portal/login', label: 'Sign in' },
+  { href: '/portal/signup', label: 'Sign up' },
+]
 
 function isCurrent(item: NavItem, path: string | undefined): boolean {
   if (!path) return false
@@ -108,6 +115,12 @@ export function Page(props: PageProps) {
                   Sign out
                 </button>
               </form>
+            ) : props.area === 'public' ? (
+              <nav aria-label="Account" class="account-links">
+                {ACCOUNT_LINKS.map((item) => (
+                  <a href={item.href}>{item.label}</a>
+                ))}
+              </nav>
             ) : null}
           </div>
           {nav.length > 0 ? (

@@ -29,6 +29,7 @@ const ASSETS: Record<string, { type: string; file: string }> = {
   'site.css': { type: 'text/css; charset=utf-8', file: 'site.css' },
   'site.js': { type: 'text/javascript; charset=utf-8', file: 'site.js' },
   'public.css': { type: 'text/css; charset=utf-8', file: 'public.css' },
+  'ad-surfaces.css': { type: 'text/css; charset=utf-8', file: 'ad-surfaces.css' },
 }
 
 function loadAssets() {

@@ -2,9 +2,10 @@ import { Page } from '../layout.tsx'
 import { Chart } from '../chart.tsx'
 import { count, utc } from '../format.ts'
 import { axisTime, bucketText } from '../portal/delivery.tsx'
-import { thinkingText } from '../preview-page.ts'
+import { thinkingText } from '../ad-surfaces.tsx'
 import type { PublicReport } from '../../../services/public-report.ts'
 import { DataTable } from '../data-table.tsx'
+import { isDefaultCampaignName } from '../../../domain/campaign-order.ts'
 
 /** A campaign's shareable delivery report (operations.md section 5). Only what PublicReport carries: no account data. */
 
@@ -18,11 +19,22 @@ const STATUS_WORDS: Record<string, string> = {
 const SURFACE_WORDS: Record<string, string> = { extension: 'Editor extension', terminal: 'Terminal status line' }
 const PER = { hour: 'hour', day: 'day', month: 'month' } as const
 
+/**
+ * What the report is called for the person who got its link: the campaign's
+ * name; when the advertiser gave none (a generated "API campaign - <date>"),
+ * the brand, else the ad line itself (issue 35).
+ */
+export function reportHeading(r: Pick<PublicReport, 'name' | 'brand' | 'ad_line'>): string {
+  if (!isDefaultCampaignName(r.name)) return r.name
+  return r.brand ?? r.ad_line
+}
+
 export function ReportPage(props: { report: PublicReport }) {
   const r = props.report
+  const heading = reportHeading(r)
   const share = r.impressions_bought > 0 ? Math.min(100, Math.floor((r.impressions_delivered * 100) / r.impressions_bought)) : 0
   return (
-    <Page title={`${r.name}: delivery report`} heading={r.name} area="public" noindex>
+    <Page title={`${heading}: delivery report`} heading={heading} area="public" noindex>
       <p class="muted">
         Delivery report{r.brand ? <> for {r.brand}</> : null} · {STATUS_WORDS[r.status] ?? r.status} · generated {utc(r.generated_at)}
       </p>

@@ -1,11 +1,13 @@
 import type { App, RouteDeps } from '../../types.ts'
+import { homeRoutes } from './home.ts'
 import { leaderboardRoutes } from './leaderboard.ts'
 import { statusPageRoutes } from './status.ts'
 import { docsRoutes } from './docs.ts'
 import { publicReportRoutes } from './report.ts'
 
 /**
- * The public pages (operations.md section 5, issue 22): no sign-in, no
+ * The public pages (operations.md section 5, issue 22) and the home page `/`
+ * (issue 35): no sign-in, no
  * cookies (no CSRF token is ever made here), no account data, no telemetry.
  * Registered inside the web pages' context for its security headers, shared
  * stylesheet and HTML error pages. The preview pages (routes/pages.ts) sit
@@ -13,6 +15,6 @@ import { publicReportRoutes } from './report.ts'
  */
 export function publicRoutes(deps: RouteDeps) {
   return async (app: App) => {
-    for (const routes of [leaderboardRoutes, statusPageRoutes, docsRoutes, publicReportRoutes]) await app.register(routes(deps))
+    for (const routes of [homeRoutes, leaderboardRoutes, statusPageRoutes, docsRoutes, publicReportRoutes]) await app.register(routes(deps))
   }
 }
