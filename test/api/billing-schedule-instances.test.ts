@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ADMIN_TOKEN, callService, createDatabase, startService, STORE, type TestService } from '../helpers/service.ts'
@@ -16,7 +17,7 @@ const call = callService
 
 /** A weekly auto-pay advertiser with a campaign in `country` that has delivered `n` impressions at 10,000 micros. */
 async function deliveredAdvertiser(svc: TestService, country: string, n: number): Promise<string> {
-  const { body } = await call(svc, 'POST', '/admin/v1/accounts', { email: 'schedule@example.dev' }, admin)
+  const { body } = await call(svc, 'POST', '/admin/v1/accounts', { email: `schedule-${country}-${randomUUID()}@example.dev` }, admin)
   const userId: string = body.user_id
   await call(svc, 'POST', `/admin/v1/accounts/${userId}/write-approval`, { approved: true }, admin)
   await call(svc, 'POST', `/admin/v1/accounts/${userId}/terms`, { accepted: true }, admin)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { DestinationStream } from 'pino'
@@ -94,7 +95,7 @@ test(
       assert.equal((await call(worker.url, 'GET', '/v1/account')).status, 404)
 
       // A weekly auto-pay advertiser, set up on web A; offers from both web instances, views on the other one.
-      const account = await call(webA.url, 'POST', '/admin/v1/accounts', { email: 'roles@example.dev' }, admin)
+      const account = await call(webA.url, 'POST', '/admin/v1/accounts', { email: `roles-${randomUUID()}@example.dev` }, admin)
       assert.equal(account.status, 201, account.text)
       const userId: string = account.body.user_id
       for (const [path, body] of [

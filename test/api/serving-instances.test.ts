@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { ADMIN_TOKEN, callService, startService, STORE, type TestService } from '../helpers/service.ts'
@@ -41,7 +42,7 @@ const call = (svc: TestService, method: string, path: string, body?: unknown, he
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
 async function advertiser(): Promise<Record<string, string>> {
-  const { body } = await call(a, 'POST', '/admin/v1/accounts', { email: 'two@example.dev' }, admin)
+  const { body } = await call(a, 'POST', '/admin/v1/accounts', { email: `two-${randomUUID()}@example.dev` }, admin)
   await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/write-approval`, { approved: true }, admin)
   await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/terms`, { accepted: true }, admin)
   await call(a, 'POST', `/admin/v1/accounts/${body.user_id}/billing`, { mode: 'weekly_autopay', card_number: '4242424242424242' }, admin)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { cpmUsdToMicros } from '../../src/domain/money.ts'
@@ -84,7 +85,7 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
     ivt_max_billable_per_source_per_hour: 10_000_000,
   }
   assert.equal((await call(a.base, 'PATCH', '/admin/v1/config', limits, adminHeaders)).status, 200)
-  const account = (await call(a.base, 'POST', '/admin/v1/accounts', { email: 'three-instances@example.dev' }, adminHeaders)).body
+  const account = (await call(a.base, 'POST', '/admin/v1/accounts', { email: `three-instances-${randomUUID()}@example.dev` }, adminHeaders)).body
   for (const [p, body] of [
     ['write-approval', { approved: true }],
     ['terms', { accepted: true }],

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { cpmUsdToMicros } from '../../src/domain/money.ts'
@@ -82,7 +83,7 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
   assert.equal((await call(a.base, 'PATCH', '/admin/v1/config', limits, adminHeaders)).status, 200)
   await launch(b, nowMs)
 
-  const account = (await call(a.base, 'POST', '/admin/v1/accounts', { email: 'two-instances@example.dev' }, adminHeaders)).body
+  const account = (await call(a.base, 'POST', '/admin/v1/accounts', { email: `two-instances-${randomUUID()}@example.dev` }, adminHeaders)).body
   for (const [p, body] of [
     ['write-approval', { approved: true }],
     ['terms', { accepted: true }],
