@@ -14,6 +14,7 @@ import { isBlank } from './text-rules.ts'
  * - Numbers are finite (`1e309` parses to Infinity, which JSON cannot even
  *   write back) and exact integers stay within 2^53 so that every figure
  *   survives a round trip through the store and JSON.
+ * - A JSON body nests arrays and objects at most MAX_JSON_DEPTH deep.
  */
 export type InputReason = 'invalid_unicode' | 'control_characters' | 'blank' | 'not_finite' | 'out_of_range'
 
@@ -69,4 +70,42 @@ export function findInputProblem(value: unknown, prefix = ''): InputProblem | nu
     }
   }
   return null
+}
+
+/**
+ * How deep a JSON body may nest arrays and objects. The deepest body any
+ * operation takes is 2 levels (an object holding a list, such as a campaign's
+ * `target_countries`); 32 leaves room for any later schema. Without a bound, `[[[…]]]` 10,000 deep parses
+ * and then overflows the call stack of every walk over it (the schema
+ * validator's, findInputProblem's): a 500 instead of a 400.
+ */
+export const MAX_JSON_DEPTH = 32
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_ARRAY = 0x5b
+const CLOSE_ARRAY = 0x5d
+const OPEN_OBJECT = 0x7b
+const CLOSE_OBJECT = 0x7d
+
+/**
+ * Whether JSON text opens more than `max` arrays and objects inside each
+ * other. One pass over the text, no recursion, brackets inside strings
+ * skipped; run before parsing, so nothing deeper is ever built. Text that is
+ * not JSON may pass: the parser refuses it next.
+ */
+export function exceedsJsonDepth(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > max) return true
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--
+  }
+  return false
 }

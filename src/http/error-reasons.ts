@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from '../domain/input-rules.ts'
+
 /**
  * Reasons of the answers the HTTP edge gives on its own (routing, body
  * parsing, the input rules), before any endpoint runs. One list, so the
@@ -13,6 +15,7 @@ export const EDGE_REASONS = {
   uri_too_long: { status: 414, field: 'path', meaning: 'A path segment is longer than 1,024 characters.' },
   unknown_parameter: { status: 400, field: 'query', meaning: 'A query parameter the operation does not define (every operation refuses them).' },
   invalid_json: { status: 400, field: 'body', meaning: 'The body is not JSON.' },
+  too_deep: { status: 400, field: 'body', meaning: `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (\`max_depth\`); no operation takes a body deeper than 2.` },
   invalid_utf8: { status: 400, field: 'body', meaning: 'The body is not valid UTF-8.' },
   invalid_content_length: { status: 400, field: 'content-length', meaning: 'The body length differs from `Content-Length`.' },
   payload_too_large: { status: 413, field: 'body', meaning: 'The body is over 64 KiB (`limit_bytes`).' },

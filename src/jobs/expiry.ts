@@ -5,7 +5,7 @@ import { purgeExpiredPreviews } from '../store/previews.ts'
 import { purgeExpiredExports } from '../store/export-jobs.ts'
 import { deleteExpiredPasswordTokens, deleteExpiredSessions } from '../store/logins.ts'
 import { purgeFinishedWebhookMessages } from '../store/webhooks.ts'
-import { purgeClickDays, purgeSourceCounts } from '../store/ledger.ts'
+import { purgeClickDays, purgeSourceCounts } from '../store/ledger-state.ts'
 import { endExpiredEmailedLinks } from '../store/outbox.ts'
 import { utcDay } from '../domain/clicks.ts'
 

@@ -1,4 +1,5 @@
-import { MemoryCounterStore, type AttemptReservation, type CounterStore, type WindowCounts } from './counters.ts'
+import type { AttemptReservation, CounterStore, WindowCounts } from './counters.ts'
+import { MemoryCounterStore } from './memory-counters.ts'
 import { TIMEOUTS } from './timeouts.ts'
 
 /** A counter store that can be probed (Redis: one PING within the command timeout). */

@@ -7,7 +7,7 @@ import type { Source } from '../domain/traffic-source.ts'
 /**
  * At most this many sources are remembered; past it the whole tally is dropped. Forgetting a source
  * only costs a batch judged too kindly, which the store refuses and judges again from its counts
- * (`store/ledger.ts#writeBatch`, `readSourceUse`).
+ * (`store/ledger.ts#writeBatch`, `store/ledger-state.ts#readSourceUse`).
  */
 export const MAX_KNOWN_SOURCES = 100_000
 

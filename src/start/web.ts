@@ -1,4 +1,6 @@
-import { MemoryCounterStore, RedisCounterStore, type CounterStore } from '../platform/counters.ts'
+import type { CounterStore } from '../platform/counters.ts'
+import { MemoryCounterStore } from '../platform/memory-counters.ts'
+import { RedisCounterStore } from '../platform/redis-counters.ts'
 import { ResilientCounterStore } from '../platform/resilient-counters.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import type { Settings } from '../platform/env.ts'

@@ -8,7 +8,7 @@ import { createScheduler, runJobs, startWebhookSender } from './jobs.ts'
 import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
 import { checkOperatorToken } from '../services/operators.ts'
 import { bearerToken, INVALID_OPERATOR_TOKEN, TOO_MANY_OPERATOR_TOKENS } from '../http/plugins/admin-auth.ts'
-import { MemoryCounterStore } from '../platform/counters.ts'
+import { MemoryCounterStore } from '../platform/memory-counters.ts'
 import { requestId } from '../http/app.ts'
 
 /**

@@ -1,18 +1,15 @@
 import { sql, type Insertable } from 'kysely'
 import { executePrepared, type Db } from './db.ts'
 import type { LedgerEventsTable } from './schema.ts'
-import { viewerSlot, VIEWER_FREQUENCY_MS, type LedgerState, type ViewToJudge } from '../domain/delivery.ts'
-import { clickDaySlot, utcDay, type ClickState, type ClickToJudge } from '../domain/clicks.ts'
-import { utcHourStart, type SourceLimits, type SourceUse } from '../domain/invalid-traffic.ts'
-import type { Source } from '../domain/traffic-source.ts'
+import { VIEWER_FREQUENCY_MS } from '../domain/delivery.ts'
+import { utcDay } from '../domain/clicks.ts'
+import { utcHourStart, type SourceLimits } from '../domain/invalid-traffic.ts'
 
-// The ledger's group-commit statements. Judging a batch, and retrying one a concurrent batch overtook,
-// is the serving layer's (src/serving/ledger-batch.ts).
+// The ledger's group-commit statements. What a batch is judged against is read by ledger-state.ts;
+// judging a batch, and retrying one a concurrent batch overtook, is the serving layer's
+// (src/serving/ledger-batch.ts).
 
 export type LedgerRow = Insertable<LedgerEventsTable>
-
-/** What the store reads about a measured view: its impression, campaign and viewer slot. */
-export type ViewKeys = Pick<ViewToJudge, 'impressionId' | 'campaignId' | 'viewerKey' | 'surface'>
 
 /** SQLSTATEs meaning "a concurrent batch overtook this one's reads": re-read and decide again. */
 const RACE_CODES = new Set(['40001', '40P01'])
@@ -32,57 +29,6 @@ export function isRace(err: unknown): boolean {
     (e.code === '23514' && INVENTORY_CONSTRAINTS.has(e.constraint ?? '')) ||
     (e.code === '23505' && e.constraint === ONE_CLAIM_INDEX)
   )
-}
-
-/**
- * One statement reading what a batch of views is judged against besides its leases: views already
- * recorded for these impressions and each viewer's last billable instant.
- */
-export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promise<Pick<LedgerState, 'recorded' | 'lastBillableMs'>> {
-  const ids = views.map((v) => v.impressionId)
-  // Probed by the whole primary key (viewer, surface): one index lookup each, also before ANALYZE.
-  const slots = [...new Map(views.map((v) => [viewerSlot(v.viewerKey, v.surface), [v.viewerKey, v.surface] as const])).values()]
-  const { rows } = await executePrepared(
-    db,
-    sql<{
-    recorded: string[] | null
-    last_billable: [string, string, number][] | null
-  }>`
-    SELECT
-      (SELECT json_agg(impression_id) FROM ledger_claims
-        WHERE kind = 'view' AND impression_id = ANY(${ids}::text[])) AS recorded,
-      (SELECT json_agg(json_build_array(v.viewer_key, v.surface, v.billed_at_ms))
-        FROM unnest(${slots.map((s) => s[0])}::text[], ${slots.map((s) => s[1])}::text[]) AS k(viewer_key, surface)
-        JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable
-  `.compile(db),
-  )
-  const r = rows[0]!
-  return {
-    recorded: new Set(r.recorded ?? []),
-    lastBillableMs: new Map((r.last_billable ?? []).map(([viewer, surface, at]) => [viewerSlot(viewer, surface), at])),
-  }
-}
-
-/**
- * What a batch of clicks on click campaigns is judged against besides its leases, in one statement:
- * impressions already clicked, and viewers who already have a billable click on the campaign on the
- * UTC day of `nowMs` (`viewer_click_days`, migration 0024).
- */
-export async function readClickState(db: Db, clicks: readonly ClickToJudge[], nowMs: number): Promise<Pick<ClickState, 'clicked' | 'billedDays'>> {
-  const day = utcDay(nowMs)
-  const { rows } = await executePrepared(
-    db,
-    sql<{ clicked: string[] | null; days: [string, string][] | null }>`
-    SELECT
-      (SELECT json_agg(impression_id) FROM ledger_claims
-        WHERE kind = 'click' AND impression_id = ANY(${clicks.map((k) => k.impressionId)}::text[])) AS clicked,
-      (SELECT json_agg(json_build_array(d.campaign_id, d.viewer_key))
-        FROM unnest(${clicks.map((k) => k.campaignId)}::text[], ${clicks.map((k) => k.viewerKey)}::text[]) AS k(campaign_id, viewer_key)
-        JOIN viewer_click_days d ON d.campaign_id = k.campaign_id AND d.viewer_key = k.viewer_key AND d.day = ${day}::date) AS days
-  `.compile(db),
-  )
-  const r = rows[0]!
-  return { clicked: new Set(r.clicked ?? []), billedDays: new Set((r.days ?? []).map(([campaign, viewer]) => clickDaySlot(campaign, viewer, day))) }
 }
 
 /** The batch's events as one array per column: one statement text whatever the batch size. */
@@ -350,52 +296,4 @@ export async function writeBatch(
   `.compile(db),
   )
   return { lost: rows[0]!.lost }
-}
-
-/**
- * Deletes the billable-click days (`viewer_click_days`) before `keepFrom` (a UTC day, YYYY-MM-DD):
- * a click is judged against its own UTC day only, so past days never decide anything again.
- */
-export async function purgeClickDays(db: Db, keepFrom: string): Promise<number> {
-  const res = await db.deleteFrom('viewer_click_days').where('day', '<', keepFrom).executeTakeFirst()
-  return Number(res.numDeletedRows)
-}
-
-/**
- * What the store knows of the sources of a batch's billable candidates (`pairs`: source and viewer):
- * per source, its viewers of the UTC day of `nowMs` (how many, and which of the batch's are among
- * them) and its billable units of the UTC hour. One statement; read only when a batch is judged
- * from the store.
- */
-export async function readSourceUse(db: Db, pairs: readonly { source: Source; viewerKey: string }[], nowMs: number): Promise<Map<Source, SourceUse>> {
-  const use = new Map<Source, { viewers: number; knownViewers: Set<string>; billedThisHour: number }>()
-  if (pairs.length === 0) return use
-  const sources = [...new Set(pairs.map((p) => p.source))]
-  const { rows } = await executePrepared(
-    db,
-    sql<{ days: [string, number, number][] | null; members: [string, string][] | null }>`
-    SELECT
-      (SELECT json_agg(json_build_array(c.source, c.viewers, CASE WHEN c.hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN c.hour_billable ELSE 0 END))
-        FROM source_counts c WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
-      (SELECT json_agg(json_build_array(v.source, v.viewer_key))
-        FROM unnest(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[]) AS k(source, viewer_key)
-        JOIN source_day_viewers v ON v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key) AS members
-  `.compile(db),
-  )
-  const r = rows[0]!
-  const of = (source: string) => {
-    let u = use.get(source)
-    if (!u) use.set(source, (u = { viewers: 0, knownViewers: new Set(), billedThisHour: 0 }))
-    return u
-  }
-  for (const [source, viewers, billedThisHour] of r.days ?? []) Object.assign(of(source), { viewers, billedThisHour })
-  for (const [source, viewer] of r.members ?? []) of(source).knownViewers.add(viewer)
-  return use
-}
-
-/** Deletes the sources' counts of the days before `keepFrom` (a UTC day, YYYY-MM-DD): they decide nothing again. */
-export async function purgeSourceCounts(db: Db, keepFrom: string): Promise<number> {
-  const viewers = await db.deleteFrom('source_day_viewers').where('day', '<', keepFrom).executeTakeFirst()
-  const counts = await db.deleteFrom('source_counts').where('day', '<', keepFrom).executeTakeFirst()
-  return Number(viewers.numDeletedRows) + Number(counts.numDeletedRows)
 }

@@ -1,20 +1,29 @@
 import type { ColumnType, Generated } from 'kysely'
+import type { AccessTables } from './schema-access.ts'
+import type { BillingTables } from './schema-billing.ts'
 import type { ExportsTables } from './schema-exports.ts'
+import type { LedgerTables } from './schema-ledger.ts'
+import type { ReportingTables } from './schema-reporting.ts'
 import type { WebhooksTables } from './schema-webhooks.ts'
 import type { BillingMode } from '../domain/billing-schedule.ts'
 import type { CampaignKind, CreationChannel, ModerationStatus, PreviewSurface, TargetSurface } from '../domain/campaign-order.ts'
 import type { CampaignStatus } from '../domain/campaign-state.ts'
 import type { BlockStatus } from '../domain/delivery.ts'
-import type { AuditAction, AuditActor, AuditTargetKind } from '../domain/audit.ts'
-import type { LinkEnd } from '../domain/email-links.ts'
 
 /**
  * Table types for Kysely; they mirror src/store/migrations/*.sql. A `text` column holding one of a domain's
- * values has that domain type: the service writes nothing else, so reads need no cast.
+ * values has that domain type: the service writes nothing else, so reads need no cast. This file holds
+ * accounts, settings and campaigns (with their creatives, blocks, leases and previews); each other area
+ * has a file of its own (schema-ledger.ts, schema-billing.ts, schema-reporting.ts, schema-access.ts,
+ * schema-exports.ts, schema-webhooks.ts), and `Database` joins them.
  */
 
 type Timestamp = ColumnType<Date, Date, Date>
 type Int8 = ColumnType<number, number, number>
+
+export type { AuditActorKind, LoginsTable, OperatorsTable, OutboxDelivery, OutboxLinkEnd, OutboxTable, PasswordTokenPurpose, PasswordTokensTable, SessionsTable, SessionSubjectKind } from './schema-access.ts'
+export type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema-billing.ts'
+export type { LedgerEventsTable } from './schema-ledger.ts'
 
 export interface AccountsTable {
   user_id: string
@@ -157,212 +166,6 @@ export interface PreviewsTable {
   revoked_at: Timestamp | null
 }
 
-export interface LedgerEventsTable {
-  event_id: ColumnType<number, never, never>
-  occurred_at: Timestamp
-  event_type: 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
-  impression_id: string
-  user_id: string
-  campaign_id: string
-  creative_id: string
-  surface: string
-  country: string | null
-  billable: boolean
-  debit_micros: ColumnType<number, number | undefined, never>
-  dwell_ms: number | null
-  reason: string | null
-  viewer_key: string
-  /** The decision's source (migration 0029): views and clicks only; operators only, never exported. */
-  source: ColumnType<string | null, string | null | undefined, never>
-  /** Milliseconds from the decision to the view or click report (migration 0029). */
-  offer_age_ms: ColumnType<number | null, number | null | undefined, never>
-}
-
-/** The daily traffic review (migration 0029; services/traffic-review.ts). */
-export interface TrafficReviewsTable {
-  day: ColumnType<string, string, string>
-  reviewed_at: Timestamp
-  sources_flagged: number
-  viewers_flagged: number
-  units_voided: number
-  credited_micros: Int8
-}
-export interface TrafficCreditsTable {
-  day: ColumnType<string, string, string>
-  user_id: string
-  campaign_id: string
-  units: number
-  micros: Int8
-}
-
-/** The per-source bounds of invalid traffic (migration 0029), counted by the ledger statement. */
-export interface SourceDayViewersTable {
-  source: string
-  day: ColumnType<string, string, string>
-  viewer_key: string
-}
-export interface SourceCountsTable {
-  source: string
-  day: ColumnType<string, string, string>
-  viewers: number
-  /** The source's latest UTC hour of the day, and its billable units in it. */
-  hour: Timestamp
-  hour_billable: number
-}
-
-/** The operators' block list (migration 0029). */
-export interface TrafficBlocksTable {
-  block_id: string
-  kind: 'cidr' | 'viewer'
-  value: string
-  note: ColumnType<string, string | undefined, string>
-  created_at: Timestamp
-  created_by: string
-}
-
-/** Each viewer's last billable impression per surface (the ten-second rule). */
-export interface ViewerLastBillableTable {
-  viewer_key: string
-  surface: string
-  billed_at_ms: Int8
-}
-
-/** A viewer's billable click on a campaign that day (migration 0024): at most one. */
-export interface ViewerClickDaysTable {
-  campaign_id: string
-  viewer_key: string
-  day: ColumnType<string, string, never>
-}
-
-/** Click campaigns' qualified views and clicks per surface and serving instance (migration 0024). */
-export interface ClickCtrCountsTable {
-  campaign_id: string
-  surface: string
-  holder: string
-  impressions: Int8
-  clicks: Int8
-}
-
-/** Offers counted per UTC minute, creative, surface and country (migration 0030): a decision is counted, not stored. */
-export interface OfferCountsTable {
-  minute: Timestamp
-  user_id: string
-  campaign_id: string
-  creative_id: string
-  surface: string
-  /** '' when the decision named no country. */
-  country: string
-  offers: Int8
-}
-
-export interface ServingEpochTable {
-  id: number
-  epoch: Int8
-}
-
-export interface InvoicesTable {
-  invoice_id: string
-  user_id: string
-  billing_mode: string
-  period_start: Timestamp
-  period_end: Timestamp
-  delivered_micros: Int8
-  amount_cents: Int8
-  credits_applied_cents: Int8
-  total_cents: Int8
-  status: 'open' | 'paid' | 'payment_failed' | 'void'
-  finalized_at: Timestamp
-  due_at: Timestamp
-  paid_at: Timestamp | null
-  charge_attempts: ColumnType<number, number | undefined, number>
-  /** The processor's charge awaiting the card holder's authentication. */
-  pending_charge_id: ColumnType<string | null, string | null | undefined, string | null>
-}
-
-export interface CreditsTable {
-  credit_id: string
-  user_id: string
-  amount_cents: Int8
-  memo: string
-  posted_at: Timestamp
-  /** Set on the credit of the daily traffic review: the UTC day whose invalid traffic it gives back (migration 0029). */
-  ivt_day: ColumnType<string | null, string | null | undefined, never>
-}
-
-export interface BillingEventsTable {
-  event_id: ColumnType<number, never, never>
-  user_id: string
-  occurred_at: Timestamp
-  event_type: string
-  invoice_id: string | null
-  credit_id: string | null
-  amount_cents: ColumnType<number, number | undefined, never>
-  detail: ColumnType<unknown, string | null, never>
-}
-
-export interface DailyRollupsTable {
-  day: ColumnType<string, string, string>
-  user_id: string
-  campaign_id: string
-  creative_id: string
-  surface: string
-  events: Int8
-  billable_impressions: Int8
-  viewable_ticks: Int8
-  clicks: Int8
-  spend_micros: Int8
-  /** Non-billable views per reason (migration 0025). */
-  nb_short_dwell: Int8
-  nb_repeat: Int8
-  nb_too_fast: Int8
-  nb_viewer_frequency: Int8
-  nb_expired: Int8
-  nb_block_full: Int8
-  nb_invalid_traffic: Int8
-}
-
-export interface DailyViewersTable {
-  day: ColumnType<string, string, string>
-  user_id: string
-  campaign_id: string
-  creative_id: string
-  surface: string
-  viewer_key: string
-}
-
-export interface AccountViewerDaysTable {
-  user_id: string
-  viewer_key: string
-  day: ColumnType<string, string, string>
-}
-
-export interface DailyViewerReturnsTable {
-  user_id: string
-  day: ColumnType<string, string, string>
-  prev_day: ColumnType<string | null, string | null, string | null>
-  viewers: Int8
-}
-
-export interface RollupStateTable {
-  id: number
-  rolled_through: ColumnType<string | null, string | null, string | null>
-  updated_at: Timestamp | null
-}
-
-/** One claim per impression and kind of row that is written at most once per impression (migration 0031). */
-export interface LedgerClaimsTable {
-  impression_id: string
-  kind: 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
-  claimed_at: Timestamp
-}
-
-/** The first UTC day whose ledger rows are kept; null until the ledger-partitions job drops one (migration 0031). */
-export interface LedgerRetentionTable {
-  id: number
-  retained_from: ColumnType<string | null, string | null, string | null>
-  updated_at: Timestamp | null
-}
-
 /** How far each scheduled job has run (migration 0014). */
 export interface JobWatermarksTable {
   job: string
@@ -370,135 +173,16 @@ export interface JobWatermarksTable {
   updated_at: Timestamp
 }
 
-/** How an outbox message left the service (migration 0017). */
-export type OutboxDelivery = 'stored' | 'sent' | 'failed'
-
-/** Why an emailed password link's stored copy was removed (migration 0032). */
-export type OutboxLinkEnd = LinkEnd
-
-/** Every email, kept before any SMTP attempt (migration 0017), its body sealed (migration 0032). */
-export interface OutboxTable {
-  message_id: string
-  to_address: string
-  subject: string
-  /** A body still in clear: only rows written before migration 0032, until start-up seals them. */
-  body: ColumnType<string | null, string | null | undefined, string | null>
-  /** The body (without its link), sealed under the key-sealing key. */
-  body_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
-  /** Where the password link goes back into the body (a UTF-16 offset); null: no link. */
-  link_at: ColumnType<number | null, number | null | undefined, never>
-  /** The link, sealed on its own while it works; null once ended (or no link). */
-  link_sealed: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>
-  /** SHA-256 of the link's token (password_tokens.token_hash). */
-  link_token_hash: ColumnType<Buffer | null, Buffer | null | undefined, never>
-  link_expires_at: ColumnType<Date | null, Date | null | undefined, never>
-  link_ended: ColumnType<OutboxLinkEnd | null, OutboxLinkEnd | null | undefined, OutboxLinkEnd | null>
-  sent_at: Timestamp
-  delivery: OutboxDelivery
-  error: string | null
-  /** Insertion order: breaks ties of sent_at (migration 0028). */
-  seq: Generated<number>
-}
-
-/** A portal sign-in: one per account, keyed by the normalized email (migration 0018). */
-export interface LoginsTable {
-  email_key: string
-  user_id: string
-  password_hash: string
-  password_changed_at: Timestamp
-}
-
-/** Who a browser session belongs to. */
-export type SessionSubjectKind = 'advertiser' | 'operator'
-
-/** Browser sessions; only the token's SHA-256 is kept (migration 0018). */
-export interface SessionsTable {
-  token_hash: Buffer
-  subject_kind: SessionSubjectKind
-  subject_id: string
-  created_at: Timestamp
-  idle_expires_at: Timestamp
-  expires_at: Timestamp
-}
-
-/** What an emailed password link is for. */
-export type PasswordTokenPurpose = 'reset' | 'set'
-
-/** One-use password links (migration 0018). */
-export interface PasswordTokensTable {
-  token_hash: Buffer
-  user_id: string
-  purpose: PasswordTokenPurpose
-  email: string
-  created_at: Timestamp
-  expires_at: Timestamp
-  used_at: Timestamp | null
-}
-
-/** Operator sign-ins (migration 0020). */
-export interface OperatorsTable {
-  operator_id: string
-  email: string
-  email_key: string
-  password_hash: string
-  created_at: Timestamp
-  password_changed_at: Timestamp
-}
-
-/** Who acted: an operator signed in to the console, or a caller of the token API. */
-export type AuditActorKind = AuditActor['kind']
-
-/** Every operator action (migration 0020); before/after are secret-free JSON snapshots. */
-export interface AuditLogTable {
-  entry_id: ColumnType<number, never, never>
-  at: Timestamp
-  actor_kind: AuditActorKind
-  actor_id: string | null
-  action: AuditAction
-  target_kind: AuditTargetKind
-  target_id: string | null
-  before: ColumnType<unknown, string | null, never>
-  after: ColumnType<unknown, string | null, never>
-  source_address: string
-}
-
-export interface Database extends ExportsTables, WebhooksTables {
-  operators: OperatorsTable
-  audit_log: AuditLogTable
-  logins: LoginsTable
-  sessions: SessionsTable
-  password_tokens: PasswordTokensTable
-  outbox: OutboxTable
-  job_watermarks: JobWatermarksTable
-  daily_rollups: DailyRollupsTable
-  daily_viewers: DailyViewersTable
-  rollup_state: RollupStateTable
-  account_viewer_days: AccountViewerDaysTable
-  daily_viewer_returns: DailyViewerReturnsTable
-  invoices: InvoicesTable
-  credits: CreditsTable
-  billing_events: BillingEventsTable
-  ledger_events: LedgerEventsTable
-  ledger_claims: LedgerClaimsTable
-  ledger_retention: LedgerRetentionTable
-  source_day_viewers: SourceDayViewersTable
-  source_counts: SourceCountsTable
-  traffic_blocks: TrafficBlocksTable
-  traffic_reviews: TrafficReviewsTable
-  traffic_credits: TrafficCreditsTable
-  serving_epoch: ServingEpochTable
-  offer_counts: OfferCountsTable
-  viewer_last_billable: ViewerLastBillableTable
-  viewer_click_days: ViewerClickDaysTable
-  click_ctr_counts: ClickCtrCountsTable
+export interface Database extends AccessTables, BillingTables, ExportsTables, LedgerTables, ReportingTables, WebhooksTables {
   accounts: AccountsTable
   settings: SettingsTable
   component_states: ComponentStatesTable
   campaigns: CampaignsTable
-  creatives: CreativesTable
-  blocks: BlocksTable
   impression_leases: ImpressionLeasesTable
   campaign_lease_use: CampaignLeaseUseView
+  creatives: CreativesTable
+  blocks: BlocksTable
   campaign_create_requests: CampaignCreateRequestsTable
   previews: PreviewsTable
+  job_watermarks: JobWatermarksTable
 }

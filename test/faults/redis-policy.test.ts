@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { RedisCounterStore } from '../../src/platform/counters.ts'
+import { RedisCounterStore } from '../../src/platform/redis-counters.ts'
 import { ResilientCounterStore } from '../../src/platform/resilient-counters.ts'
 import { TIMEOUTS } from '../../src/platform/timeouts.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
-import { operationsFromCatalogue, operationsFromOpenApi, RequestFuzzer, seeded, type FuzzRequest, type Operation } from '../helpers/fuzz.ts'
+import { DEEP_BODIES, operationsFromCatalogue, operationsFromOpenApi, RequestFuzzer, seeded, type FuzzRequest, type Operation } from '../helpers/fuzz.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 import { OPENAPI_DOCUMENTS, type OpenApiValidator } from '../helpers/openapi.ts'
 import { STORE_UNAVAILABLE } from '../../src/domain/errors.ts'
@@ -94,23 +94,21 @@ test(`schema-guided fuzz: ${REQUESTS} bad requests, no 5xx, detail on every erro
   const decision = await h.anonymous.post('/serve/v1/decisions', { surface: 'extension', viewer_id: 'fuzz-viewer' })
   const impressionId = decision.status === 200 ? [decision.body.impression_id] : []
 
-  const fuzzer = new RequestFuzzer(seeded(SEED), {
-    advertiserAuth: adv.auth,
-    adminAuth: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    ids: {
-      campaign_id: [campaignId, foreignId, `cmp_${'0'.repeat(22)}`],
-      campaign_ids: [campaignId, foreignId],
-      creative_id: [creativeId],
-      creative_ids: [creativeId],
-      export_id: [exportId],
-      preview_token: [previewToken],
-      token: [previewToken],
-      user_id: [victim.userId, 'usr_unknown'],
-      invoice_id: ['inv_unknown'],
-      impression_id: impressionId,
-      job: ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review'],
-    },
-  })
+  const adminAuth = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const ids: Record<string, string[]> = {
+    campaign_id: [campaignId, foreignId, `cmp_${'0'.repeat(22)}`],
+    campaign_ids: [campaignId, foreignId],
+    creative_id: [creativeId],
+    creative_ids: [creativeId],
+    export_id: [exportId],
+    preview_token: [previewToken],
+    token: [previewToken],
+    user_id: [victim.userId, 'usr_unknown'],
+    invoice_id: ['inv_unknown'],
+    impression_id: impressionId,
+    job: ['rollups', 'invoicing', 'exports', 'expiry', 'traffic-review'],
+  }
+  const fuzzer = new RequestFuzzer(seeded(SEED), { advertiserAuth: adv.auth, adminAuth, ids })
 
   const doc = h.validator.doc
   const catalogue = h.svc.service.app.routeCatalogue
@@ -157,6 +155,24 @@ test(`schema-guided fuzz: ${REQUESTS} bad requests, no 5xx, detail on every erro
     .slice(0, 25)
     .map((f) => `${f.request.method} ${f.request.path.slice(0, 160)} [${f.request.mutations.join(',')}] body=${String(f.request.body ?? '').slice(0, 160)} → ${f.status} ${f.problem}: ${f.text}`)
   assert.equal(failures.length, 0, `${failures.length} failures (${distinct.size} distinct), seed ${SEED}:\n${report.join('\n')}`)
+
+  // Issue 35: every operation that reads a body (all but GET and HEAD), with its credentials and real ids,
+  // answers a body nested past 32 levels with 400 too_deep, whether it declares a body or not.
+  const deepFailures: string[] = []
+  const withBodies = operations.filter((o) => o.method !== 'GET' && o.method !== 'HEAD')
+  console.log(`deep bodies: ${withBodies.length} operations × ${DEEP_BODIES.length} bodies`)
+  for (const op of withBodies) {
+    const path = op.template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(ids[k]?.[0] ?? 'x'))
+    const auth = op.auth === 'advertiser' ? adv.auth : op.auth === 'admin' ? adminAuth : {}
+    for (const body of DEEP_BODIES) {
+      const headers = { ...auth, 'content-type': 'application/json', 'x-forwarded-for': '10.35.0.1' }
+      const res = await fetch(h.baseUrl + path, { method: op.method, headers, body, redirect: 'manual' })
+      const text = await res.text()
+      const reason = res.headers.get('content-type')?.includes('application/json') ? JSON.parse(text)?.detail?.reason : null
+      if (res.status !== 400 || reason !== 'too_deep') deepFailures.push(`${op.method} ${path} (${body.length} chars) → ${res.status} ${text.slice(0, 200)}`)
+    }
+  }
+  assert.deepEqual(deepFailures, [], 'a deep body was not 400 too_deep')
 
   // Afterwards the service is healthy: probes, and a normal create and read.
   assert.equal((await h.anonymous.get('/healthz')).status, 200)

@@ -235,6 +235,15 @@ export class RequestFuzzer {
             new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), new Uint8Array([0xff, 0xfe, 0x00]),
           ])
           break
+        case 'deep_body':
+          // Nested past the edge's bound (32): 400 too_deep on every route, with a body schema or without.
+          {
+            // The whole body, or one field of an otherwise valid body.
+            const deep = this.pick(DEEP_BODIES)
+            const holder = body && typeof body === 'object' && !Array.isArray(body) && this.chance(0.5) ? body : null
+            rawBody = holder ? JSON.stringify({ ...holder, [this.pick(Object.keys(holder).concat('zz'))]: DEEP_MARK }).replace(`"${DEEP_MARK}"`, () => deep) : deep
+          }
+          break
         case 'oversize':
           rawBody = JSON.stringify({ ...(typeof body === 'object' ? body : {}), pad: 'x'.repeat(70_000) })
           break
@@ -291,7 +300,17 @@ export class RequestFuzzer {
   }
 }
 
+const DEEP_MARK = 'deep-body-goes-here'
+
+/** JSON nested far past the edge's bound of 32, and just past it (issue 35). */
+export const DEEP_BODIES: readonly string[] = [
+  '['.repeat(10_000) + ']'.repeat(10_000),
+  '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+  '['.repeat(33) + ']'.repeat(33),
+  '{"a":'.repeat(16) + '['.repeat(17) + '"x"' + ']'.repeat(17) + '}'.repeat(16),
+]
+
 const MUTATIONS = [
-  'field', 'field', 'field', 'field', 'drop_field', 'unknown_field', 'body_shape', 'raw_body', 'oversize', 'content_type',
+  'field', 'field', 'field', 'field', 'drop_field', 'unknown_field', 'body_shape', 'raw_body', 'deep_body', 'oversize', 'content_type',
   'query', 'query', 'repeat_param', 'path', 'path', 'method', 'slash', 'auth',
 ] as const

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { randomBytes } from 'node:crypto'
-import { BoundedCounts, MemoryCounterStore, RedisCounterStore, type CounterStore } from '../../src/platform/counters.ts'
+import { BoundedCounts } from '../../src/platform/bounded-counts.ts'
+import type { CounterStore } from '../../src/platform/counters.ts'
+import { MemoryCounterStore } from '../../src/platform/memory-counters.ts'
+import { RedisCounterStore } from '../../src/platform/redis-counters.ts'
 import { redisReachable, TEST_REDIS_URL } from '../helpers/create-budget.ts'
 
 const MINUTE = 60_000

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { findInputProblem, numberProblem, textProblem } from '../../src/domain/input-rules.ts'
+import { exceedsJsonDepth, findInputProblem, MAX_JSON_DEPTH, numberProblem, textProblem } from '../../src/domain/input-rules.ts'
 import { parseTimestamp } from '../../src/domain/timestamps.ts'
 import { checkDisplayText, visibleLength } from '../../src/domain/text-rules.ts'
 
@@ -48,4 +48,16 @@ test('display text: zero-width-only is blank, and zero-width characters do not c
   assert.equal(checkDisplayText('\u200b\u200b\u200b', 3, 60), 'blank')
   assert.equal(checkDisplayText('ab\u200b', 3, 60), 'too_short')
   assert.equal(checkDisplayText('abc', 3, 60), null)
+})
+
+test('JSON depth: arrays and objects count, brackets inside strings and escaped quotes do not', () => {
+  const nested = (n: number) => '['.repeat(n) + ']'.repeat(n)
+  assert.equal(exceedsJsonDepth(nested(MAX_JSON_DEPTH)), false)
+  assert.equal(exceedsJsonDepth(nested(MAX_JSON_DEPTH + 1)), true)
+  assert.equal(exceedsJsonDepth('{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)), true)
+  assert.equal(exceedsJsonDepth(`{"a":"${'[{'.repeat(100)}"}`), false)
+  assert.equal(exceedsJsonDepth(`{"a":"\\"${'['.repeat(100)}"}`), false, 'an escaped quote does not end the string')
+  assert.equal(exceedsJsonDepth(`["\\\\",${nested(3)}]`, 3), true, 'an escaped backslash does end before the quote')
+  assert.equal(exceedsJsonDepth('[1],[2],[3]', 1), false, 'siblings are not nesting')
+  assert.equal(exceedsJsonDepth(''), false)
 })

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { findInputProblem } from '../../domain/input-rules.ts'
+import { exceedsJsonDepth, findInputProblem, MAX_JSON_DEPTH } from '../../domain/input-rules.ts'
 import { invalid } from '../../domain/errors.ts'
 import { edgeError, hasEmptySegment } from './errors.ts'
 
@@ -31,6 +31,8 @@ function decodable(text: string): boolean {
 export function registerInputGuard(app: FastifyInstance): void {
   // Body-less calls (pause, resume, …) may still say `Content-Type: application/json`: an
   // empty body is no body. Bytes that are not UTF-8 are refused rather than read as U+FFFD.
+  // A body nested deeper than any operation takes is refused before it is parsed: walked by the
+  // schema validator or the input rules, `[[[…]]]` 10,000 deep would overflow the stack (a 500).
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
@@ -42,6 +44,7 @@ export function registerInputGuard(app: FastifyInstance): void {
       return
     }
     if (text === '') done(null, undefined)
+    else if (exceedsJsonDepth(text)) done(edgeError('too_deep', { max_depth: MAX_JSON_DEPTH }), undefined)
     else void parseJson(request, text, done)
   })
 

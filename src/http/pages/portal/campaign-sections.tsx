@@ -1,0 +1,235 @@
+import type { Static } from 'typebox'
+import { PostForm } from '../forms.tsx'
+import { count, usdBid, usdFromCents, usdFromMicros, utc } from '../format.ts'
+import { DataTable } from '../data-table.tsx'
+import { DeliveryCharts } from './delivery.tsx'
+import { NonBillableTable } from './non-billable.tsx'
+import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
+import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
+
+/**
+ * The sections of a campaign's portal page (campaign.tsx lays them out):
+ * delivery, invalid traffic credited back, blocks, creatives, the order and
+ * the public report, with the words for statuses they share.
+ */
+
+export type Campaign = Static<typeof CampaignDetailSchema>
+
+/** The delivery chart, or why it cannot be drawn now (the stats service's refusal). */
+export type DeliveryView = { ok: true; delivery: CampaignDelivery } | { ok: false; message: string }
+
+/** What the daily traffic review voided and credited back on one UTC day. */
+export interface TrafficCredit {
+  day: string
+  units: number
+  micros: number
+}
+
+export const STATUS: Record<string, { text: string; tone: string }> = {
+  active: { text: 'Active', tone: 'ok' },
+  paused: { text: 'Paused', tone: 'warn' },
+  cancelled_user: { text: 'Cancelled', tone: 'bad' },
+  completed: { text: 'Completed', tone: '' },
+}
+
+const MODERATION: Record<string, { text: string; tone: string }> = {
+  approved: { text: 'Approved', tone: 'ok' },
+  pending: { text: 'Pending review', tone: 'warn' },
+  rejected: { text: 'Rejected', tone: 'bad' },
+}
+
+const SURFACE: Record<string, string> = { extension: 'Editor extension', terminal: 'Terminal status line', blended: 'Every surface (blended)' }
+
+const BLOCK: Record<string, string> = { queued: 'Queued', serving: 'Serving', exhausted: 'Exhausted' }
+
+export function Badge(props: { map: Record<string, { text: string; tone: string }>; value: string | null }) {
+  if (props.value === null) return <span class="muted">—</span>
+  const shown = props.map[props.value] ?? { text: props.value, tone: '' }
+  return <span class={shown.tone ? `badge ${shown.tone}` : 'badge'}>{shown.text}</span>
+}
+
+/** The unit a campaign is bought, delivered and billed in (docs/decisions/0103-what-a-click-campaign-buys.md). */
+export const unitOf = (c: Pick<Campaign, 'kind'>) => (c.kind === 'click' ? 'clicks' : 'impressions')
+
+/** The public report's address. */
+export function reportUrl(publicUrl: string, uuid: string): string {
+  return `${publicUrl}/reports/${uuid}`
+}
+
+/** The invalid traffic found after the fact on this campaign: never silent, each day with what went back. */
+export function TrafficCredits(props: { credits: TrafficCredit[]; unit: string }) {
+  if (props.credits.length === 0) return null
+  const total = props.credits.reduce((n, c) => n + c.micros, 0)
+  return (
+    <>
+      <h3 id="ivt-h">Invalid traffic credited back</h3>
+      <p>
+        Our daily traffic review found {props.unit} from sources that did not look like people. They count as invalid traffic above, and their{' '}
+        {usdFromMicros(total)} came back to you as a credit on your next invoice (see <a href="/portal/billing">Billing</a>).
+      </p>
+      <DataTable labelledBy="ivt-h" columns={['Day (UTC)', { label: 'Voided', num: true }, { label: 'Credited', num: true }]}>
+        {props.credits.map((c) => (
+          <tr>
+            <td>{c.day}</td>
+            <td class="num">{count(c.units)}</td>
+            <td class="num">{usdFromMicros(c.micros)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  )
+}
+
+/** The Delivery section: the chart and the views not billed, or why they cannot be drawn now. */
+export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryView }) {
+  if (!props.delivery.ok) {
+    return (
+      <p class="form-error" role="status">
+        The delivery chart cannot be drawn right now: {props.delivery.message}
+      </p>
+    )
+  }
+  const d = props.delivery.delivery
+  const period =
+    d.granularity === 'hour'
+      ? `hourly from ${utc(new Date(d.startMs))} through the current hour`
+      : `daily from ${new Date(d.startMs).toISOString().slice(0, 10)} through today (UTC)`
+  return (
+    <>
+      <DeliveryCharts
+        id="delivery"
+        granularity={d.granularity}
+        points={d.buckets.map((b) => ({ t: new Date(b.bucketMs), billable_impressions: b.billable_impressions, spend_micros: b.spend_micros }))}
+        period={period}
+        what="this campaign"
+      />
+      <h3>Views not billed</h3>
+      <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
+      <p class="muted">
+        Read like <code>GET /v1/stats</code> with this campaign as the filter. <a href={`/portal/stats?campaign_id=${encodeURIComponent(props.campaign.campaign_id)}`}>More in Stats</a>.
+      </p>
+    </>
+  )
+}
+
+/** The blocks a campaign is delivered in, in order. */
+export function BlocksTable(props: { campaign: Campaign }) {
+  const c = props.campaign
+  const unit = unitOf(c)
+  return (
+    <>
+      <h2 id="blocks-h">Blocks</h2>
+      <DataTable
+        labelledBy="blocks-h"
+        columns={['Block', 'Status', { label: 'Served / target', num: true }, 'Started', 'Exhausted']}
+        caption={
+          <>
+            Blocks of {count(c.blocks[0]?.impressions_target ?? 1000)} {unit}, delivered in order
+          </>
+        }
+      >
+        {c.blocks.map((b) => (
+          <tr>
+            <td>{b.block_index + 1}</td>
+            <td>{BLOCK[b.status] ?? b.status}</td>
+            <td class="num">
+              {count(b.impressions_served)} / {count(b.impressions_target)}
+            </td>
+            <td>{utc(b.started_at)}</td>
+            <td>{utc(b.exhausted_at)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  )
+}
+
+/** The campaign's creatives with their moderation (and a rejection's reason). */
+export function CreativesTable(props: { campaign: Campaign }) {
+  const c = props.campaign
+  return (
+    <>
+      <h2 id="creatives-h">Creatives</h2>
+      <DataTable labelledBy="creatives-h" columns={['Ad line', 'Destination URL', 'Brand', 'Moderation']}>
+        {c.creatives.map((cr) => (
+          <tr>
+            <td>{cr.ad_line}</td>
+            <td class="mono-cell">{cr.destination_url}</td>
+            <td>{cr.brand ?? '—'}</td>
+            <td>
+              <Badge map={MODERATION} value={cr.moderation_status} />
+              {cr.moderation_status === 'rejected' ? (
+                <p class="moderation-reason">Reason: {cr.moderation_reason ?? 'none given; contact support to ask.'}</p>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  )
+}
+
+/** What was bought: kind, bid, blocks, targeting, pace and the channel it came through. */
+export function OrderFacts(props: { campaign: Campaign }) {
+  const c = props.campaign
+  const unit = unitOf(c)
+  return (
+    <>
+      <h2>Order</h2>
+      <dl class="facts">
+        <dt>Kind</dt>
+        <dd>{c.kind === 'click' ? 'Click' : 'Impression'}</dd>
+        <dt>Bid (CPM, USD)</dt>
+        <dd>
+          {usdBid(c.cpm_usd)} per 1,000 {unit}
+        </dd>
+        <dt>Bought</dt>
+        <dd>
+          {count(c.impressions)} {unit} in {count(c.blocks.length)} {c.blocks.length === 1 ? 'block' : 'blocks'}, at most{' '}
+          {usdFromCents(c.amount_cents)}
+        </dd>
+        <dt>Target surface</dt>
+        <dd>{SURFACE[c.target_surface] ?? c.target_surface}</dd>
+        <dt>Target countries</dt>
+        <dd>{c.target_countries === null ? 'Everywhere' : c.target_countries.join(', ')}</dd>
+        <dt>Pace</dt>
+        <dd>{c.pace_minutes === null ? 'As fast as the auction allows' : `Spread over ${count(c.pace_minutes)} minutes`}</dd>
+        <dt>Destination URL</dt>
+        <dd>{c.destination_url ?? '—'}</dd>
+        <dt>Created through</dt>
+        <dd>{c.creation_channel.replaceAll('_', ' ')}</dd>
+      </dl>
+    </>
+  )
+}
+
+/** The public report: the button that shares it, or its link and the button that stops sharing. */
+export function SharePanel(props: { campaign: Campaign; base: string; csrf: string; publicUrl: string }) {
+  const c = props.campaign
+  const base = props.base
+  return (
+    <>
+      <h2>Public report</h2>
+      {c.report_uuid === null ? (
+        <>
+          <p>Share a read-only delivery report of this campaign: its name, brand, ad line and delivery, never your account or billing.</p>
+          <PostForm action={`${base}/share`} csrf={props.csrf}>
+            <button type="submit">Share report</button>
+          </PostForm>
+        </>
+      ) : (
+        <>
+          <p>
+            Anyone with this link can see the report: <a href={reportUrl(props.publicUrl, c.report_uuid)}>Public report</a>{' '}
+            <code id="report-url">{reportUrl(props.publicUrl, c.report_uuid)}</code>
+          </p>
+          <PostForm action={`${base}/unshare`} csrf={props.csrf}>
+            <button type="submit" class="secondary">
+              Stop sharing
+            </button>
+          </PostForm>
+        </>
+      )}
+    </>
+  )
+}
