@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { cpmUsdToMicros } from '../../src/domain/money.ts'
 import { openStore } from '../../src/store/db.ts'
-import { assertBilledExactly } from '../helpers/billed-exactly.ts'
+import { assertBilledExactly, settledCampaigns } from '../helpers/billed-exactly.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { adminHeaders, call, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
@@ -218,10 +218,8 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
   const survivors = live()
   await Promise.all([...acknowledged].slice(0, 150).map((id, i) => view(id, survivors[i % survivors.length]!)))
 
-  // Block statuses follow the leases' settlement (each instance settles every second): wait for it.
-  await new Promise((r) => setTimeout(r, 2_500))
-  const api = new Map<string, { impressions_served: number; lifetime_spent_micros: number; status: string; blocks: { status: string; impressions_served: number }[] }>()
-  for (const cp of campaigns) api.set(cp.id, await campaignOf(cp.id))
+  // Block statuses follow the leases' settlement (each instance settles every second): polled until they have.
+  const api = await settledCampaigns(campaigns, campaignOf)
   await Promise.all(instances.map((i) => stop(i, 'SIGTERM')))
 
   const store = await openStore({ databaseUrl: db.url, dataDir: '' })

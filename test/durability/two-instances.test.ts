@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { cpmUsdToMicros } from '../../src/domain/money.ts'
 import { openStore } from '../../src/store/db.ts'
-import { assertBilledExactly } from '../helpers/billed-exactly.ts'
+import { assertBilledExactly, settledCampaigns } from '../helpers/billed-exactly.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { adminHeaders, call, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
 
@@ -207,10 +207,8 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
   // Views of the same offers again (clients retry after a lost answer): every one is a repeat now.
   await Promise.all([...acknowledged].slice(0, 200).map((id, i) => view(id, instances[i % 2]!)))
 
-  // Block statuses follow the leases' settlement (each instance settles every second): wait for both.
-  await new Promise((r) => setTimeout(r, 2_500))
-  const api = new Map<string, { impressions_served: number; lifetime_spent_micros: number; status: string; blocks: { status: string; impressions_served: number }[] }>()
-  for (const c of campaigns) api.set(c.id, await campaignOf(c.id))
+  // Block statuses follow the leases' settlement (each instance settles every second): polled until they have.
+  const api = await settledCampaigns(campaigns, campaignOf)
   await Promise.all(instances.map((i) => stop(i, 'SIGTERM')))
 
   const store = await openStore({ databaseUrl: db.url, dataDir: '' })

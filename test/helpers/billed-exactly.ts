@@ -59,3 +59,28 @@ export function assertBilledExactly(
   assert.equal(api.get(small.id)!.impressions_served, small.impressions, 'the small campaign ends with exactly its impressions billed')
   assert.equal(api.get(small.id)!.status, 'completed', 'the small campaign completed')
 }
+
+/** Whether a campaign's blocks have caught up with its count: the leases settled (each instance settles every second). */
+const blocksSettled = (shown: ShownCampaign) =>
+  shown.blocks.reduce((s, bl) => s + bl.impressions_served, 0) === shown.impressions_served &&
+  shown.blocks.filter((bl) => bl.status === 'exhausted').length === Math.floor(shown.impressions_served / 1000) &&
+  (shown.impressions_served < shown.blocks.length * 1000 || shown.status === 'completed')
+
+/**
+ * The campaigns as their owner reads them once every block status has followed the leases'
+ * settlement, polled rather than slept for, so a busy machine only makes the wait longer (up to
+ * `timeoutMs`); after that the map is returned as it is and the exactness checks say what is off.
+ */
+export async function settledCampaigns(
+  campaigns: readonly BoughtCampaign[],
+  campaignOf: (id: string) => Promise<ShownCampaign>,
+  timeoutMs = 30_000,
+): Promise<Map<string, ShownCampaign>> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const api = new Map<string, ShownCampaign>()
+    for (const c of campaigns) api.set(c.id, await campaignOf(c.id))
+    if ([...api.values()].every(blocksSettled) || performance.now() > deadline) return api
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
