@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import pg from 'pg'
 import { openStore } from '../src/store/db.ts'
 
 const root = new URL('..', import.meta.url).pathname
@@ -30,18 +31,61 @@ const files = (only.length > 0 ? only : readdirSync(join(root, 'test'), { recurs
   .filter((f) => only.length > 0 || suite === 'all' || (suite === 'long') === isLong(f))
   .sort()
 
-/** A migrated embedded database, dumped once per migration set; each test file starts from a copy. */
-async function pgliteTemplate(): Promise<string> {
+/** What identifies a migrated store: a hash of the migration files. */
+function migrationsHash(): string {
   const dir = join(root, 'src/store/migrations')
   const hash = createHash('sha256')
   for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)))
-  const path = join(tmp, `pglite-template-${hash.digest('hex').slice(0, 12)}.tgz`)
+  return hash.digest('hex').slice(0, 12)
+}
+
+/** A migrated embedded database, dumped once per migration set; each test file starts from a copy. */
+async function pgliteTemplate(): Promise<string> {
+  const path = join(tmp, `pglite-template-${migrationsHash()}.tgz`)
   if (!existsSync(path)) {
     const store = await openStore({ databaseUrl: null, dataDir: '', inMemory: true })
     writeFileSync(path, Buffer.from(await (await store.dump!()).arrayBuffer()))
     await store.close()
   }
   return path
+}
+
+/**
+ * A migrated PostgreSQL database on TEST_DATABASE_URL's server, made once per migration set
+ * (kept, like the embedded dump); each service a test starts gets `CREATE DATABASE … TEMPLATE`
+ * of it instead of running every migration. Built under a temporary name and renamed, so a
+ * run beside this one (another checkout, the same server) never copies a half-migrated one.
+ */
+async function postgresTemplate(adminUrl: string): Promise<string> {
+  const name = `adapi_template_${migrationsHash()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return name
+    const building = `${name}_${process.pid}`
+    await admin.query(`CREATE DATABASE ${building}`)
+    const url = new URL(adminUrl)
+    url.pathname = `/${building}`
+    const store = await openStore({ databaseUrl: url.toString(), dataDir: '' })
+    await store.close()
+    // The closed store's sessions may still be ending on the server: the rename waits for them.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`)
+        return name
+      } catch (err) {
+        if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) {
+          // Another run made it first.
+          await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`)
+          return name
+        }
+        if (attempt >= 50) throw err
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+  } finally {
+    await admin.end()
+  }
 }
 
 interface FileTime {
@@ -83,7 +127,7 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
 }
 
 const results = [run('embedded', { TEST_PGLITE_TEMPLATE: await pgliteTemplate() })]
-if (process.env.TEST_DATABASE_URL) results.push(run('postgres', {}))
+if (process.env.TEST_DATABASE_URL) results.push(run('postgres', { TEST_PG_TEMPLATE: await postgresTemplate(process.env.TEST_DATABASE_URL) }))
 else console.log('\nTEST_DATABASE_URL is not set: skipping the PostgreSQL run.')
 
 const slowest = results.flatMap((r) => r.times).sort((a, b) => b.ms - a.ms).slice(0, 10)

@@ -6,7 +6,8 @@ import type { App, RouteDeps } from './types.ts'
 import { ErrorBody } from './schemas/common.ts'
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerDeadline, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
-import { validators } from './validation.ts'
+import { buildSerializer } from './compiled-schemas.ts'
+import { routeValidators } from './validation.ts'
 import { notReadyDetail, readiness } from '../services/status.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import { authenticate } from './plugins/auth.ts'
@@ -114,6 +115,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     bodyLimit: BODY_LIMIT_BYTES,
     // Impression ids are sealed offers of about 200 characters.
     routerOptions: { maxParamLength: 1024 },
+    // Serializers compiled once per process and schema (compiled-schemas.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
     // Fastify's own answers to these have no `detail`; plugins/errors.ts gives them the envelope.
     return503OnClosing: false,
     frameworkErrors,
@@ -130,7 +133,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.maxConnections = TIMEOUTS.http.maxConnections
 
-  const ajv = validators()
+  const ajv = routeValidators
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.params).compile(schema))
   app.addSchema(ErrorBody)
   app.addHook('onSend', async (request, reply) => {

@@ -25,7 +25,13 @@ export function validators() {
   return { body, params }
 }
 
-const bodies = validators().body
+/**
+ * One pair for every app of the process and for the console's forms: Ajv keeps each
+ * compiled schema, keyed by the schema object, so a route schema compiles once per
+ * process however many apps a process builds (the tests start several).
+ */
+export const routeValidators = validators()
+const bodies = routeValidators.body
 
 /** A console form's body once checked: typed by the schema that accepted it, or the first problem. */
 export type CheckedBody<S extends TSchema> = { ok: true; body: Static<S> } | { ok: false; problem: FieldDetail }

@@ -20,12 +20,15 @@ export interface TestService {
   close(): Promise<void>
 }
 
-/** A new PostgreSQL database on the server of `adminUrl`, with a function that drops it. */
-export async function createDatabase(adminUrl: string, prefix = 'adapi_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A new PostgreSQL database on the server of `adminUrl`, with a function that drops it:
+ * empty, or a copy of `template` (a database nobody is connected to).
+ */
+export async function createDatabase(adminUrl: string, prefix = 'adapi_test', template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : ''}`)
   await admin.end()
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
@@ -43,7 +46,8 @@ export async function createDatabase(adminUrl: string, prefix = 'adapi_test'): P
 /**
  * A real service over real HTTP on a fresh store: the embedded store cloned
  * from a migrated template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL
- * database created on TEST_DATABASE_URL and dropped afterwards.
+ * database created on TEST_DATABASE_URL (a copy of the migrated database
+ * TEST_PG_TEMPLATE when set) and dropped afterwards.
  */
 export async function startService(
   env: Record<string, string> = {},
@@ -61,7 +65,7 @@ export async function startService(
   } else if (STORE === 'postgres') {
     const adminUrl = process.env.TEST_DATABASE_URL
     if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
-    ;({ url: databaseUrl, drop } = await createDatabase(adminUrl))
+    ;({ url: databaseUrl, drop } = await createDatabase(adminUrl, undefined, process.env.TEST_PG_TEMPLATE || undefined))
   } else if (process.env.TEST_PGLITE_TEMPLATE) {
     loadDataDir = new Blob([await readFile(process.env.TEST_PGLITE_TEMPLATE)])
   }
