@@ -89,7 +89,12 @@ test('two instances billing one campaign concurrently never exceed what it bough
   }
   // Each instance offers at most what is left (200 each in the second round); the store bills only those 200.
   assert.deepEqual(filledPerRound, [800, 400, 0])
-  const campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  // The status follows the leases' settlement (each instance settles every second): polled, not assumed done.
+  let campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  for (const deadline = performance.now() + 15_000; campaign.status !== 'completed' && performance.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 100))
+    campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  }
   assert.equal(campaign.impressions_served, 1000)
   assert.equal(campaign.status, 'completed')
   const n = await a.service.store.db
@@ -125,7 +130,12 @@ test('each instance holds the offers it made until their view there or the windo
   assert.ok(a3, 'past the window A offers the last impression again')
   await advanceBoth(10)
   for (const impressionId of [b1, a3, a2, b2]) await viewOn(a, impressionId)
-  const campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  // The status follows the leases' settlement (each instance settles every second): polled, not assumed done.
+  let campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  for (const deadline = performance.now() + 15_000; campaign.status !== 'completed' && performance.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 100))
+    campaign = (await call(a, 'GET', `/v1/campaigns/${id}`, undefined, auth)).body
+  }
   assert.equal(campaign.impressions_served, 1000)
   assert.equal(campaign.status, 'completed')
 })
