@@ -35,5 +35,6 @@ export function portalRequestBudget(deps: RouteDeps) {
 
 function spendsCreateBudget(request: FastifyRequest): boolean {
   if (request.method !== 'POST' || request.routeOptions.url !== '/portal/campaigns/new') return false
-  return (request.body as { action?: unknown } | undefined)?.action !== 'quote'
+  const body = request.body
+  return !(typeof body === 'object' && body !== null && 'action' in body && body.action === 'quote')
 }
