@@ -1,7 +1,7 @@
 import { reportingCovered } from '../domain/components.ts'
 import { notFound } from '../domain/errors.ts'
 import { findCreativeGraph, listCreatives, type CampaignGraph } from '../store/campaigns.ts'
-import { creativeLifetimeMetrics, type CreativeMetrics } from '../store/stats.ts'
+import { creativeLifetimeMetrics, type CreativeMetrics } from '../store/creative-metrics.ts'
 import type { ServiceContext } from './context.ts'
 import { readReportingState } from './status.ts'
 

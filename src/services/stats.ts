@@ -29,8 +29,8 @@ import {
   hourlyRollupPoints,
   ledgerMetrics,
   rollupMetrics,
-  type MetricRow,
 } from '../store/stats.ts'
+import type { MetricRow } from '../store/metric-rows.ts'
 import type { Db } from '../store/db.ts'
 import type { ServiceContext } from './context.ts'
 import { requireComponent } from './status.ts'

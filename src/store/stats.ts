@@ -1,43 +1,16 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
-import { readRetainedFrom } from './ledger-partitions.ts'
-import { LEDGER_SUM, NB_COLUMNS, NON_BILLABLE_SUMS } from './ledger-sums.ts'
-import { NON_BILLABLE_REASONS, type NonBillableCounts } from '../domain/delivery.ts'
+import { LEDGER_SUM, NON_BILLABLE_SUMS } from './ledger-sums.ts'
+import { nbColumns, nbSums, toMetricRow, type MetricResultRow, type MetricRow } from './metric-rows.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
 import type { Granularity, Window } from '../domain/stats.ts'
 import { isoDay } from '../domain/stats.ts'
 
-export interface MetricRow {
-  /** Bucket label (ms), or null for interval totals. */
-  bucket: number | null
-  creativeId: string | null
-  events: number
-  billable: number
-  ticks: number
-  clicks: number
-  spend: number
-  viewers: number
-  /** Recorded views that were not billable, per reason. */
-  nonBillable: NonBillableCounts
-}
-
-/** The non-billable columns of a result row (`nb_<reason>`, as text or number). */
-type NbRow = Record<(typeof NB_COLUMNS)[keyof typeof NB_COLUMNS], string | number>
-
-const nonBillableOf = (r: NbRow): NonBillableCounts => ({
-  short_dwell: Number(r.nb_short_dwell),
-  repeat: Number(r.nb_repeat),
-  too_fast: Number(r.nb_too_fast),
-  viewer_frequency: Number(r.nb_viewer_frequency),
-  expired: Number(r.nb_expired),
-  block_full: Number(r.nb_block_full),
-  invalid_traffic: Number(r.nb_invalid_traffic),
-})
-
-/** `sum(<alias>.nb_x) AS nb_x` for every reason: the rollups' counts summed over their rows. */
-const nbSums = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => sql`sum(${sql.ref(`${alias}.${NB_COLUMNS[reason]}`)}) AS ${sql.ref(NB_COLUMNS[reason])}`))
-/** The `nb_x` columns of a rollup row or subquery (aliased `alias`). */
-const nbColumns = (alias: string) => sql.join(NON_BILLABLE_REASONS.map((reason) => sql.ref(`${alias}.${NB_COLUMNS[reason]}`)))
+/**
+ * The reads behind a stats window (services/stats.ts): its metrics from the ledger or the
+ * rollups, its exact distinct viewers over closed days and their edges, the cost estimate of a
+ * live scan, and the campaigns of the creatives it is filtered on.
+ */
 
 function ledgerFilterSql(f: ReportFilters, alias: 'e' | 'o' = 'e'): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = []
@@ -60,32 +33,6 @@ function rollupFilterSql(f: ReportFilters): RawBuilder<unknown> {
   return parts.length ? sql.join(parts, sql` `) : sql``
 }
 
-type Row = {
-  bucket: Date | string | null
-  creative_id: string | null
-  events: string
-  billable: string
-  ticks: string
-  clicks: string
-  spend: string
-  viewers: string
-} & NbRow
-
-function toMetricRow(r: Row): MetricRow {
-  const bucket = r.bucket === null ? null : typeof r.bucket === 'string' ? Date.parse(`${r.bucket.slice(0, 10)}T00:00:00Z`) : r.bucket.getTime()
-  return {
-    bucket,
-    creativeId: r.creative_id,
-    events: Number(r.events),
-    billable: Number(r.billable),
-    ticks: Number(r.ticks),
-    clicks: Number(r.clicks),
-    spend: Number(r.spend),
-    viewers: Number(r.viewers),
-    nonBillable: nonBillableOf(r),
-  }
-}
-
 /**
  * Metrics straight from the ledger over [start, end): per bucket (and per
  * creative) when `byBucket`, else interval totals. unique viewers are
@@ -102,7 +49,7 @@ export async function ledgerMetrics(
   const bucket = options.byBucket ? sql`date_trunc(${g}, e.occurred_at, 'UTC')` : sql`NULL::timestamptz`
   const creative = options.byCreative ? sql`e.creative_id` : sql`NULL::text`
   const groupBy = [...(options.byBucket ? [sql`1`] : []), ...(options.byCreative ? [sql`2`] : [])]
-  const result = await sql<Row>`
+  const result = await sql<MetricResultRow>`
     SELECT ${bucket} AS bucket, ${creative} AS creative_id,
       ${LEDGER_SUM.events} AS events,
       ${LEDGER_SUM.billable} AS billable,
@@ -148,8 +95,6 @@ const noMetrics = (bucket: number | null, creativeId: string | null): MetricRow 
   nonBillable: { short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0, invalid_traffic: 0 },
 })
 
-
-
 /** The same metrics from the daily rollups (whole UTC days only; no country dimension). */
 export async function rollupMetrics(
   db: Db,
@@ -170,7 +115,7 @@ export async function rollupMetrics(
   const unfiltered = !f.campaignIds && !f.creativeIds && !f.surfaces
   if (unfiltered && options.byBucket && g === 'day') {
     // One stored row per day: its sums and its exact distinct viewers.
-    const days = await sql<Row>`
+    const days = await sql<MetricResultRow>`
       SELECT r.day::text AS bucket, NULL::text AS creative_id, r.events, r.billable_impressions AS billable, r.viewable_ticks AS ticks,
         r.clicks, r.spend_micros AS spend, r.viewers, ${nbColumns('r')}
       FROM daily_account_rollups r
@@ -183,7 +128,7 @@ export async function rollupMetrics(
   // sum the day's viewers whose previous active day lies before that bucket's start. Exact.
   const bucketStart = options.byBucket ? sql`greatest(${bucketDay}, ${from}::date)` : sql`${from}::date`
   const [sums, viewers] = await Promise.all([
-    sql<Row>`
+    sql<MetricResultRow>`
       SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, 0 AS viewers, ${nbColumns('s')} FROM (
         SELECT ${bucket} AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
           sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, ${nbSums('r')}
@@ -208,7 +153,7 @@ export async function rollupMetrics(
             ${groupBy}
           ) s`.execute(db),
   ])
-  const viewersBy = new Map<Row['bucket'], number>(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
+  const viewersBy = new Map<MetricResultRow['bucket'], number>(viewers.rows.map((v) => [v.bucket, Number(v.viewers)]))
   return sums.rows
     .filter((r) => r.events !== null && Number(r.events) > 0)
     .map((r) => toMetricRow({ ...r, viewers: String(viewersBy.get(r.bucket) ?? 0) }))
@@ -219,7 +164,7 @@ export async function rollupMetrics(
  * sums per hour, and the account's distinct viewers of that hour.
  */
 export async function hourlyRollupPoints(db: Db, userId: string, days: Window): Promise<MetricRow[]> {
-  const result = await sql<Row>`
+  const result = await sql<MetricResultRow>`
     SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, coalesce(v.viewers, 0) AS viewers, ${nbColumns('s')}
     FROM (
       SELECT r.hour AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
@@ -300,83 +245,6 @@ export async function estimateEventsPerDay(
     for (const r of live.rows) perDay.set(new Date(r.day).getTime(), (perDay.get(new Date(r.day).getTime()) ?? 0) + Number(r.events))
   }
   return perDay
-}
-
-export interface CreativeMetrics extends Omit<MetricRow, 'bucket' | 'creativeId'> {
-  first: Date | null
-  last: Date | null
-}
-
-/**
- * Exact all-time metrics of one creative, with its first and last billable impression: from the
- * ledger and the offer counts, and, for the days whose ledger partitions retention dropped (before
- * `ledger_retention.retained_from`), from the rollups (sums from the daily rows, viewers from the
- * daily viewer sets, the served instants to the hour from the hourly rows).
- */
-export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promise<CreativeMetrics> {
-  const from = await readRetainedFrom(db)
-  const r = await sql<
-    {
-      events: string
-      billable: string
-      ticks: string
-      clicks: string
-      spend: string
-      first: Date | null
-      last: Date | null
-    } & NbRow
-  >`
-    SELECT ${LEDGER_SUM.events} AS events,
-      ${LEDGER_SUM.billable} AS billable,
-      ${LEDGER_SUM.ticks} AS ticks,
-      ${LEDGER_SUM.clicks} AS clicks,
-      ${LEDGER_SUM.spend} AS spend,
-      ${NON_BILLABLE_SUMS},
-      min(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS first,
-      max(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS last
-    FROM ledger_events e WHERE e.creative_id = ${creativeId}`.execute(db)
-  const row = r.rows[0]!
-  const kept = from === null ? sql`` : sql`AND o.minute >= ${from}::date`
-  const offers = await sql<{ offers: string | null }>`SELECT sum(o.offers) AS offers FROM offer_counts o WHERE o.creative_id = ${creativeId} ${kept}`.execute(db)
-  const viewers = await sql<{ viewers: string }>`
-    SELECT count(*) AS viewers FROM (
-      SELECT e.viewer_key FROM ledger_events e WHERE e.creative_id = ${creativeId}
-      ${from === null ? sql`` : sql`UNION SELECT v.viewer_key FROM daily_viewers v WHERE v.creative_id = ${creativeId} AND v.day < ${from}::date`}
-    ) x`.execute(db)
-  const metrics: CreativeMetrics = {
-    events: Number(row.events) + Number(offers.rows[0]?.offers ?? 0),
-    billable: Number(row.billable),
-    ticks: Number(row.ticks),
-    clicks: Number(row.clicks),
-    spend: Number(row.spend),
-    viewers: Number(viewers.rows[0]?.viewers ?? 0),
-    nonBillable: nonBillableOf(row),
-    first: row.first ? new Date(row.first) : null,
-    last: row.last ? new Date(row.last) : null,
-  }
-  if (from === null) return metrics
-  const old = await sql<
-    { events: string | null; billable: string | null; ticks: string | null; clicks: string | null; spend: string | null; first: Date | null; last: Date | null } & NbRow
-  >`
-    SELECT sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks, sum(r.clicks) AS clicks,
-      sum(r.spend_micros) AS spend, ${nbSums('r')},
-      min(r.hour) FILTER (WHERE r.billable_impressions > 0) AS first, max(r.hour) FILTER (WHERE r.billable_impressions > 0) AS last
-    FROM hourly_rollups r WHERE r.creative_id = ${creativeId} AND r.hour < ${from}::date`.execute(db)
-  const o = old.rows[0]
-  if (!o || o.events === null) return metrics
-  const nonBillable = { ...metrics.nonBillable }
-  for (const reason of NON_BILLABLE_REASONS) nonBillable[reason] += Number(o[NB_COLUMNS[reason]] ?? 0)
-  return {
-    events: metrics.events + Number(o.events),
-    billable: metrics.billable + Number(o.billable),
-    ticks: metrics.ticks + Number(o.ticks),
-    clicks: metrics.clicks + Number(o.clicks),
-    spend: metrics.spend + Number(o.spend),
-    viewers: metrics.viewers,
-    nonBillable,
-    first: o.first ? new Date(o.first) : metrics.first,
-    last: metrics.last ?? (o.last ? new Date(o.last) : null),
-  }
 }
 
 /** The campaign of each of the account's creatives among `creativeIds` (creative id → campaign id). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { creativeLifetimeMetrics } from '../../src/store/stats.ts'
+import { creativeLifetimeMetrics } from '../../src/store/creative-metrics.ts'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { commitLedgerBatch, noKnownState, viewReportRow, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
