@@ -7,7 +7,8 @@ import { recordAudit } from './audit.ts'
 import { operatorTarget } from './audit-targets.ts'
 import { checkUnderLockout, type LockoutContext, type StoreErrorHandler } from './lockout.ts'
 import type { ServiceContext } from './context.ts'
-import { checkPassword, readSession, startSession, type FieldErrors, type PasswordCheck } from './sign-in.ts'
+import { readSession, startSession } from './sessions.ts'
+import { checkPassword, type FieldErrors, type PasswordCheck } from './sign-in.ts'
 
 /** What the console's sign-in needs: the store, the clock, the settings (ADMIN_TOKEN) and the lockout counters. */
 export type OperatorSignInContext = ServiceContext & LockoutContext

@@ -16,7 +16,7 @@ import {
   WritesResultSchema,
   WritesSchema,
 } from '../../schemas/admin/accounts.ts'
-import { sendSetPasswordLink } from '../../../services/sign-in.ts'
+import { sendSetPasswordLink } from '../../../services/password-links.ts'
 import { emailContext } from '../../email-context.ts'
 import { asOperator } from '../../operator-context.ts'
 import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'

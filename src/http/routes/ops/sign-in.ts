@@ -6,7 +6,7 @@ import { OpsLoginForm, OpsSetupForm } from '../../schemas/pages/ops-forms.ts'
 import { OpsLoginPage, OpsSetupPage } from '../../pages/ops/sign-in.tsx'
 import { opsNotice } from '../../pages/ops/notices.ts'
 import { ErrorPage } from '../../pages/error-page.tsx'
-import { endSession } from '../../../services/sign-in.ts'
+import { endSession } from '../../../services/sessions.ts'
 import { setUpFirstOperator, setupOpen, signInOperator } from '../../../services/operators.ts'
 import { clearOpsCookie, opsCookieName, safeOpsNext, setOpsCookie } from './session.ts'
 

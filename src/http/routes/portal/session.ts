@@ -3,7 +3,7 @@ import type { RouteDeps } from '../../types.ts'
 import { portalSessionCookie, secureCookies } from '../../plugins/session-cookies.ts'
 import { SESSION_MAX_MS } from '../../../domain/sign-in.ts'
 import { requireAccount } from '../../../services/accounts.ts'
-import { readSession } from '../../../services/sign-in.ts'
+import { readSession } from '../../../services/sessions.ts'
 import type { AccountRow } from '../../../services/read-models.ts'
 
 declare module 'fastify' {
