@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../platform/clock.ts'
-import type { JobMetrics } from '../platform/metrics.ts'
+import type { JobMetrics } from '../platform/metric-ports.ts'
 
 /**
  * Time-driven jobs (operations.md section 4). Each job is idempotent by

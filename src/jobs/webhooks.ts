@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { WebhookMetrics } from '../platform/metrics.ts'
+import type { WebhookMetrics } from '../platform/metric-ports.ts'
 import { TIMEOUTS } from '../platform/timeouts.ts'
 import type { ServiceContext } from '../services/context.ts'
 import { claimDueWebhooks, deliverClaimed } from '../services/webhooks/delivery.ts'

@@ -1,53 +1,15 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { METRIC_NAMES, OTHER_REASON } from './metric-names.ts'
+import type { HttpMetrics, JobMetrics, PoolCounts, ReadReplicaState, ServingMetrics, WebhookMetrics } from './metric-ports.ts'
 
 /**
  * The Prometheus metrics of one instance (docs/operations.md, "Metrics").
  * Every instance has a registry of its own (tests run several in one
  * process), scraped at `GET /metrics` behind the operator token. The names
- * are a contract once shipped. Recording is cheap: labelled children are
- * bound once and reused, so the serving path only increments.
+ * are a contract once shipped (metric-names.ts). Recording is cheap:
+ * labelled children are bound once and reused, so the serving path only
+ * increments. What each layer records is declared in metric-ports.ts.
  */
-
-/** Connections of the store's pool (pg.Pool counts). */
-export interface PoolCounts {
-  total: number
-  idle: number
-  waiting: number
-}
-
-/** What the serving engine records. */
-export interface ServingMetrics {
-  decision(filled: boolean): void
-  /** A view request's outcome: billable, or the reason it is not (unknown reasons count as `other`). */
-  view(billable: boolean, reason: string | null): void
-  /** A click request's outcome: billable, or why not (unknown reasons count as `other`). */
-  click(billable: boolean, reason: string | null): void
-  /** One committed (or failed) group-commit batch: its rows and how long the commit took. */
-  ledgerBatch(rows: number, seconds: number): void
-}
-
-/** What the scheduler records for each job run. */
-export interface JobMetrics {
-  jobRun(job: string, seconds: number, ok: boolean): void
-}
-
-/** What the webhook sender records for each attempt it recorded in the store. */
-export interface WebhookMetrics {
-  webhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', seconds: number): void
-}
-
-/** What the HTTP layer records for each answered request. */
-export interface HttpMetrics {
-  request(method: string, route: string, status: number, seconds: number): void
-}
-
-/** What the read routing knows (DATABASE_READ_URL; src/store/read-replica.ts). */
-export interface ReadReplicaState {
-  /** Lag-tolerant reads go to the replica now. */
-  up: boolean
-  /** How far behind the primary it is at most (ms) as of the last measurement; null: unknown (down). */
-  lagMs: number | null
-}
 
 export interface MetricsOptions {
   /** The read replica's state at scrape time; unset: no DATABASE_READ_URL, and no read-replica series. */
@@ -68,30 +30,6 @@ const ROWS_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 6000]
 const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 /** Jobs run from milliseconds (nothing due) to many minutes (an invoicing catch-up). */
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900]
-
-export const METRIC_NAMES = {
-  httpDuration: 'adapi_http_request_duration_seconds',
-  decisions: 'adapi_serve_decisions_total',
-  views: 'adapi_serve_views_total',
-  clicks: 'adapi_serve_clicks_total',
-  ledgerRows: 'adapi_ledger_batch_rows',
-  ledgerCommit: 'adapi_ledger_commit_seconds',
-  jobRuns: 'adapi_job_runs_total',
-  jobFailures: 'adapi_job_failures_total',
-  jobDuration: 'adapi_job_duration_seconds',
-  pool: 'adapi_db_pool_connections',
-  webhookAttempts: 'adapi_webhook_attempts_total',
-  webhookDuration: 'adapi_webhook_attempt_duration_seconds',
-  replicaUp: 'adapi_read_replica_up',
-  replicaLag: 'adapi_read_replica_lag_seconds',
-  lagTolerantReads: 'adapi_lag_tolerant_reads_total',
-  replicaReadFailures: 'adapi_read_replica_failures_total',
-  publicReportViews: 'adapi_public_report_views_total',
-} as const
-
-/** A route label for requests that matched no route (never the raw URL: it would be unbounded). */
-export const UNMATCHED_ROUTE = 'unmatched'
-export const OTHER_REASON = 'other'
 
 type CounterChild = ReturnType<Counter['labels']>
 type HistogramChild = ReturnType<Histogram['labels']>

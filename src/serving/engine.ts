@@ -5,7 +5,7 @@ import { assessDwell, offerExpired, UNKNOWN_IMPRESSION, type NonBillableReason, 
 import type { BlockList, SourceLimits } from '../domain/invalid-traffic.ts'
 import type { Source } from '../domain/traffic-source.ts'
 import type { Clock } from '../platform/clock.ts'
-import type { ServingMetrics } from '../platform/metrics.ts'
+import type { ServingMetrics } from '../platform/metric-ports.ts'
 import type { Db } from '../store/db.ts'
 import { ensureStoredSecret } from '../store/settings.ts'
 import { findDestination } from '../store/serving.ts'
