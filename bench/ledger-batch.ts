@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openStore, type Db } from '../src/store/db.ts'
-import { commitLedgerBatch, type KnownState, type ViewClaim } from '../src/serving/ledger-batch.ts'
+import { commitLedgerBatch } from '../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../src/serving/leases.ts'
 import { CampaignKinds } from '../src/serving/campaign-kinds.ts'
 import { OfferSealer } from '../src/serving/offer-token.ts'
@@ -36,7 +36,7 @@ import { onInterrupt } from '../tools/lib/processes.ts'
 import { ascending, mean } from '../tools/lib/stats.ts'
 import { servingLimitsOf } from '../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../src/domain/order-config.ts'
-import { noKnownState } from '../src/serving/ledger-batch.ts'
+import { noKnownState, type KnownState, type ViewClaim } from '../src/serving/ledger-claims.ts'
 
 const { values: args } = parseArgs({
   options: {

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, type KnownState, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { revokeLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { viewerSlot } from '../../src/domain/delivery.ts'
 import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/money.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
-import { noKnownState } from '../../src/serving/ledger-batch.ts'
+import { noKnownState, type KnownState, type ViewClaim } from '../../src/serving/ledger-claims.ts'
 
 /**
  * The group-commit write re-checks what a batch was judged on: a batch judged

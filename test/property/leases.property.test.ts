@@ -3,13 +3,13 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { campaignBody, useService } from '../helpers/api.ts'
-import { commitLedgerBatch, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook, type Taken } from '../../src/serving/leases.ts'
 import { settleLeases } from '../../src/store/leases.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
-import { noKnownState } from '../../src/serving/ledger-batch.ts'
+import { noKnownState, type ViewClaim } from '../../src/serving/ledger-claims.ts'
 
 /**
  * Several serving instances (each its own `LeaseBook`, its own holder) bill one small campaign on one

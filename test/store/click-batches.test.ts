@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { settleLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
-import { noKnownState } from '../../src/serving/ledger-batch.ts'
+import { noKnownState, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-claims.ts'
 
 /**
  * Clicks of click campaigns go through the ledger batch and the impression budget leases like billable

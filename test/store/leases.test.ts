@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { commitLedgerBatch, type ViewClaim } from '../../src/serving/ledger-batch.ts'
+import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { grantLeases, revokeLeases, settleLeases, withLeaseUse } from '../../src/store/leases.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
-import { noKnownState } from '../../src/serving/ledger-batch.ts'
+import { noKnownState, type ViewClaim } from '../../src/serving/ledger-claims.ts'
 
 /**
  * Impression budget leases on a real store (both stores): grants carve disjoint ranges, settlement
