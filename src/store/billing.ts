@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BillingEventsTable, CreditsTable, InvoicesTable } from './schema.ts'
 import type { BillingMode } from '../domain/billing-schedule.ts'
-import { rangeSpendMicros } from './leases.ts'
+import { rangeSpendMicros } from './lease-use.ts'
 
 export type InvoiceRow = Selectable<InvoicesTable>
 export type CreditRow = Selectable<CreditsTable>

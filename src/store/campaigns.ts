@@ -1,7 +1,7 @@
 import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from './db.ts'
 import type { BlocksTable, CampaignsTable, CreativesTable } from './schema.ts'
-import { withLeaseUse } from './leases.ts'
+import { withLeaseUse } from './lease-use.ts'
 
 export type CampaignRow = Selectable<CampaignsTable>
 export type CreativeRow = Selectable<CreativesTable>

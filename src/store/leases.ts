@@ -1,14 +1,14 @@
 import { sql } from 'kysely'
 import type { Db } from './db.ts'
-import { impressionsCostMicros } from '../domain/money.ts'
 import { grantSize } from '../domain/leases.ts'
-import { enqueueExhaustedCampaigns } from './webhooks.ts'
+import { settleRows, type LockedLease } from './lease-settlement.ts'
 
 // Impression budget leases (migration 0023; docs/decisions/0096-a-lease-is-a-range-of-a-campaigns-impression-numbers.md). A serving instance bills
 // views against numbers it leased (src/serving/leases.ts); the views hot path only appends ledger rows
 // and moves its lease's `used` (src/store/ledger.ts#writeViews). Granting, settling, recovering and
 // revoking leases are here, each one short transaction that locks the campaigns first (in id order),
-// then their lease rows.
+// then their lease rows. Folding a settlement into the campaigns is lease-settlement.ts's; reading
+// unsettled use into a campaign's delivered count and spend is lease-use.ts's.
 
 /**
  * How long a lease stays its holder's without a renewal (real time: the store's `now()`, never the
@@ -44,23 +44,7 @@ export interface LeaseRequest {
   want: number
 }
 
-interface LockedLease {
-  lease_id: number
-  campaign_id: string
-  holder: string | null
-  first_seq: number
-  size: number
-  used: number
-  cpm_micros: number
-  expired: boolean
-}
-
 const ttl = sql`(${LEASE_TTL_MS}::int8 * interval '1 millisecond')`
-
-/** Billed but unsettled: a lease range's spend, exact (floor(b·c/1000) − floor((a−1)·c/1000)). */
-export function rangeSpendMicros(cpmMicros: number, firstSeq: number, used: number): number {
-  return used === 0 ? 0 : impressionsCostMicros(cpmMicros, firstSeq + used - 1) - impressionsCostMicros(cpmMicros, firstSeq - 1)
-}
 
 function toLease(r: Pick<LockedLease, 'lease_id' | 'campaign_id' | 'first_seq' | 'size' | 'used' | 'cpm_micros'>): LeaseRow {
   return { leaseId: r.lease_id, campaignId: r.campaign_id, firstSeq: r.first_seq, size: r.size, used: r.used, cpmMicros: r.cpm_micros }
@@ -101,62 +85,6 @@ async function lockLeases(db: Db, ids: readonly string[], which: ReturnType<type
     SELECT lease_id, campaign_id, holder, first_seq, size, used, cpm_micros, expires_at < now() AS expired FROM impression_leases
     WHERE campaign_id = ANY(${ids}::text[]) AND (${which}) ORDER BY lease_id FOR UPDATE`.execute(db)
   return rows
-}
-
-/**
- * Folds locked lease rows' `used` into their campaigns (billed count, spend, completion, block
- * statuses, as the ledger statement did per batch before leases), resets each row to its unused tail
- * (deleted when empty) and frees the rows `free` says. The caller holds the campaigns' and the rows' locks.
- */
-async function settleRows(db: Db, rows: readonly LockedLease[], free: (r: LockedLease) => boolean, now: Date): Promise<void> {
-  if (rows.length === 0) return
-  const perCampaign = new Map<string, { n: number; spent: number }>()
-  for (const r of rows) {
-    if (r.used === 0) continue
-    const c = perCampaign.get(r.campaign_id) ?? { n: 0, spent: 0 }
-    c.n += r.used
-    c.spent += rangeSpendMicros(r.cpm_micros, r.first_seq, r.used)
-    perCampaign.set(r.campaign_id, c)
-  }
-  const ids = rows.map((r) => r.lease_id)
-  const freed = rows.filter(free).map((r) => r.lease_id)
-  await sql`UPDATE impression_leases SET first_seq = first_seq + used, size = size - used, used = 0,
-      holder = CASE WHEN lease_id = ANY(${freed}::int8[]) THEN NULL ELSE holder END
-    WHERE lease_id = ANY(${ids}::int8[])`.execute(db)
-  await sql`DELETE FROM impression_leases WHERE lease_id = ANY(${ids}::int8[]) AND size = 0`.execute(db)
-  if (perCampaign.size === 0) return
-  const settled = [...perCampaign]
-  await sql`
-    WITH billed AS (
-      SELECT * FROM unnest(${settled.map(([id]) => id)}::text[], ${settled.map(([, c]) => c.n)}::int8[], ${settled.map(([, c]) => c.spent)}::int8[])
-        AS b(campaign_id, n, spent)
-    ),
-    upd AS (
-      UPDATE campaigns c SET
-        impressions_billed = c.impressions_billed + b.n,
-        lifetime_spent_micros = c.lifetime_spent_micros + b.spent,
-        status = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN 'completed' ELSE c.status END,
-        completed_at = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN ${now} ELSE c.completed_at END,
-        updated_at = CASE WHEN c.impressions_billed + b.n >= c.impressions AND c.status IN ('active', 'paused') THEN ${now} ELSE c.updated_at END
-      FROM billed b
-      WHERE c.campaign_id = b.campaign_id
-      RETURNING c.campaign_id, c.impressions_billed, c.activated_at,
-                -- Every block of a campaign holds impressions / block_count (src/domain/campaign-order.ts).
-                c.impressions_billed / (c.impressions / c.block_count) AS current_block
-    )
-    UPDATE blocks b SET
-      status = CASE WHEN u.impressions_billed >= (b.block_index + 1) * b.impressions_target THEN 'exhausted' ELSE 'serving' END,
-      started_at = coalesce(b.started_at, ${now}),
-      exhausted_at = CASE WHEN u.impressions_billed >= (b.block_index + 1) * b.impressions_target
-                          THEN coalesce(b.exhausted_at, ${now}) ELSE b.exhausted_at END
-    FROM upd u
-    -- Only blocks at or below the current one can change: an index range on blocks_open (migration 0013).
-    WHERE b.campaign_id = u.campaign_id AND b.status <> 'exhausted' AND b.block_index <= u.current_block
-      AND (u.impressions_billed >= (b.block_index + 1) * b.impressions_target
-        OR (u.activated_at IS NOT NULL AND b.status = 'queued' AND b.block_index = u.impressions_billed / b.impressions_target))
-  `.execute(db)
-  // Webhooks: campaigns this settlement completed (`campaign.exhausted`), in the same transaction.
-  await enqueueExhaustedCampaigns(db, settled.map(([id]) => id), now)
 }
 
 /**
@@ -293,29 +221,4 @@ export async function revokeLeases(db: Db, campaignId: string): Promise<void> {
     shrunk AS (UPDATE impression_leases l SET size = r.used FROM r WHERE l.lease_id = r.lease_id RETURNING 1)
     INSERT INTO impression_leases (campaign_id, holder, first_seq, size, used, cpm_micros, expires_at)
     SELECT ${campaignId}, NULL, r.first_seq + r.used, r.size - r.used, 0, r.cpm_micros, now() FROM r`.execute(db)
-}
-
-/**
- * Campaign rows as delivered: the settled billed count and spend plus what leases used and did not
- * settle yet. Every read of a campaign's delivered count or spend goes through this or the view.
- * Both halves are read again in ONE statement (one snapshot): read apart, a settlement committing
- * between them moves `used` into the campaign row unseen, and the delivered count reads low.
- */
-export async function withLeaseUse<T extends { campaign_id: string; impressions_billed: number; lifetime_spent_micros: number }>(
-  db: Db,
-  rows: T[],
-): Promise<T[]> {
-  if (rows.length === 0) return rows
-  const delivered = await db
-    .selectFrom('campaigns as c')
-    .leftJoin('campaign_lease_use as u', 'u.campaign_id', 'c.campaign_id')
-    .select(['c.campaign_id', 'c.impressions_billed', 'c.lifetime_spent_micros', 'u.used', 'u.spent_micros'])
-    .where('c.campaign_id', 'in', [...new Set(rows.map((r) => r.campaign_id))])
-    .execute()
-  const by = new Map(delivered.map((d) => [d.campaign_id, d]))
-  return rows.map((r) => {
-    const d = by.get(r.campaign_id)
-    if (!d) return r
-    return { ...r, impressions_billed: d.impressions_billed + (d.used ?? 0), lifetime_spent_micros: d.lifetime_spent_micros + (d.spent_micros ?? 0) }
-  })
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
 import { microsToCents } from '../../src/domain/money.ts'
-import { withLeaseUse } from '../../src/store/leases.ts'
+import { withLeaseUse } from '../../src/store/lease-use.ts'
 
 /**
  * Random schedules of deliveries, pauses, cancels, credits, card failures and
