@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tooManyRequests } from '../../domain/errors.ts'
 import { RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../../domain/rate-limits.ts'
-import type { CreateBudget } from '../../services/campaigns.ts'
+import type { CreateBudget } from '../../services/campaign-creation.ts'
 import { createBudgetKey, safely, type AuthDeps } from './auth.ts'
 
 /**

@@ -12,7 +12,8 @@ import { requireWriteAccess } from '../../plugins/auth.ts'
 import { createBudget } from '../../plugins/create-budget.ts'
 import type { CampaignGraph } from '../../../services/read-models.ts'
 import { listCampaigns } from '../../../services/lists.ts'
-import { cancelCampaign, createCampaign, editCampaign, pauseCampaign, readCampaign, resumeCampaign } from '../../../services/campaigns.ts'
+import { createCampaign } from '../../../services/campaign-creation.ts'
+import { cancelCampaign, editCampaign, pauseCampaign, readCampaign, resumeCampaign } from '../../../services/campaigns.ts'
 
 const Params = IdParams('campaign_id')
 
