@@ -1,12 +1,23 @@
 /**
  * npm test: every test file of the suite on the embedded store, then, when
  * TEST_DATABASE_URL is set, every test file again on that PostgreSQL (each
- * test file creates and drops its own database). Ends with one summary line.
+ * test file creates and drops its own database). Ends with the slowest files
+ * and one summary line.
+ *
+ * The core files share processes: each of a few processes imports its share of
+ * the files, one after another, each inside a `describe` named by its path.
+ * node:test gives a file imported there its own scope (its top-level tests and
+ * hooks belong to that describe), so every file still starts and closes its own
+ * services; what a process pays once instead of once per file is Node, tsx and
+ * the app's module graph (about 5 s of CPU: docs/performance.md, "Test
+ * suite"). The long suites (browsers, child processes under faults) keep one
+ * process per file.
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { isAbsolute, join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { openStore } from '../src/store/db.ts'
 
@@ -16,10 +27,11 @@ mkdirSync(tmp, { recursive: true })
 
 /**
  * The long suites: real browsers, services started as child processes under
- * faults and crashes, schema-guided fuzzing. `npm test` runs the rest (the
- * core suite), `npm run test:long` these, `npm run test:all` both; CI runs both.
+ * faults and crashes, schema-guided fuzzing, property runs over random
+ * schedules. `npm test` runs the rest (the core suite), `npm run test:long`
+ * these, `npm run test:all` both; CI runs both.
  */
-const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/']
+const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/', 'test/property/']
 
 const args = process.argv.slice(2)
 const suite = args.includes('--long') ? 'long' : args.includes('--all') ? 'all' : 'core'
@@ -88,6 +100,60 @@ async function postgresTemplate(adminUrl: string): Promise<string> {
   }
 }
 
+/** `<ms>\t<file>` lines (scripts/file-times-reporter.mjs) as file (relative to the root) → ms. */
+function readTimes(path: string): Map<string, number> {
+  const times = new Map<string, number>()
+  for (const line of (existsSync(path) ? readFileSync(path, 'utf8') : '').split('\n').filter(Boolean)) {
+    const [ms, file] = line.split('\t')
+    times.set(isAbsolute(file!) ? relative(root, file!) : file!, Number(ms))
+  }
+  return times
+}
+
+/**
+ * How many processes share the core files: a few per core, so one slow process does not leave a
+ * core idle (TEST_PROCESSES sets another number: 1 runs the files given in one process, in turn).
+ */
+const CORE_PROCESSES = Number(process.env.TEST_PROCESSES) || 6
+
+/**
+ * The core files dealt into CORE_PROCESSES group files (longest first, each to the group with the
+ * least time so far, by the times of the previous run on this store; a file not timed yet counts as
+ * the median). Each group file imports its files in turn, each inside a describe named by its path.
+ */
+function groupFiles(store: string, core: string[]): string[] {
+  if (core.length === 0) return []
+  const known = readTimes(join(tmp, `file-times-${store}.tsv`))
+  const sorted = [...known.values()].sort((a, b) => a - b)
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 1
+  const groups = Array.from({ length: Math.min(CORE_PROCESSES, core.length) }, () => ({ ms: 0, files: [] as string[] }))
+  for (const file of [...core].sort((a, b) => (known.get(b) ?? median) - (known.get(a) ?? median) || a.localeCompare(b))) {
+    const lightest = groups.reduce((min, g) => (g.ms < min.ms ? g : min))
+    lightest.ms += known.get(file) ?? median
+    lightest.files.push(file)
+  }
+  const dir = join(tmp, 'test-groups')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  return groups.map((g, i) => {
+    const path = join(dir, `${store}-${i + 1}.test.mjs`)
+    const lines = g.files
+      .sort()
+      .map((f) => `describe(${JSON.stringify(f)}, async () => { before(startOfFile); await import(${JSON.stringify(pathToFileURL(join(root, f)).href)}) })`)
+    writeFileSync(
+      path,
+      [
+        '// Written by scripts/test.ts: one process for these test files, each in its own scope.',
+        "import { before, describe } from 'node:test'",
+        `import { startOfFile } from ${JSON.stringify(pathToFileURL(join(root, 'test/helpers/file-scope.ts')).href)}`,
+        ...lines,
+        '',
+      ].join('\n'),
+    )
+    return path
+  })
+}
+
 interface FileTime {
   store: string
   file: string
@@ -96,18 +162,25 @@ interface FileTime {
 
 function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pass: number; fail: number; times: FileTime[] } {
   console.log(`\n=== ${files.length} test files on the ${store} store ===`)
+  // Core groups three at a time: a group waiting on a real-time bound (a webhook timeout, a reload
+  // interval) leaves its core to another. The long suites two at a time: browsers and child services
+  // under faults measure real latency, which a third process would disturb.
+  const grouped = [...groupFiles(store, files.filter((f) => !isLong(f))), ...files.filter(isLong)]
   const tap = join(tmp, `results-${store}.tap`)
+  // This run's times, then merged into the times kept across runs (a run of a few files keeps the rest).
+  const runTimesFile = join(tmp, `file-times-${store}.run.tsv`)
   const timesFile = join(tmp, `file-times-${store}.tsv`)
+  rmSync(runTimesFile, { force: true })
   const result = spawnSync(
     process.execPath,
     [
       '--import', 'tsx',
       '--test',
-      '--test-concurrency=2',
+      `--test-concurrency=${files.some(isLong) ? 2 : 3}`,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-      `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`, `--test-reporter-destination=${timesFile}`,
-      ...files,
+      `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`, `--test-reporter-destination=${runTimesFile}`,
+      ...grouped,
     ],
     { stdio: 'inherit', env: { ...process.env, ...env, TEST_STORE: store } },
   )
@@ -116,13 +189,10 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
   const pass = count('pass')
   const fail = count('fail') + (result.status !== 0 && count('fail') === 0 ? 1 : 0)
   console.log(`${store}: ${pass} passed, ${fail} failed`)
-  const times = (existsSync(timesFile) ? readFileSync(timesFile, 'utf8') : '')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [ms, file] = line.split('\t')
-      return { store, file: relative(root, file!), ms: Number(ms) }
-    })
+  const ran = readTimes(runTimesFile)
+  const kept = new Map([...readTimes(timesFile), ...ran])
+  writeFileSync(timesFile, [...kept].map(([file, ms]) => `${ms}\t${file}\n`).join(''))
+  const times = [...ran].map(([file, ms]) => ({ store, file, ms }))
   return { pass, fail, times }
 }
 

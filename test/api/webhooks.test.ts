@@ -189,7 +189,8 @@ test('campaign.moderation_decided from an operator decision; another account hea
   assert.ok(got!.verified)
   assert.deepEqual(got!.json.data, { campaign_id: id, moderation_status: 'rejected', moderation_reason: 'Misleading claim', decided_at: got!.json.timestamp })
   assert.equal(got!.json.type, 'campaign.moderation_decided')
-  await new Promise((r) => setTimeout(r, 1500))
+  // Events fan out into the outbox when they happen: the other account's endpoint has no message, so nothing can ever be sent to it.
+  assert.deepEqual((await other.get(`/v1/webhook-endpoints/${otherEp.id}`)).body.deliveries, [])
   assert.equal(otherEp.receiver.received.length, 0)
 })
 
@@ -278,7 +279,9 @@ test('campaign.exhausted when the last bought impression is billed', async () =>
     completed_at: got!.json.timestamp,
   })
   assert.equal(campaign.body.impressions_served, 1000)
-  await new Promise((r) => setTimeout(r, 1500))
+  // One message for the event, delivered: a delivered message is never claimed again.
+  const log = await until(() => adv.get(`/v1/webhook-endpoints/${ep.id}`), (r) => r.body.deliveries[0]?.status === 'delivered')
+  assert.deepEqual(log.body.deliveries.map((d: { id: string }) => d.id), [got!.id], 'once')
   assert.equal(ep.receiver.received.length, 1, 'once')
 })
 

@@ -5,8 +5,6 @@ import { startTcpProxy } from '../helpers/tcp-proxy.ts'
 import { TIMEOUTS } from '../../src/platform/timeouts.ts'
 import { accountWithCampaign, childStore, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
 const checksOf = (r: Timed) => (r.body as { checks?: { store: string; redis: string } }).checks
 
 test(
@@ -41,7 +39,11 @@ test(
       // At worst one command timeout (the call that finds Redis stalled, or a probe), plus the request itself.
       const bound = TIMEOUTS.redis.commandMs + 1_000
       assert.ok(slowest < bound, `slowest answer ${Math.round(slowest)} ms (< ${bound} ms)`)
-      assert.ok(median(times) < 500, `median ${Math.round(median(times))} ms: the circuit spares most requests the command timeout`)
+      // The circuit spares most requests the command timeout: only the call that finds Redis stalled
+      // and one probe per open circuit wait for it. Counted against the service's own bound, not a
+      // wall-clock figure that a busy machine can miss.
+      const waited = times.filter((ms) => ms >= TIMEOUTS.redis.commandMs)
+      assert.ok(waited.length < times.length / 2, `${waited.length} of ${times.length} answers waited a command timeout (${TIMEOUTS.redis.commandMs} ms): the circuit should spare most`)
       const degraded = await timedCall(base, 'GET', '/readyz')
       assert.equal(degraded.status, 200, 'Redis down does not make the instance unready')
       assert.deepEqual(checksOf(degraded), { store: 'up', redis: 'degraded' })

@@ -48,6 +48,10 @@ test(
     const port = Number(new URL(svc.base).port)
     const clients: ReturnType<typeof trickle>[] = []
     try {
+      // The same calls before any slow client connects: what this machine takes for one, right now.
+      const quiet: number[] = []
+      for (let i = 0; i < 10; i++) quiet.push((await timedCall(svc.base, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: `quiet-${i}` })).ms)
+      const quietMedian = [...quiet].sort((a, b) => a - b)[5]!
       for (let i = 0; i < SLOW_BODIES; i++) {
         const head = 'POST /serve/v1/decisions HTTP/1.1\r\nHost: slow\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{'
         clients.push(trickle(port, head, 2_000))
@@ -63,11 +67,14 @@ test(
         served.push(r.ms)
         await new Promise((resolve) => setTimeout(resolve, 250))
       }
-      // Under 1 s; on a loaded CI machine one answer in twenty may be late, none by more than 2 s.
+      // Served as if the slow clients were not there: the 95th percentile under 1 s (or five quiet calls,
+      // on a machine busy with other work), and none near the header timeout, which is what a normal
+      // client would wait if the slow ones held the server.
       const sorted = [...served].sort((a, b) => a - b)
       const p95 = sorted[Math.floor(sorted.length * 0.95)]!
-      assert.ok(p95 < 1_000, `a normal client waited ${Math.round(p95)} ms (95th percentile of ${served.length}; < 1 s)`)
-      assert.ok(sorted.at(-1)! < 2_000, `a normal client waited ${Math.round(sorted.at(-1)!)} ms at most`)
+      const p95Bound = Math.max(1_000, 5 * quietMedian)
+      assert.ok(p95 < p95Bound, `a normal client waited ${Math.round(p95)} ms (95th percentile of ${served.length}; < ${Math.round(p95Bound)} ms, quiet median ${Math.round(quietMedian)} ms)`)
+      assert.ok(sorted.at(-1)! < TIMEOUTS.http.headersMs / 2, `a normal client waited ${Math.round(sorted.at(-1)!)} ms at most (< half the ${TIMEOUTS.http.headersMs} ms header timeout)`)
 
       const bodies = await Promise.all(clients.slice(0, SLOW_BODIES).map((c) => c.closedAfterMs))
       const heads = await Promise.all(clients.slice(SLOW_BODIES).map((c) => c.closedAfterMs))

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
 import { ADMIN_TOKEN, startService, type TestService } from './service.ts'
-import { OPENAPI_DOCUMENTS, OpenApiValidator, operatorValidator } from './openapi.ts'
+import { OPENAPI_DOCUMENTS, advertiserValidator, type OpenApiValidator, operatorValidator } from './openapi.ts'
+import { perFile } from './file-scope.ts'
 
 export interface Reply<T = any> {
   status: number
@@ -18,9 +19,8 @@ export interface CallOptions {
   headers?: Record<string, string>
 }
 
-let ipCounter = 0
 /** A distinct documentation-range address per client, so lockouts never leak across tests. */
-export const freshIp = () => `198.51.${100 + (process.pid % 50)}.${(ipCounter++ % 250) + 1}`
+export const freshIp = () => `198.51.${100 + (process.pid % 50)}.${(perFile.ip++ % 250) + 1}`
 
 export class Client {
   readonly ip = freshIp()
@@ -90,7 +90,7 @@ export function useService(env: Record<string, string> = {}, config?: Record<str
   before(async () => {
     h.svc = await startService(env)
     h.baseUrl = h.svc.baseUrl
-    h.validator = new OpenApiValidator(await (await fetch(`${h.baseUrl}/v1/openapi.json`)).json())
+    h.validator = await advertiserValidator(h.baseUrl)
     h.operatorValidator = await operatorValidator(h.baseUrl, ADMIN_TOKEN)
     h.admin = new Client(h, { authorization: `Bearer ${ADMIN_TOKEN}` })
     h.anonymous = new Client(h)

@@ -77,9 +77,30 @@ export class OpenApiValidator {
   }
 }
 
+/**
+ * One validator per distinct document in a process: the test files that share a process
+ * (scripts/test.ts) are served the same documents, and each schema is compiled once.
+ */
+const validators = new Map<string, OpenApiValidator>()
+function validatorOf(text: string): OpenApiValidator {
+  let validator = validators.get(text)
+  if (!validator) {
+    validator = new OpenApiValidator(JSON.parse(text) as OpenApiDoc)
+    validators.set(text, validator)
+  }
+  return validator
+}
+
+/** The advertiser API's document, as served, as a validator. */
+export async function advertiserValidator(baseUrl: string): Promise<OpenApiValidator> {
+  const res = await fetch(baseUrl + OPENAPI_DOCUMENTS.advertiser.url)
+  if (res.status !== 200) throw new Error(`GET ${OPENAPI_DOCUMENTS.advertiser.url}: ${res.status} ${await res.text()}`)
+  return validatorOf(await res.text())
+}
+
 /** The operator API's document, fetched with the token, as a validator. */
 export async function operatorValidator(baseUrl: string, token: string): Promise<OpenApiValidator> {
   const res = await fetch(baseUrl + OPENAPI_DOCUMENTS.operator.url, { headers: { authorization: `Bearer ${token}` } })
   if (res.status !== 200) throw new Error(`GET ${OPENAPI_DOCUMENTS.operator.url}: ${res.status} ${await res.text()}`)
-  return new OpenApiValidator((await res.json()) as OpenApiDoc)
+  return validatorOf(await res.text())
 }

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
 import assert from 'node:assert/strict'
 import type { Client, TestHarness } from './api.ts'
+import { perFile } from './file-scope.ts'
 
-let scopeCounter = 0
 /**
  * A country code of its own per test (AA, AB, …; each test file runs its own
  * service): campaigns targeted at it compete only with each other, so tests
  * in one file never see each other's auctions.
  */
 export function privateCountry(): string {
-  const n = scopeCounter++ % (26 * 26)
+  const n = perFile.country++ % (26 * 26)
   return String.fromCharCode(65 + Math.floor(n / 26), 65 + (n % 26))
 }
 
@@ -72,14 +72,13 @@ export async function served(adv: Client, campaignId: string): Promise<number> {
   return res.body.impressions_served
 }
 
-let deliveryCounter = 0
 /**
  * Delivers `n` billable impressions to whatever wins the auction for `country`
  * (distinct viewers, dwell 10 s): n decisions, ten seconds of service time, n
  * views. Returns how many decisions were filled.
  */
 export async function deliver(h: TestHarness, country: string, n: number, surface = 'extension'): Promise<number> {
-  const run = deliveryCounter++
+  const run = perFile.delivery++
   const offers = await Promise.all(
     Array.from({ length: n }, (_, i) => decide(h.anonymous, { country, surface, viewer_id: `deliver-${process.pid}-${run}-${i}` })),
   )
