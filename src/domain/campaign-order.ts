@@ -144,6 +144,16 @@ export interface Bid {
 }
 
 /**
+ * The target surfaces an order may have under the live config, the default
+ * first: one surface (extension or terminal) while the surface split is on,
+ * else only the blended order (both surfaces at one bid). `checkBid` applies
+ * it; the portal's create form offers exactly these.
+ */
+export function orderableSurfaces(config: Pick<OrderConfig, 'surface_split_enabled'>): readonly TargetSurface[] {
+  return config.surface_split_enabled ? ['extension', 'terminal'] : ['blended']
+}
+
+/**
  * The bid, volume and targeting rules of an order that depend on the live
  * config (bid floor, blocks, order total, surface split, country targeting),
  * in the order POST /campaigns checks them. Throws 400 naming the input.
@@ -166,8 +176,8 @@ export function checkBid(input: BidInput, config: OrderConfig): Bid {
     throw invalid('cpm_usd', 'order_total_exceeded', { max_total_usd: config.max_total_usd, order_total_usd: faceMicros / MICROS_PER_USD })
   }
 
-  let targetSurface: TargetSurface = 'blended'
-  if (config.surface_split_enabled) targetSurface = input.target_surface ?? 'extension'
+  let targetSurface: TargetSurface = orderableSurfaces(config)[0]!
+  if (config.surface_split_enabled) targetSurface = input.target_surface ?? targetSurface
   else if (input.target_surface !== undefined) throw invalid('target_surface', 'surface_split_not_enabled')
 
   let targetCountries: string[] | null = null

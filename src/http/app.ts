@@ -29,6 +29,7 @@ import { portalRoutes } from './routes/portal/index.ts'
 import { publicRoutes } from './routes/public/index.ts'
 import { opsRoutes } from './routes/ops/index.ts'
 import { registerWebPages } from './plugins/web-pages.ts'
+import { BROWSER_PAGE_CONSTRAINT } from './routes/public/not-found.ts'
 import { servingRoutes } from './routes/serve.ts'
 import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
@@ -159,6 +160,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
     )
   })
   registerErrorHandling(app)
+  // A browser's page request for an unknown path reaches the HTML 404 page (routes/public/not-found.ts); API clients never do.
+  app.addConstraintStrategy(BROWSER_PAGE_CONSTRAINT)
   registerDeadline(app, TIMEOUTS.http.deadlineMs)
   registerInputGuard(app)
   const routeCatalogue: RouteEntry[] = []

@@ -356,3 +356,45 @@ test(
     assert.equal(visibleText(list.text).split('Stalled launch').length - 1, 1, `one campaign ${id}, not two`)
   },
 )
+
+/** The values and labels of a select's options, in order. */
+function options(html: string, name: string): [string, string][] {
+  const m = new RegExp(`<select\\b[^>]*\\bname="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html)
+  assert.ok(m, `a select named ${name}`)
+  return [...m[1]!.matchAll(/<option\b[^>]*\bvalue="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((o) => [o[1]!, o[2]!.trim()])
+}
+
+test('Target surface offers only what the live config accepts, and says the rule once (issue 36, point 3)', async () => {
+  const adv = await portalAdvertiser(h)
+  // The split is on (the default): one surface per order, no "Both surfaces".
+  let form = await openForm(adv)
+  assert.deepEqual(options(form.text, 'target_surface'), [
+    ['extension', 'Editor extension'],
+    ['terminal', 'Terminal status line'],
+  ])
+  assert.equal(visibleText(form.text).match(/place two orders to reach both/g)?.length, 1, 'the rule, once, beside the field')
+  assert.doesNotMatch(form.text, /Both surfaces/)
+  assert.doesNotMatch(form.text, /To see your place in the auction/, 'the first quote is a quote, not an error')
+
+  await h.config({ surface_split_enabled: false })
+  try {
+    // The split is off: every order is blended, so "Both surfaces" is the one choice.
+    form = await openForm(adv)
+    assert.deepEqual(options(form.text, 'target_surface'), [['both', 'Both surfaces']])
+    assert.equal(selectedOption(form.text, 'target_surface'), 'both')
+    assert.match(visibleText(form.text), /The surface split is off: every order runs on both surfaces at one bid\./)
+    assert.doesNotMatch(visibleText(form.text), /place two orders/)
+    const id = campaignIdOf(await adv.browser.post(FORM, filled(form, { target_surface: 'both' })))
+    const c = await adv.api.get(`/v1/campaigns/${id}`)
+    assert.equal(c.status, 200, c.text)
+    assert.equal(c.body.target_surface, 'blended')
+  } finally {
+    await h.config({ surface_split_enabled: true })
+  }
+  form = await openForm(adv)
+  assert.deepEqual(
+    options(form.text, 'target_surface').map(([v]) => v),
+    ['extension', 'terminal'],
+    'follows the live config back',
+  )
+})

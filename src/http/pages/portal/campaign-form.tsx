@@ -2,7 +2,8 @@ import type { ComponentChildren } from 'preact'
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field, PostForm } from '../forms.tsx'
-import { CheckboxField, ErrorSummary, SelectField } from '../choice-fields.tsx'
+import { CheckboxField, ErrorSummary, SelectField, type Choice } from '../choice-fields.tsx'
+import { orderableSurfaces, type TargetSurface } from '../../../domain/campaign-order.ts'
 import { count, usdBid } from '../format.ts'
 import { WriteSteps } from './overview.tsx'
 import { AuctionQuoteRegion, type QuoteView } from './auction-quote.tsx'
@@ -41,7 +42,7 @@ export interface FormProblem<F extends string> {
 export function newCampaignValues(config: Config, idempotencyKey: string): CampaignFormValues {
   return {
     idempotency_key: idempotencyKey,
-    target_surface: config.surface_split_enabled ? 'extension' : 'both',
+    target_surface: surfaceChoices(config)[0]!.value,
     kind: 'impression',
     optin_leaderboard: 'on',
   }
@@ -49,10 +50,20 @@ export function newCampaignValues(config: Config, idempotencyKey: string): Campa
 
 const isChecked = (value: string | undefined) => value !== undefined && value !== ''
 
+/** How the form names each target surface; "both" is the blended order (the route omits the field for it). */
+const SURFACE_CHOICES: Record<TargetSurface, Choice> = {
+  blended: { value: 'both', label: 'Both surfaces' },
+  extension: { value: 'extension', label: 'Editor extension' },
+  terminal: { value: 'terminal', label: 'Terminal status line' },
+}
+
+/** Only the surfaces the live config accepts (`domain/campaign-order.ts#orderableSurfaces`), the default first. */
+const surfaceChoices = (config: Config): Choice[] => orderableSurfaces(config).map((s) => SURFACE_CHOICES[s])
+
 function surfaceHint(config: Config): string {
   return config.surface_split_enabled
-    ? 'Each campaign serves on one surface: the editor extension or the terminal status line.'
-    : 'The surface split is off: campaigns serve on both surfaces at one bid.'
+    ? 'Each order runs on one surface, the editor extension or the terminal status line; place two orders to reach both.'
+    : 'The surface split is off: every order runs on both surfaces at one bid.'
 }
 
 export function CampaignFormPage(props: {
@@ -115,11 +126,7 @@ export function CampaignFormPage(props: {
           value={v('target_surface')}
           error={errors.target_surface}
           hint={surfaceHint(config)}
-          choices={[
-            { value: 'both', label: 'Both surfaces' },
-            { value: 'extension', label: 'Editor extension' },
-            { value: 'terminal', label: 'Terminal status line' },
-          ]}
+          choices={surfaceChoices(config)}
         />
         {text(
           'target_countries',

@@ -1,0 +1,82 @@
+import type { IncomingMessage } from 'node:http'
+import type { App } from '../../types.ts'
+import { ErrorPage } from '../../pages/error-page.tsx'
+import { hasEmptySegment } from '../../plugins/errors.ts'
+
+/**
+ * Any unknown path a browser asks for (issue 36): an HTML 404 page with the
+ * public navigation, served by a catch-all route of the web pages' context so
+ * it has their security headers and CSP. The route is constrained to requests
+ * that prefer HTML and lie outside the APIs; every other unknown path (an API
+ * client's, anything under /v1, /admin/v1 or /serve) never matches it and
+ * gets the JSON envelope of `plugins/errors.ts` (404, or 405 with Allow).
+ */
+
+/** Paths that answer JSON whatever the Accept header says. */
+const API_PREFIXES = ['/v1', '/admin/v1', '/serve']
+
+/**
+ * A path with an empty segment or a trailing slash is refused by the input
+ * guard before any route runs (`plugins/input-guard.ts`), so it keeps the
+ * JSON 404 (decision record: "unknown paths a browser asks for").
+ */
+const underApi = (url: string) => API_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`))
+
+/** The quality an Accept header gives a media type (exact match only; 0 when absent). */
+function quality(accept: string, type: string): number {
+  let q = 0
+  for (const part of accept.split(',')) {
+    const [media, ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    if (media !== type) continue
+    const qParam = params.find((p) => p.startsWith('q='))
+    const value = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (Number.isFinite(value)) q = Math.max(q, value)
+  }
+  return q
+}
+
+/** A browser's request for a page: text/html named, and not ranked below JSON (curl's and fetch's `*\/*` is not). */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false
+  const html = quality(accept, 'text/html')
+  return html > 0 && html >= quality(accept, 'application/json')
+}
+
+/** The router constraint (`app.addConstraintStrategy`) that lets only a browser's page request reach the catch-all. */
+export const BROWSER_PAGE_CONSTRAINT = {
+  name: 'browserPage',
+  mustMatchWhenDerived: false,
+  storage() {
+    const handlers = new Map<string, unknown>()
+    return {
+      get: (value: string) => (handlers.get(value) ?? null) as never,
+      set: (value: string, handler: unknown) => void handlers.set(value, handler),
+    }
+  },
+  deriveConstraint: (req: IncomingMessage) => {
+    const url = req.url ?? '/'
+    return !underApi(url) && !hasEmptySegment(url.split('?')[0]!) && prefersHtml(req.headers.accept) ? 'yes' : 'no'
+  },
+  validate: (value: unknown) => {
+    if (value !== 'yes') throw new Error('browserPage constraint: only "yes"')
+  },
+}
+
+export function notFoundPageRoutes() {
+  return async (app: App) => {
+    app.get('/*', { constraints: { browserPage: 'yes' } }, async (_request, reply) =>
+      reply.page(
+        ErrorPage({
+          status: 404,
+          message: 'This page does not exist. Check the address, or start again from one of these pages.',
+          links: [
+            { href: '/', label: 'Home' },
+            { href: '/status', label: 'Service status' },
+            { href: '/portal/login', label: 'Sign in to the advertiser portal' },
+          ],
+        }),
+        404,
+      ),
+    )
+  }
+}
