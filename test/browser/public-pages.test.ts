@@ -174,6 +174,21 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
     // noForeignRequests (checked after each test) fails on any request to another origin.
   })
 
+  test('an unknown address is a page with the way back, not JSON (issue 36)', { timeout: 60_000 }, async () => {
+    const { page, context } = h
+    const response = await page.goto(`${h.baseUrl}/no/such/page`)
+    assert.equal(response?.status(), 404)
+    assert.equal(await page.locator('h1').innerText(), 'Page not found')
+    assert.match(await page.locator('main').innerText(), /This page does not exist/)
+    assert.doesNotMatch(await page.locator('body').innerText(), /not_found|"status"/)
+    assertNoCookie(await context.cookies(), 'the 404 page')
+    await assertPublicHeader(page)
+    await checkPage(page)
+    await screenshotBothWidths(page, 'public-404', SHOTS)
+    await page.getByRole('link', { name: 'Home', exact: true }).click()
+    await page.waitForURL(`${h.baseUrl}/`)
+  })
+
   test('a shared report shows the campaign and no account data; "Stop sharing" takes it down', { timeout: 60_000 }, async () => {
     const { page } = h
     const owner = await advertiser(h, page)
