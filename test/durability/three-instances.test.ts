@@ -179,10 +179,14 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
       const burst = toView.slice(next, next + 30).map(({ id }) => id)
       next += burst.length
       for (const id of burst) viewed.add(id)
-      const sent = burst.map((id) => view(id, victim))
-      // Sent (some perhaps already written to the ledger), hardly any answered yet: the instance dies without a word, and stays dead.
-      await new Promise((r) => setTimeout(r, 2))
+      // Stopped first, so the burst reaches the victim's sockets and none of it is answered: every one is
+      // cut by the kill and retried elsewhere, however fast the machine (a 2 ms pause once let a whole
+      // burst be answered). Views the other loops had in flight may be in the ledger unanswered: those
+      // are retried after their write. Then the instance dies without a word, and stays dead.
       const child = victim.child!
+      child.process.kill('SIGSTOP')
+      const sent = burst.map((id) => view(id, victim))
+      await new Promise((r) => setTimeout(r, 50))
       victim.child = null
       child.process.kill('SIGKILL')
       await child.exit
