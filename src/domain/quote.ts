@@ -52,6 +52,8 @@ export interface Place {
   rank: number
   /** Impressions left to deliver on the competing campaigns ranked ahead (a click campaign's clicks left at its estimated CTR). */
   impressionsAhead: number
+  /** The part of `impressionsAhead` that is the quoting advertiser's own campaigns (0 when `isOwn` is not given). */
+  ownImpressionsAhead: number
 }
 
 /**
@@ -71,7 +73,7 @@ export type CtrOf = (c: QueuedCampaign | null, surface: Surface) => Fraction
  * exhausted, stopped by billing) are not in `queue` at all; paced campaigns
  * are, since they stay ahead of the bid for what they have left.
  */
-export function placeInQueue(queue: readonly QueuedCampaign[], bid: QuotedBid, ctrOf: CtrOf): Place {
+export function placeInQueue<C extends QueuedCampaign>(queue: readonly C[], bid: QuotedBid, ctrOf: CtrOf, isOwn: (c: C) => boolean = () => false): Place {
   const competing = queue.filter((c) => competesWith(c, bid))
   const mine: QueuedCampaign = {
     cpmMicros: bid.cpmMicros,
@@ -83,15 +85,21 @@ export function placeInQueue(queue: readonly QueuedCampaign[], bid: QuotedBid, c
     billed: 0,
   }
   // Each campaign ahead, with the CTR of the first surface it is ahead on (its clicks are impressions at that rate).
-  const ahead = new Map<QueuedCampaign, Fraction | null>()
+  const ahead = new Map<C, Fraction | null>()
   for (const surface of surfacesOf(bid.targetSurface)) {
     const there = competing.filter((c) => surfacesOf(c.targetSurface).includes(surface))
-    const ordered = rank([...there, mine], (c) => ctrOf(c === mine ? null : c, surface))
-    for (const c of ordered.slice(0, ordered.indexOf(mine))) if (!ahead.has(c)) ahead.set(c, c.kind === 'click' ? ctrOf(c, surface) : null)
+    const ordered = rank<QueuedCampaign>([...there, mine], (c) => ctrOf(c === mine ? null : c, surface))
+    const before = ordered.slice(0, ordered.indexOf(mine)).filter((c): c is C => c !== mine)
+    for (const c of before) if (!ahead.has(c)) ahead.set(c, c.kind === 'click' ? ctrOf(c, surface) : null)
   }
   let impressionsAhead = 0
-  for (const [c, ctr] of ahead) impressionsAhead += impressionsFor(Math.max(0, c.impressions - c.billed), ctr)
-  return { rank: ahead.size + 1, impressionsAhead }
+  let ownImpressionsAhead = 0
+  for (const [c, ctr] of ahead) {
+    const left = impressionsFor(Math.max(0, c.impressions - c.billed), ctr)
+    impressionsAhead += left
+    if (isOwn(c)) ownImpressionsAhead += left
+  }
+  return { rank: ahead.size + 1, impressionsAhead, ownImpressionsAhead }
 }
 
 /**
@@ -140,7 +148,7 @@ const ceilToSecond = (ms: number) => Math.ceil(ms / 1000) * 1000
  * after `impressions` more. Offsets are rounded up to whole seconds. Null when
  * the window has no billable impression (no rate to estimate from).
  */
-export function estimateDelivery(place: Place, impressions: number, window: FillWindow): { startMs: number; completionMs: number } | null {
+export function estimateDelivery(place: Pick<Place, 'rank' | 'impressionsAhead'>, impressions: number, window: FillWindow): { startMs: number; completionMs: number } | null {
   if (window.billable === 0) return null
   // Exact rational arithmetic: ms per impression is span / billable; a zero span (a burst at one instant) counts as 1 ms.
   const spanMs = Math.max(1, window.endMs - window.startMs)

@@ -51,6 +51,18 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * platform estimate.
  */
 export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
+  const { own_impressions_ahead: _own, order_total_micros: _total, ...quote } = await quoteBidFor(ctx, q, null)
+  return quote
+}
+
+/**
+ * The quote as `quoteBid` gives it, plus two figures for the portal's create
+ * form: how many of the impressions ahead are `userId`'s own campaigns (a
+ * person queued behind themselves should know it), and the order's total
+ * (bid × volume, the most it can bill). The API answer leaves them out: the
+ * first is about the caller only, the second is the create's `amount_cents`.
+ */
+export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: string | null) {
   const config = await readConfig(ctx.db)
   const countries =
     q.target_countries === undefined
@@ -80,7 +92,7 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
     return { queue, ctrOf, window, lowest }
   })
 
-  const place = placeInQueue(queue, bid, ctrOf)
+  const place = placeInQueue(queue, bid, ctrOf, (c) => c.userId === userId)
   // A click bid buys clicks: they take impressions at its estimated CTR on its (first) surface.
   const volume = impressionsFor(bid.impressions, bid.kind === 'click' ? ctrOf(null, traffic.surfaces[0]!) : null)
   const estimate = estimateDelivery(place, volume, window)
@@ -88,6 +100,8 @@ export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
   return {
     rank: place.rank,
     impressions_ahead: place.impressionsAhead,
+    own_impressions_ahead: place.ownImpressionsAhead,
+    order_total_micros: bid.faceMicros,
     clearing_cpm_usd: clearing === null ? null : microsToUsd(clearing),
     estimated_start_at: estimate ? iso(estimate.startMs) : null,
     estimated_completion_at: estimate ? iso(estimate.completionMs) : null,

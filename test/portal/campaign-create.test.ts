@@ -79,7 +79,15 @@ test('the form: every field labelled in the API words, a fresh idempotency key p
   }
   assert.match(form.text, /<button type="submit">Create campaign<\/button>/)
   assert.match(visibleText(form.text), /1 to 50\. Bid × blocks is at most \$5,000\.00 per order/, 'the hint states the live config')
-  assert.match(control(form.text, 'optin_leaderboard'), /\bchecked\b/, 'opted in by default, as the API')
+  assert.doesNotMatch(control(form.text, 'optin_leaderboard'), /\bchecked\b/, 'the leaderboard is the advertiser\'s choice: unticked')
+  for (const name of ['ad_line', 'cpm_usd', 'blocks', 'destination_url']) {
+    assert.match(control(form.text, name), /aria-required="true"/, `${name} is marked required`)
+  }
+  for (const name of ['name', 'brand', 'icon_url', 'pace_minutes']) assert.doesNotMatch(control(form.text, name), /aria-required/, `${name} is optional`)
+  assert.equal((form.text.match(/class="required-mark"/g) ?? []).length, 4, 'four visible Required marks')
+  assert.match(visibleText(form.text), /Impression: each ten-second showing of the line.*Click: only the clicks on it/, 'Kind is explained where it is chosen')
+  assert.match(visibleText(form.text), /How your ad will look.*Your ad line appears here…/, 'the line preview, empty form')
+  assert.match(visibleText(form.text), /Order total: \$0\.50 for 1,000 impressions at \$0\.50 per 1,000/, 'the order total of a fresh form (one block at the floor)')
   assert.doesNotMatch(control(form.text, 'start_paused'), /\bchecked\b/)
   assert.equal(selectedOption(form.text, 'target_surface'), 'extension', 'the split is on: extension is the default, as the API')
   const key = inputValue(form.text, 'idempotency_key')!

@@ -27,13 +27,13 @@ const bid = (cpmMicros: number, over: Partial<QuotedBid> = {}): QuotedBid => ({
 
 test('placeInQueue: the auction order, the new bid losing ties, remaining inventory ahead summed', () => {
   const queue = [queued(3_000_000, 1, { billed: 400 }), queued(2_000_000, 2, { impressions: 2000, billed: 500 }), queued(1_000_000, 3)]
-  assert.deepEqual(placeInQueue(queue, bid(4_000_000), noClicks), { rank: 1, impressionsAhead: 0 })
-  assert.deepEqual(placeInQueue(queue, bid(3_000_000), noClicks), { rank: 2, impressionsAhead: 600 })
-  assert.deepEqual(placeInQueue(queue, bid(2_500_000), noClicks), { rank: 2, impressionsAhead: 600 })
+  assert.deepEqual(placeInQueue(queue, bid(4_000_000), noClicks), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(3_000_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(2_500_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
   // Equal to the second: created later, so behind it.
-  assert.deepEqual(placeInQueue(queue, bid(2_000_000), noClicks), { rank: 3, impressionsAhead: 2100 })
-  assert.deepEqual(placeInQueue(queue, bid(500_000), noClicks), { rank: 4, impressionsAhead: 3100 })
-  assert.deepEqual(placeInQueue([], bid(500_000), noClicks), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(2_000_000), noClicks), { rank: 3, impressionsAhead: 2100, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(500_000), noClicks), { rank: 4, impressionsAhead: 3100, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue([], bid(500_000), noClicks), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
 })
 
 test('placeInQueue: click campaigns and click bids rank by CPM × estimated CTR on each surface, as the auction does', () => {
@@ -42,15 +42,15 @@ test('placeInQueue: click campaigns and click bids rank by CPM × estimated CTR 
   // The click campaign is worth $100 × 2 % = $2.00 on the extension and $100 × 0.5 % = $0.50 on the terminal.
   const ctrOf = (c: QueuedCampaign | null, surface: 'extension' | 'terminal') =>
     c === null ? { num: 1n, den: 100n } : surface === 'extension' ? { num: 2n, den: 100n } : { num: 1n, den: 200n }
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'terminal' }), ctrOf), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'terminal' }), ctrOf), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
   // Blended: ahead where it outranks the bid on either surface (the click campaign on the extension, at 2 %).
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 25_700 })
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
   // A click bid of $210 at its own 1 %: $2.10, ahead of both on the extension.
-  assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0 })
+  assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
   // $200 at 1 % is $2.00: equal to both campaigns on the extension, and created after them, so behind both.
-  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 25_700 })
+  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
   // The click campaign's 500 clicks left take 500 / 2 % = 25,000 impressions ahead on the extension.
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 25_700 })
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
 })
 
 test('impressionsFor: clicks take units / CTR impressions, rounded up; impressions are themselves', () => {
@@ -68,13 +68,23 @@ test('placeInQueue: only campaigns that serve some of the same traffic count', (
     queued(6, 4, { targetCountries: new Set(['DE', 'US']), impressions: 40 }),
   ]
   // Extension, worldwide: every campaign on the extension (any country list overlaps the world).
-  assert.deepEqual(placeInQueue(queue, bid(1), noClicks), { rank: 4, impressionsAhead: 70 })
+  assert.deepEqual(placeInQueue(queue, bid(1), noClicks), { rank: 4, impressionsAhead: 70, ownImpressionsAhead: 0 })
   // Extension, DE: the blended one and the DE/US one.
-  assert.deepEqual(placeInQueue(queue, bid(1, { targetCountries: ['DE'] }), noClicks), { rank: 3, impressionsAhead: 50 })
+  assert.deepEqual(placeInQueue(queue, bid(1, { targetCountries: ['DE'] }), noClicks), { rank: 3, impressionsAhead: 50, ownImpressionsAhead: 0 })
   // Terminal: the terminal and blended campaigns only.
   assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'terminal' }), noClicks).rank, 3)
   // Blended (split off): every surface.
   assert.deepEqual(placeInQueue(queue, bid(1, { targetSurface: 'blended', targetCountries: ['JP'] }), noClicks).rank, 3)
+})
+
+test('placeInQueue: the part of the impressions ahead that is the advertiser\'s own', () => {
+  const mineA = { ...queued(3_000_000, 1, { billed: 400 }), userId: 'me' }
+  const theirs = { ...queued(2_000_000, 2, { impressions: 2000, billed: 500 }), userId: 'them' }
+  const mineB = { ...queued(1_000_000, 3), userId: 'me' }
+  const isMine = (c: { userId: string }) => c.userId === 'me'
+  assert.deepEqual(placeInQueue([mineA, theirs, mineB], bid(500_000), noClicks, isMine), { rank: 4, impressionsAhead: 3_100, ownImpressionsAhead: 1_600 })
+  assert.deepEqual(placeInQueue([mineA, theirs, mineB], bid(2_500_000), noClicks, isMine), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 600 })
+  assert.deepEqual(placeInQueue([mineA, theirs, mineB], bid(2_500_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
 })
 
 test('competesWith: surface and country overlap', () => {

@@ -29,7 +29,10 @@ export function classifyIcon(iconUrl: string | null): IconRender {
   return { kind: 'none' }
 }
 
-/** "Fix flaky tests fast." -> "Fix flaky tests fast…" (the agent appends its own ellipsis). */
+/**
+ * "Fix flaky tests fast." -> "Fix flaky tests fast…" (the agent appends its own ellipsis).
+ * assets/site.js repeats this rule for the create form's live preview.
+ */
 export function thinkingText(adLine: string): string {
   return adLine.trim().replace(/(?:\.{1,3}|…)$/u, '') + '…'
 }
@@ -40,8 +43,12 @@ function Icon(props: { icon: IconRender }) {
   return null
 }
 
-/** The terminal status line under a finished tool call, above the prompt. */
-export function TerminalSurface(props: { view: AdSurfaceView }) {
+/**
+ * The terminal status line under a finished tool call, above the prompt.
+ * `live` (both surfaces; the create form's preview): the brand's element is
+ * rendered even without a brand, hidden, so assets/site.js can fill it in.
+ */
+export function TerminalSurface(props: { view: AdSurfaceView; live?: boolean }) {
   const { adLine, brand } = props.view
   return (
     <div class="term">
@@ -50,7 +57,11 @@ export function TerminalSurface(props: { view: AdSurfaceView }) {
         <span class="spin">✻</span>
         <span class="ad">{thinkingText(adLine)}</span>
         <span class="hint">(esc to interrupt)</span>
-        {brand ? <span class="brand">· {brand}</span> : null}
+        {brand || props.live ? (
+          <span class="brand" hidden={brand ? undefined : true}>
+            · {brand ?? ''}
+          </span>
+        ) : null}
       </div>
       <div class="prompt">&gt;</div>
     </div>
@@ -58,7 +69,7 @@ export function TerminalSurface(props: { view: AdSurfaceView }) {
 }
 
 /** The editor with the assistant's panel "thinking" in the ad line; a remote icon is a placeholder with its host named below. */
-export function EditorSurface(props: { view: AdSurfaceView }) {
+export function EditorSurface(props: { view: AdSurfaceView; live?: boolean }) {
   const { adLine, brand, iconUrl } = props.view
   const icon = classifyIcon(iconUrl)
   return (
@@ -84,7 +95,11 @@ export function EditorSurface(props: { view: AdSurfaceView }) {
               <Icon icon={icon} />
               <span>
                 <span class="ad">{thinkingText(adLine)}</span>
-                {brand ? <span class="brand">{brand}</span> : null}
+                {brand || props.live ? (
+                  <span class="brand" hidden={brand ? undefined : true}>
+                    {brand ?? ''}
+                  </span>
+                ) : null}
               </span>
             </div>
           </div>

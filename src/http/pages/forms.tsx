@@ -16,19 +16,37 @@ type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'label' | 'name' |
  * A labelled input. Its error, when any, is shown right under it, tied to it
  * by aria-describedby, and the field is marked invalid.
  */
-export function Field(props: { name: string; label: string; error?: string | undefined; hint?: string; id?: string } & InputProps) {
-  const { name, label, error, hint, id: givenId, ...input } = props
+export function Field(props: { name: string; label: string; error?: string | undefined; hint?: string; id?: string; mark?: 'required' } & InputProps) {
+  const { name, label, error, hint, id: givenId, mark, ...input } = props
   const id = givenId ?? `f-${name}`
   const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined
   return (
     <div class={error ? 'field has-error' : 'field'}>
-      <label for={id}>{label}</label>
+      {mark === 'required' ? (
+        // A field the server requires, marked beside its label (not in it: the label is the field's name) and
+        // announced by aria-required; not the `required` attribute, so an empty submit still gets the error beside it.
+        <div class="label-row">
+          <label for={id}>{label}</label>
+          <span class="required-mark" aria-hidden="true">
+            Required
+          </span>
+        </div>
+      ) : (
+        <label for={id}>{label}</label>
+      )}
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}
         </p>
       ) : null}
-      <input id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy} {...input} />
+      <input
+        id={id}
+        name={name}
+        aria-invalid={error ? 'true' : undefined}
+        aria-required={mark === 'required' ? 'true' : undefined}
+        aria-describedby={describedBy}
+        {...input}
+      />
       {error ? (
         <p class="field-error" id={`${id}-error`}>
           {error}

@@ -81,6 +81,30 @@
     quoteForm.addEventListener('input', onQuoteInput)
     quoteForm.addEventListener('change', onQuoteInput)
   }
+  // The create form's line preview (pages/portal/campaign-form.tsx) follows the ad line and brand as they are typed.
+  var linePreview = document.querySelector('[data-line-preview]')
+  var lineForm = linePreview ? linePreview.closest('form') : null
+  if (linePreview && lineForm) {
+    var placeholder = linePreview.getAttribute('data-line-preview')
+    var showLine = function () {
+      var line = lineForm.elements.namedItem('ad_line')
+      var brand = lineForm.elements.namedItem('brand')
+      var text = line && line.value.trim() !== '' ? line.value : placeholder
+      // As pages/ad-surfaces.tsx#thinkingText: the tool appends its own ellipsis.
+      text = text.trim().replace(/(?:\.{1,3}|\u2026)$/, '') + '\u2026'
+      var ads = linePreview.querySelectorAll('.ad')
+      for (var i = 0; i < ads.length; i++) ads[i].textContent = text
+      var name = brand ? brand.value.trim() : ''
+      var brands = linePreview.querySelectorAll('.brand')
+      for (var j = 0; j < brands.length; j++) {
+        brands[j].textContent = brands[j].closest('.term') ? '\u00b7 ' + name : name
+        brands[j].hidden = name === ''
+      }
+    }
+    lineForm.addEventListener('input', function (event) {
+      if (event.target && (event.target.name === 'ad_line' || event.target.name === 'brand')) showLine()
+    })
+  }
   // Copy buttons next to secrets.
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null

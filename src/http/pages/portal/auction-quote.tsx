@@ -1,11 +1,10 @@
-import type { Static } from 'typebox'
-import { count, usdBid, utc } from '../format.ts'
-import type { QuoteSchema } from '../../schemas/quote.ts'
+import { count, usdBid, usdFromMicros, utc } from '../format.ts'
+import type { quoteBidFor } from '../../../services/auction-quote.ts'
 
-type Quote = Static<typeof QuoteSchema>
+type Quote = Awaited<ReturnType<typeof quoteBidFor>>
 
-/** What the create form shows about the bid being typed: the quote, or why there is none. */
-export type QuoteView = { quote: Quote; bidUsd: number; atFloor: boolean } | { problem: string }
+/** What the create form shows about the bid being typed: the quote (with the order's total and its cap), or why there is none. */
+export type QuoteView = { quote: Quote; bidUsd: number; atFloor: boolean; maxTotalUsd: number } | { problem: string }
 
 /** Where the live quote fetches its fragment from (routes/portal/campaigns.ts; assets/site.js reads it off the region). */
 export const QUOTE_FRAGMENT_PATH = '/portal/campaigns/new/quote'
@@ -21,11 +20,18 @@ export function AuctionQuote(props: { view: QuoteView }) {
   if ('problem' in view) return <p>{view.problem}</p>
   const q = view.quote
   const at = view.atFloor ? `At the floor bid of ${usdBid(view.bidUsd)}` : `At ${usdBid(view.bidUsd)}`
+  const unit = q.based_on.kind === 'click' ? 'clicks' : 'impressions'
+  const own = q.own_impressions_ahead
   return (
     <>
+      <p class="order-total">
+        Order total: <strong>{usdFromMicros(q.order_total_micros)}</strong> for {count(q.based_on.impressions)} {unit} at {usdBid(view.bidUsd)} per 1,000. It is the
+        most this order can bill (you pay only for what is delivered); one order may total at most {usdBid(view.maxTotalUsd)}.
+      </p>
       <p>
         {at}, your campaign would be <strong>#{count(q.rank)}</strong> in the auction for this traffic
-        {q.rank === 1 ? ' (next to serve)' : ''}, with <strong>{count(q.impressions_ahead)}</strong> impressions queued ahead of it.
+        {q.rank === 1 ? ' (next to serve)' : ''}, with <strong>{count(q.impressions_ahead)}</strong> impressions queued ahead of it
+        {own === 0 ? '.' : own === q.impressions_ahead ? ': all of them your own campaigns.' : `, ${count(own)} of them your own campaigns.`}
       </p>
       <p>
         {q.clearing_cpm_usd === null

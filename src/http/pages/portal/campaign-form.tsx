@@ -7,6 +7,7 @@ import { orderableSurfaces, type TargetSurface } from '../../../domain/campaign-
 import { count, usdBid } from '../format.ts'
 import { WriteSteps } from './overview.tsx'
 import { AuctionQuoteRegion, type QuoteView } from './auction-quote.tsx'
+import { EditorSurface, TerminalSurface } from '../ad-surfaces.tsx'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignCreateForm } from '../../schemas/pages/forms.ts'
 
@@ -44,8 +45,36 @@ export function newCampaignValues(config: Config, idempotencyKey: string): Campa
     idempotency_key: idempotencyKey,
     target_surface: surfaceChoices(config)[0]!.value,
     kind: 'impression',
-    optin_leaderboard: 'on',
+    // Unticked: appearing on the public leaderboard is the advertiser's choice to make (the API's default is true).
   }
+}
+
+/** What the line preview shows before an ad line is typed. */
+export const PREVIEW_PLACEHOLDER = 'Your ad line appears here'
+
+/**
+ * The ad line as the terminal status line and the editor extension will show
+ * it (pages/ad-surfaces.tsx, the preview page's rendering), with the values
+ * typed so far; assets/site.js updates it as the line and brand change.
+ */
+function LinePreview(props: { adLine: string; brand: string }) {
+  const view = { adLine: props.adLine.trim() === '' ? PREVIEW_PLACEHOLDER : props.adLine, brand: props.brand.trim() || null, iconUrl: null }
+  return (
+    <section class="line-preview" aria-labelledby="line-preview-heading" data-line-preview={PREVIEW_PLACEHOLDER}>
+      <h2 id="line-preview-heading">How your ad will look</h2>
+      <p class="hint">As the coding tools show it, updated as you type. The terminal cuts a long line at its width; about 30 to 40 characters shows whole.</p>
+      <div class="line-preview-grid">
+        <div>
+          <h3>Terminal status line</h3>
+          <TerminalSurface view={view} live />
+        </div>
+        <div>
+          <h3>Editor extension</h3>
+          <EditorSurface view={view} live />
+        </div>
+      </div>
+    </section>
+  )
 }
 
 const isChecked = (value: string | undefined) => value !== undefined && value !== ''
@@ -82,22 +111,31 @@ export function CampaignFormPage(props: {
   const summary = (Object.keys(CAMPAIGN_FORM_FIELDS) as CampaignFormField[])
     .filter((f) => errors[f])
     .map((f) => ({ id: `f-${f}`, label: CAMPAIGN_FORM_FIELDS[f], message: errors[f]! }))
-  const text = (name: 'name' | 'ad_line' | 'brand' | 'destination_url' | 'target_countries' | 'icon_url', hint: string, extra: Record<string, string> = {}) => (
-    <Field name={name} label={CAMPAIGN_FORM_FIELDS[name]} type="text" value={v(name)} error={errors[name]} hint={hint} autocomplete="off" {...extra} />
-  )
+  const text = (
+    name: 'name' | 'ad_line' | 'brand' | 'destination_url' | 'target_countries' | 'icon_url',
+    hint: string,
+    extra: { inputMode?: 'url'; mark?: 'required' } = {},
+  ) => <Field name={name} label={CAMPAIGN_FORM_FIELDS[name]} type="text" value={v(name)} error={errors[name]} hint={hint} autocomplete="off" {...extra} />
   return (
-    <Page title="New campaign" area="portal" path="/portal/campaigns/new" session={{ csrf: props.csrf, who: props.email }}>
+    <Page
+      title="New campaign"
+      area="portal"
+      path="/portal/campaigns/new"
+      session={{ csrf: props.csrf, who: props.email }}
+      stylesheets={['/assets/ad-surfaces.css']}
+    >
       {account.access.campaign_writes === 'operational' ? null : <WriteSteps account={account} />}
       <ErrorSummary errors={summary} form={props.problem?.form} />
       <p>
         Your campaign enters the same live auction as campaigns ordered through the API: a higher bid serves sooner. You are billed only for delivered impressions;
-        the order total is a maximum, not a charge.
+        the order total is a maximum, not a charge. Fields marked Required must be filled; the rest are optional.
       </p>
       <PostForm action="/portal/campaigns/new" csrf={props.csrf} class="card" label="New campaign">
         <input type="hidden" name="idempotency_key" value={values.idempotency_key ?? ''} />
         {text('name', 'Optional. Only you see it; without one it is named "Portal campaign" and the date.')}
-        {text('ad_line', '3 to 60 characters; about 30 to 40 reads best. Screened for scams, adult content, hate, gambling and phishing.')}
-        {text('brand', 'Optional, up to 120 characters. Shown on the public leaderboard if you opt in below.')}
+        {text('ad_line', '3 to 60 characters; about 30 to 40 reads best. Screened for scams, adult content, hate, gambling and phishing.', { mark: 'required' })}
+        {text('brand', 'Optional, up to 120 characters. Shown after the line, and on the public leaderboard if you opt in below.')}
+        <LinePreview adLine={v('ad_line')} brand={v('brand')} />
         <Field
           name="cpm_usd"
           label={CAMPAIGN_FORM_FIELDS.cpm_usd}
@@ -106,6 +144,7 @@ export function CampaignFormPage(props: {
           autocomplete="off"
           value={v('cpm_usd')}
           error={errors.cpm_usd}
+          mark="required"
           hint={`Dollars per 1,000 impressions, at least ${usdBid(config.min_cpm_usd)}. A higher bid serves sooner.`}
         />
         <Field
@@ -116,10 +155,11 @@ export function CampaignFormPage(props: {
           autocomplete="off"
           value={v('blocks')}
           error={errors.blocks}
+          mark="required"
           hint={`Blocks of ${count(config.block_impressions)} impressions, 1 to ${count(config.max_blocks)}. Bid × blocks is at most ${usdBid(config.max_total_usd)} per order.`}
         />
         {props.quote ? <AuctionQuoteRegion view={props.quote} /> : null}
-        {text('destination_url', 'Where a click goes: an https:// address, up to 500 characters.', { inputMode: 'url' })}
+        {text('destination_url', 'Where a click goes: an https:// address, up to 500 characters.', { inputMode: 'url', mark: 'required' })}
         <SelectField
           name="target_surface"
           label={CAMPAIGN_FORM_FIELDS.target_surface}
@@ -140,6 +180,7 @@ export function CampaignFormPage(props: {
           label={CAMPAIGN_FORM_FIELDS.kind}
           value={v('kind')}
           error={errors.kind}
+          hint="What you buy and pay for. Impression: each ten-second showing of the line, at your bid per 1,000. Click: only the clicks on it, at your bid per 1,000 clicks (blocks then count clicks); it ranks by bid × its expected click rate."
           choices={[
             { value: 'impression', label: 'Impression' },
             { value: 'click', label: 'Click' },
@@ -167,7 +208,7 @@ export function CampaignFormPage(props: {
           label={CAMPAIGN_FORM_FIELDS.optin_leaderboard}
           checked={isChecked(values.optin_leaderboard)}
           error={errors.optin_leaderboard}
-          hint="Counts this campaign's impressions for its brand on the public leaderboard."
+          hint="Off unless you tick it. Counts this campaign's impressions for its brand on the public leaderboard, which anyone can see."
         />
         <div class="actions">
           <button type="submit">Create campaign</button>

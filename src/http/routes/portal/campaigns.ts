@@ -18,7 +18,7 @@ import { ApiError } from '../../../domain/errors.ts'
 import { assertWriteAccess } from '../../../services/access.ts'
 import { readAccountOverview } from '../../../services/accounts.ts'
 import { createCampaign } from '../../../services/campaign-creation.ts'
-import { quoteBid } from '../../../services/auction-quote.ts'
+import { quoteBidFor } from '../../../services/auction-quote.ts'
 import { listCampaigns } from '../../../services/lists.ts'
 import { asApiBody, formErrorHandler } from './api-body.ts'
 import { campaignBodyFromForm, quoteParamsFromForm, type QuoteFormValues } from './campaign-form.ts'
@@ -46,8 +46,8 @@ type AccountView = Awaited<ReturnType<typeof accountView>>
 async function quoteView(deps: RouteDeps, request: FastifyRequest, values: QuoteFormValues, account: AccountView): Promise<QuoteView> {
   try {
     const query = asApiBody(request, QuoteQuerySchema, quoteParamsFromForm(values, account.config))
-    const quote = await quoteBid(deps, query)
-    return { quote, bidUsd: query.cpm_usd, atFloor: (values.cpm_usd ?? '').trim() === '' }
+    const quote = await quoteBidFor(deps, query, request.advertiser.user_id)
+    return { quote, bidUsd: query.cpm_usd, atFloor: (values.cpm_usd ?? '').trim() === '', maxTotalUsd: account.config.max_total_usd }
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err
     const message = Object.values(createProblem(err.status, err.detail, account).fields)[0]

@@ -12,6 +12,9 @@ import { hasEmptySegment } from '../../plugins/errors.ts'
  * gets the JSON envelope of `plugins/errors.ts` (404, or 405 with Allow).
  */
 
+/** Media types are case-insensitive (RFC 9110 8.3.1). */
+const TEXT_HTML = /text\/html/i
+
 /** Paths that answer JSON whatever the Accept header says. */
 const API_PREFIXES = ['/v1', '/admin/v1', '/serve']
 
@@ -53,9 +56,13 @@ export const BROWSER_PAGE_CONSTRAINT = {
       set: (value: string, handler: unknown) => void handlers.set(value, handler),
     }
   },
+  // Derived for every request, the serving path's included: an Accept header without text/html
+  // (API clients, the serving clients) answers first, in a few nanoseconds.
   deriveConstraint: (req: IncomingMessage) => {
+    const accept = req.headers.accept
+    if (accept === undefined || !TEXT_HTML.test(accept)) return 'no'
     const url = req.url ?? '/'
-    return !underApi(url) && !hasEmptySegment(url.split('?')[0]!) && prefersHtml(req.headers.accept) ? 'yes' : 'no'
+    return !underApi(url) && !hasEmptySegment(url.split('?')[0]!) && prefersHtml(accept) ? 'yes' : 'no'
   },
   validate: (value: unknown) => {
     if (value !== 'yes') throw new Error('browserPage constraint: only "yes"')
