@@ -51,8 +51,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * platform estimate.
  */
 export async function quoteBid(ctx: ServiceContext, q: QuoteQuery) {
-  const { own_impressions_ahead: _own, order_total_micros: _total, ...quote } = await quoteBidFor(ctx, q, null)
-  return quote
+  return (await quoteBidFor(ctx, q, null)).quote
 }
 
 /**
@@ -97,11 +96,9 @@ export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: st
   const volume = impressionsFor(bid.impressions, bid.kind === 'click' ? ctrOf(null, traffic.surfaces[0]!) : null)
   const estimate = estimateDelivery(place, volume, window)
   const clearing = clearingCpmMicros(lowest, Math.round(config.min_cpm_usd * MICROS_PER_USD))
-  return {
+  const quote = {
     rank: place.rank,
     impressions_ahead: place.impressionsAhead,
-    own_impressions_ahead: place.ownImpressionsAhead,
-    order_total_micros: bid.faceMicros,
     clearing_cpm_usd: clearing === null ? null : microsToUsd(clearing),
     estimated_start_at: estimate ? iso(estimate.startMs) : null,
     estimated_completion_at: estimate ? iso(estimate.completionMs) : null,
@@ -115,6 +112,7 @@ export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: st
       kind: bid.kind,
     },
   }
+  return { quote, ownImpressionsAhead: place.ownImpressionsAhead, orderTotalMicros: bid.faceMicros }
 }
 
 /**

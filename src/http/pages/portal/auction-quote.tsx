@@ -1,10 +1,13 @@
+import type { Static } from 'typebox'
 import { count, usdBid, usdFromMicros, utc } from '../format.ts'
-import type { quoteBidFor } from '../../../services/auction-quote.ts'
+import type { QuoteSchema } from '../../schemas/quote.ts'
 
-type Quote = Awaited<ReturnType<typeof quoteBidFor>>
+type Quote = Static<typeof QuoteSchema>
 
 /** What the create form shows about the bid being typed: the quote (with the order's total and its cap), or why there is none. */
-export type QuoteView = { quote: Quote; bidUsd: number; atFloor: boolean; maxTotalUsd: number } | { problem: string }
+export type QuoteView =
+  | { quote: Quote; ownImpressionsAhead: number; orderTotalMicros: number; bidUsd: number; atFloor: boolean; maxTotalUsd: number }
+  | { problem: string }
 
 /** Where the live quote fetches its fragment from (routes/portal/campaigns.ts; assets/site.js reads it off the region). */
 export const QUOTE_FRAGMENT_PATH = '/portal/campaigns/new/quote'
@@ -21,11 +24,11 @@ export function AuctionQuote(props: { view: QuoteView }) {
   const q = view.quote
   const at = view.atFloor ? `At the floor bid of ${usdBid(view.bidUsd)}` : `At ${usdBid(view.bidUsd)}`
   const unit = q.based_on.kind === 'click' ? 'clicks' : 'impressions'
-  const own = q.own_impressions_ahead
+  const own = view.ownImpressionsAhead
   return (
     <>
       <p class="order-total">
-        Order total: <strong>{usdFromMicros(q.order_total_micros)}</strong> for {count(q.based_on.impressions)} {unit} at {usdBid(view.bidUsd)} per 1,000. It is the
+        Order total: <strong>{usdFromMicros(view.orderTotalMicros)}</strong> for {count(q.based_on.impressions)} {unit} at {usdBid(view.bidUsd)} per 1,000. It is the
         most this order can bill (you pay only for what is delivered); one order may total at most {usdBid(view.maxTotalUsd)}.
       </p>
       <p>

@@ -46,8 +46,8 @@ type AccountView = Awaited<ReturnType<typeof accountView>>
 async function quoteView(deps: RouteDeps, request: FastifyRequest, values: QuoteFormValues, account: AccountView): Promise<QuoteView> {
   try {
     const query = asApiBody(request, QuoteQuerySchema, quoteParamsFromForm(values, account.config))
-    const quote = await quoteBidFor(deps, query, request.advertiser.user_id)
-    return { quote, bidUsd: query.cpm_usd, atFloor: (values.cpm_usd ?? '').trim() === '', maxTotalUsd: account.config.max_total_usd }
+    const { quote, ownImpressionsAhead, orderTotalMicros } = await quoteBidFor(deps, query, request.advertiser.user_id)
+    return { quote, ownImpressionsAhead, orderTotalMicros, bidUsd: query.cpm_usd, atFloor: (values.cpm_usd ?? '').trim() === '', maxTotalUsd: account.config.max_total_usd }
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err
     const message = Object.values(createProblem(err.status, err.detail, account).fields)[0]
