@@ -237,9 +237,11 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     // The views not billed, by reason, add up to the recorded views (issue 25).
     const reasons = page.getByRole('table', { name: /Recorded views/ })
     assert.match(await reasons.getByRole('row', { name: /^Billed/ }).innerText(), new RegExp(`\\b${VIEWS}\\b`))
-    for (const reason of ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full']) {
-      assert.equal(await reasons.getByRole('row', { name: new RegExp(reason) }).count(), 1, reason)
+    // Each reason in words (issue 36): the API's key is only a tooltip.
+    for (const reason of ['Short view', 'Repeat', 'Too fast', 'Same viewer', 'Late', 'Nothing left to bill']) {
+      assert.equal(await reasons.getByRole('row', { name: new RegExp(`^${reason}`) }).count(), 1, reason)
     }
+    assert.doesNotMatch(await reasons.innerText(), /short_dwell|block_full/, 'no API codes in the table')
     await checkPage(page)
     await screenshot(page, 'stats')
 
@@ -337,7 +339,8 @@ describe('the advertiser journey in a browser', { skip: browserSkip }, () => {
     const enrolled = await submit(page, 'Enroll weekly auto-pay')
     assert.ok(enrolled.status() < 400, `enrolling answered ${enrolled.status()}`)
     const main = await page.locator('main').innerText()
-    assert.match(main, /setup[ _-]?pending/i)
+    assert.match(main, /Card waiting for your authentication/)
+    assert.doesNotMatch(main, /setup_pending/, 'the state in words, not its code')
     assert.match(main, /authenticat/i)
     await checkPage(page)
   })

@@ -29,7 +29,7 @@ test('sign-up creates an account waiting for approval and signs in at once with 
 
   const overview = await browser.get('/portal?notice=welcome')
   assert.equal(overview.status, 200)
-  assert.match(overview.words, /Account approval: We review new accounts within one business day/)
+  assert.match(overview.words, /Account approval \(next step\) We review new accounts within one business day/)
   assert.match(overview.words, /Welcome!/)
   const userId = /usr_[0-9A-Za-z]{22}/.exec(overview.text)![0]
   // The account is an ordinary advertiser: the operator API knows it and its key works.

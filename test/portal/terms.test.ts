@@ -78,16 +78,23 @@ test('an acceptance recorded before versions were kept asks to accept the curren
   assert.equal((await adv.api.get('/v1/account')).body.access.terms_version, TERMS_VERSION)
 })
 
-test('the overview links each blocking step to its page', async () => {
+test('the overview is a checklist: each blocking step linked to its page, the next one marked, ticks and a count; the terms page then says what is next', async () => {
   const adv = await portalAdvertiser(h, NEW_ACCOUNT)
   const overview = await adv.browser.get('/portal')
-  assert.match(overview.words, /Account approval: We review new accounts within one business day/)
-  assert.match(overview.text, /<strong>API terms:<\/strong> <a href="\/portal\/terms">Read and accept the API terms<\/a>/)
-  assert.match(overview.words, /Billing: Now: Not set up\. Enroll a card for weekly auto-pay, or request Net 30 invoicing\. Go to billing \./)
+  assert.match(overview.words, /Before you can create campaigns 0 of 3 steps done/)
+  assert.match(overview.text, /<progress max="3" value="0"/)
+  assert.match(overview.words, /1 Account approval \(next step\) We review new accounts within one business day/)
+  assert.match(overview.text, /<a href="\/portal\/terms">Read and accept the API terms<\/a>/)
+  assert.match(overview.words, /3 Billing \(to do\) Now: Not set up\. Enroll a card for weekly auto-pay, or request Net 30 invoicing\. Go to billing \./)
   assert.match(overview.text, /<a href="\/portal\/billing">Go to billing<\/a>/)
 
-  await adv.browser.post('/portal/terms/accept', {}, await adv.browser.get('/portal/terms'))
-  assert.match((await adv.browser.get('/portal')).words, /API terms: done\./)
+  const accepted = await adv.browser.post('/portal/terms/accept', {}, await adv.browser.get('/portal/terms'))
+  const terms = await adv.browser.get(accepted.location!)
+  assert.match(terms.words, /Next: set up billing \./, 'after accepting, the next step is on the terms page')
+  assert.match(terms.text, /<a href="\/portal\/billing">set up billing<\/a>/)
+  const after = await adv.browser.get('/portal')
+  assert.match(after.words, /1 of 3 steps done/)
+  assert.match(after.words, /✓ API terms \(done\) You accepted the API terms\./)
 })
 
 test('the accept form refuses a post without the CSRF token', async () => {

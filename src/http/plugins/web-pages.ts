@@ -8,7 +8,7 @@ import helmet from '@fastify/helmet'
 import type { VNode } from 'preact'
 import type { App, RouteDeps } from '../types.ts'
 import { renderDocument } from '../pages/render.ts'
-import { ErrorPage } from '../pages/error-page.tsx'
+import { ErrorPage, errorMessage } from '../pages/error-page.tsx'
 import { OPS_HOME } from '../pages/ops/frame.tsx'
 import { ApiError } from '../../domain/errors.ts'
 import { storeTroubleError } from './errors.ts'
@@ -101,7 +101,7 @@ function pageError(raised: unknown, request: FastifyRequest, reply: FastifyReply
     message = 'This form has expired or did not come from this site. Go back, reload the page and try again.'
   } else if (error instanceof ApiError) {
     status = error.status
-    message = typeof error.detail === 'string' ? error.detail : `${error.detail.field}: ${error.detail.reason}`
+    message = errorMessage(error.status, error.detail)
     if (error.headers['retry-after']) void reply.header('retry-after', error.headers['retry-after'])
   } else if (e.validation) {
     status = 400

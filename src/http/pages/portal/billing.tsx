@@ -60,7 +60,7 @@ export function BillingPage(props: {
       <h2 id="status-h">Collection status</h2>
       <section class="card" aria-labelledby="status-h">
         <p>
-          <Badge tone={status.tone}>{status.label}</Badge> <span class="muted">({profile.collection_status})</span>
+          <Badge tone={status.tone}>{status.label}</Badge>
         </p>
         <p>{status.next}</p>
         {awaitsAuthentication(profile) ? (
@@ -92,20 +92,7 @@ export function BillingPage(props: {
 
       <h2 id="card-h">Weekly auto-pay</h2>
       <p>Your card is charged every Monday at 06:00 UTC for the value delivered the week before, less any credits.</p>
-      <PostForm action="/portal/billing/card" csrf={props.csrf} class="narrow" label="Enroll weekly auto-pay">
-        <Field
-          name="card_number"
-          label="Card number"
-          type="text"
-          inputMode="numeric"
-          autocomplete="cc-number"
-          required
-          maxLength={64}
-          hint="Payments are simulated: use one of the test cards below (spaces are fine)."
-          error={errors.card_number}
-        />
-        <button type="submit">Enroll weekly auto-pay</button>
-      </PostForm>
+      <CardEnrolment csrf={props.csrf} account={account} error={errors.card_number} />
       <DataTable label="Test cards" columns={['Card number', 'What it does']} captionClass="muted" caption="Test cards">
         {TEST_CARDS.map((c) => (
           <tr>
@@ -127,6 +114,57 @@ export function BillingPage(props: {
       <h2 id="credits-h">Credits</h2>
       <Credits credits={props.credits} />
     </Page>
+  )
+}
+
+/**
+ * The card form. Without a card: "Enroll weekly auto-pay". With one on file:
+ * the card, and "Replace card" folded away (open when its number was just
+ * refused); a declined card's form stays open, since replacing it is the next step.
+ */
+function CardEnrolment(props: { csrf: string; account: Account; error: string | undefined }) {
+  const profile = props.account.billing_profile
+  const card = profile.payment_method
+  const declined = profile.collection_status === 'payment_failed'
+  const form = (button: string) => (
+    <PostForm action="/portal/billing/card" csrf={props.csrf} class="narrow" label={button}>
+      <Field
+        name="card_number"
+        label="Card number"
+        type="text"
+        inputMode="numeric"
+        autocomplete="cc-number"
+        required
+        maxLength={64}
+        hint="Payments are simulated: use one of the test cards below (spaces are fine)."
+        error={props.error}
+      />
+      <button type="submit">{button}</button>
+    </PostForm>
+  )
+  if (card === null) return form('Enroll weekly auto-pay')
+  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : 'Card'
+  const onFile = `${brand} ending ${card.last4 ?? '?'}`
+  if (declined) {
+    return (
+      <>
+        <p>
+          The card on file, {onFile}, was declined. Enter a working card: unpaid invoices are charged to it at once.
+        </p>
+        {form('Replace card')}
+      </>
+    )
+  }
+  return (
+    <>
+      <p>
+        Card on file: <strong>{onFile}</strong>.
+      </p>
+      <details class="replace-card" open={props.error !== undefined}>
+        <summary>Replace card</summary>
+        {form('Replace card')}
+      </details>
+    </>
   )
 }
 
@@ -163,7 +201,10 @@ function Balance(props: { account: Account }) {
           </dd>
           <dt>Not yet invoiced</dt>
           <dd>
-            {usdFromCents(b.pending_cents)} <span class="muted">(exactly {usdExactFromMicros(b.unbilled_delivered_micros)} delivered)</span>
+            {usdFromCents(b.pending_cents)}
+            {b.unbilled_delivered_micros === 0 ? null : (
+              <span class="muted"> ({usdExactFromMicros(b.unbilled_delivered_micros)} delivered; invoices round to the cent)</span>
+            )}
           </dd>
           <dt>Unpaid invoices</dt>
           <dd>{count(b.pending_charge_count)}</dd>

@@ -23,11 +23,12 @@ function share(n: number, total: number): string {
   return `${pct === 0 || pct === 100 ? pct.toFixed(0) : pct.toFixed(1)}\u00a0%`
 }
 
+/** A row: the reason in words; its API key (`non_billable.short_dwell`, …) only as a tooltip, for whoever reads the API too. */
 function Row(props: { label: string; name?: string; means: string; n: number; recorded: number }) {
   return (
     <tr>
-      <th scope="row" class="row-name">
-        {props.label} {props.name ? <code>{props.name}</code> : null}
+      <th scope="row" class="row-name" title={props.name ? `In the API: non_billable.${props.name}` : undefined}>
+        {props.label}
         <span class="muted">{props.means}</span>
       </th>
       <td class="num">{count(props.n)}</td>

@@ -9,17 +9,15 @@ import { DataTable } from '../data-table.tsx'
 type Account = Static<typeof AccountSchema>
 type Campaign = Static<typeof CampaignSummarySchema>
 
-/** The write prerequisites in the order of `access.campaign_writes` (operations.md section 6), each with its next step. */
+/**
+ * The write prerequisites in the order of `access.campaign_writes`
+ * (operations.md section 6) as a checklist: a tick on each step done, how
+ * many are done, and the next step marked with what to do. The overview and
+ * the create form (while writes are closed) show it.
+ */
 export function WriteSteps(props: { account: Account }) {
   const { access } = props.account
   const state = access.campaign_writes
-  if (state === 'operational') {
-    return (
-      <p class="flash" role="status">
-        Campaign writes are open. <a href="/portal/campaigns/new">Create a campaign</a>.
-      </p>
-    )
-  }
   if (state === 'disabled') {
     return <p class="form-error">An operator has switched campaign writes off for this account. Reads still work; contact support to reopen them.</p>
   }
@@ -29,11 +27,13 @@ export function WriteSteps(props: { account: Account }) {
     {
       done: access.write_approved,
       title: 'Account approval',
-      next: <>We review new accounts within one business day; you will be able to write as soon as an operator approves yours.</>,
+      doneText: 'An operator approved your account.',
+      next: <>We review new accounts within one business day; you can create campaigns as soon as an operator approves yours.</>,
     },
     {
       done: access.terms_accepted,
       title: 'API terms',
+      doneText: 'You accepted the API terms.',
       next: (
         <>
           <a href="/portal/terms">Read and accept the API terms</a>.
@@ -43,6 +43,7 @@ export function WriteSteps(props: { account: Account }) {
     {
       done: billingOk,
       title: 'Billing',
+      doneText: `Billing is set up (${billing.label.toLowerCase()}).`,
       next: (
         <>
           Now: {billing.label}. {billing.next} <a href="/portal/billing">Go to billing</a>.
@@ -50,16 +51,39 @@ export function WriteSteps(props: { account: Account }) {
       ),
     },
   ]
+  const done = steps.filter((s) => s.done).length
+  const next = steps.findIndex((s) => !s.done)
+  const ready = state === 'operational'
   return (
-    <section aria-labelledby="steps-h">
-      <h2 id="steps-h">Before you can create campaigns</h2>
+    <section aria-labelledby="steps-h" class="card checklist">
+      <h2 id="steps-h">{ready ? 'Ready to create campaigns' : 'Before you can create campaigns'}</h2>
+      <p class="checklist-progress">
+        <progress max={steps.length} value={done} aria-labelledby="steps-count"></progress>{' '}
+        <span id="steps-count">
+          {done} of {steps.length} steps done
+        </span>
+      </p>
       <ol class="steps">
-        {steps.map((s) => (
-          <li class={s.done ? 'done' : undefined}>
-            <strong>{s.title}:</strong> {s.done ? 'done.' : s.next}
+        {steps.map((s, i) => (
+          <li class={s.done ? 'done' : i === next ? 'next' : undefined}>
+            <span class="step-mark" aria-hidden="true">
+              {s.done ? '✓' : String(i + 1)}
+            </span>
+            <span>
+              <strong>{s.title}</strong> <span class="visually-hidden">{s.done ? '(done)' : i === next ? '(next step)' : '(to do)'}</span>
+              <br />
+              {s.done ? s.doneText : s.next}
+            </span>
           </li>
         ))}
       </ol>
+      {ready ? (
+        <p>
+          <a class="button" href="/portal/campaigns/new">
+            Create a campaign
+          </a>
+        </p>
+      ) : null}
     </section>
   )
 }

@@ -1,6 +1,10 @@
 import { Page } from '../layout.tsx'
 import { PostForm } from '../forms.tsx'
 import { utc } from '../format.ts'
+import type { Static } from 'typebox'
+import type { AccountSchema } from '../../schemas/account.ts'
+
+type Access = Static<typeof AccountSchema>['access']
 
 /** `/portal/terms` (pure rendering): the current terms, their version, what this account accepted, and "Accept". */
 
@@ -16,12 +20,13 @@ export interface Acceptance {
   at: Date | null
 }
 
-export function TermsPage(props: { csrf: string; email: string; terms: TermsText; accepted: Acceptance | null; notice?: string | null }) {
+export function TermsPage(props: { csrf: string; email: string; terms: TermsText; accepted: Acceptance | null; notice?: string | null; access: Access }) {
   const { terms, accepted } = props
   const current = accepted !== null && accepted.version === terms.version
   return (
     <Page title="API terms" area="portal" path="/portal/terms" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
       <AcceptanceStatus accepted={accepted} version={terms.version} />
+      {current ? <NextStep access={props.access} /> : null}
       <h2 id="terms-h">{terms.title}</h2>
       <p class="muted">Version {terms.version}</p>
       <article class="card" aria-labelledby="terms-h">
@@ -56,6 +61,37 @@ function AcceptanceStatus(props: { accepted: Acceptance | null; version: string 
         ? `You accepted an earlier version of the terms on ${when}.`
         : `You accepted version ${accepted.version} on ${when}.`}{' '}
       The terms have changed since: please read and accept version {props.version}.
+    </p>
+  )
+}
+
+/** Once the terms are accepted: the next step of the overview's checklist, so nobody is left on this page wondering. */
+function NextStep(props: { access: Access }) {
+  const { access } = props
+  if (access.campaign_writes === 'operational') {
+    return (
+      <p class="next-step">
+        <strong>Next:</strong> <a href="/portal/campaigns/new">create a campaign</a>.
+      </p>
+    )
+  }
+  if (access.billing_reason !== null) {
+    return (
+      <p class="next-step">
+        <strong>Next:</strong> <a href="/portal/billing">set up billing</a>.
+      </p>
+    )
+  }
+  if (!access.write_approved) {
+    return (
+      <p class="next-step">
+        <strong>Next:</strong> wait for an operator to approve your account (usually within one business day). <a href="/portal">Back to the overview</a>.
+      </p>
+    )
+  }
+  return (
+    <p class="next-step">
+      <a href="/portal">Back to the overview</a>.
     </p>
   )
 }

@@ -172,16 +172,45 @@ const DELIVERY_STATUS: Record<EndpointDetail['deliveries'][number]['status'], { 
   failed: { label: 'Failed', tone: 'bad' },
 }
 
-function attemptOutcome(a: EndpointDetail['attempts'][number]): string {
-  if (a.succeeded) return `Delivered (HTTP ${a.status_code ?? '—'})`
-  if (a.status_code !== null) return `HTTP ${a.status_code}`
-  const words: Record<string, string> = {
-    timeout: 'No answer within 10 seconds',
-    forbidden_address: 'Refused: the host resolves to a private address',
-    unresolvable_host: 'The host name did not resolve',
-    ECONNREFUSED: 'Connection refused',
+/** Why an attempt failed without an HTTP answer, in words (the code itself stays in the outcome's tooltip). */
+const SEND_ERRORS: Record<string, string> = {
+  timeout: 'No answer within 10 seconds',
+  forbidden_address: 'Refused: the host resolves to a private address',
+  unresolvable_host: 'The host name did not resolve',
+  secret_unavailable: 'Not sent: the signing secret could not be read; it is retried',
+  ECONNREFUSED: 'Connection refused: nothing listens at that address and port',
+  ECONNRESET: 'The connection was closed before an answer',
+  ETIMEDOUT: 'The connection timed out',
+  EHOSTUNREACH: 'The host could not be reached',
+  ENOTFOUND: 'The host name did not resolve',
+  ERR_TLS_CERT_ALTNAME_INVALID: "The TLS certificate does not name this host",
+  CERT_HAS_EXPIRED: 'The TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'The TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'The TLS certificate chain is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'The TLS certificate could not be verified',
+}
+
+/** An attempt's outcome in words, and the raw code (an HTTP status or an error code) for its tooltip. */
+export function attemptOutcome(a: Pick<EndpointDetail['attempts'][number], 'succeeded' | 'status_code' | 'error'>): { words: string; code: string | null } {
+  if (a.succeeded) return { words: `Delivered (HTTP ${a.status_code ?? '—'})`, code: null }
+  if (a.status_code !== null) {
+    const kind = a.status_code >= 500 ? 'a server error' : a.status_code >= 400 ? 'a refusal' : 'not a success'
+    return { words: `Your endpoint answered HTTP ${a.status_code} (${kind})`, code: null }
   }
-  return words[a.error ?? ''] ?? `Error: ${a.error ?? 'unknown'}`
+  const code = a.error ?? 'unknown'
+  const known = SEND_ERRORS[code]
+  if (known) return { words: known, code }
+  if (/CERT|TLS|SSL/i.test(code)) return { words: 'The TLS connection failed: the certificate was not accepted', code }
+  return { words: 'The request could not be sent', code }
+}
+
+function AttemptOutcome(props: { attempt: EndpointDetail['attempts'][number] }) {
+  const outcome = attemptOutcome(props.attempt)
+  return (
+    <span class={`badge wrap-badge ${props.attempt.succeeded ? 'ok' : 'bad'}`} title={outcome.code ? `Error code: ${outcome.code}` : undefined}>
+      {outcome.words}
+    </span>
+  )
 }
 
 export function WebhookEndpointPage(props: { csrf: string; email: string; endpoint: EndpointDetail; notice?: string | null }) {
@@ -246,7 +275,7 @@ export function WebhookEndpointPage(props: { csrf: string; email: string; endpoi
                 <code class="muted">{a.delivery_id}</code>
               </td>
               <td>
-                <span class={`badge ${a.succeeded ? 'ok' : 'bad'}`}>{attemptOutcome(a)}</span>
+                <AttemptOutcome attempt={a} />
               </td>
               <td>{a.duration_ms} ms</td>
             </tr>

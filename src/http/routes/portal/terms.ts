@@ -3,7 +3,8 @@ import type { App, RouteDeps } from '../../types.ts'
 import { EmptyForm } from '../../schemas/pages/forms.ts'
 import { TermsPage } from '../../pages/portal/terms.tsx'
 import { portalNotice } from '../../pages/portal/notices.ts'
-import { setTermsAccepted } from '../../../services/accounts.ts'
+import { readAccountOverview, setTermsAccepted } from '../../../services/accounts.ts'
+import { presentAccount } from '../../presenters.ts'
 import { TERMS_TEXT, TERMS_TITLE, TERMS_VERSION } from '../../../domain/terms.ts'
 
 const hide = { hide: true } as const
@@ -13,6 +14,7 @@ export function portalTermsRoutes(deps: RouteDeps) {
   return async (app: App) => {
     app.get('/portal/terms', { schema: { ...hide, querystring: Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) }) } }, async (request, reply) => {
       const a = request.advertiser
+      const { access } = presentAccount(a, await readAccountOverview(deps, a.user_id))
       return reply.page(
         TermsPage({
           csrf: reply.generateCsrf(),
@@ -20,6 +22,7 @@ export function portalTermsRoutes(deps: RouteDeps) {
           terms: { title: TERMS_TITLE, version: TERMS_VERSION, paragraphs: TERMS_TEXT },
           accepted: a.terms_accepted ? { version: a.terms_version, at: a.terms_accepted_at } : null,
           notice: portalNotice(request.query.notice),
+          access,
         }),
       )
     })
