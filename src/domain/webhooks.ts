@@ -13,6 +13,14 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
+/**
+ * The type of the message "Send test event" sends (the portal's webhook page): to one endpoint,
+ * whatever it subscribes to; not an event anyone subscribes to, so never in WEBHOOK_EVENT_TYPES.
+ */
+export const WEBHOOK_TEST_TYPE = 'webhook.test'
+/** What a message's `type` can be: a subscribed event or the test message. */
+export type WebhookMessageType = WebhookEventType | typeof WEBHOOK_TEST_TYPE
+
 export const WEBHOOK_MESSAGE_STATUSES = ['pending', 'delivered', 'failed'] as const
 export type WebhookMessageStatus = (typeof WEBHOOK_MESSAGE_STATUSES)[number]
 
@@ -61,13 +69,13 @@ export const deliveredStatus = (statusCode: number): boolean => statusCode >= 20
 
 /** The JSON body of a delivery (Standard Webhooks): the event type, when it happened, and its ids and figures. */
 export interface WebhookBody {
-  type: WebhookEventType
+  type: WebhookMessageType
   timestamp: string
   data: Record<string, string | number | boolean | null | string[]>
 }
 
 /** The exact text sent for an event; fixed when the event is written so every retry signs the same bytes. */
-export function webhookBody(type: WebhookEventType, at: Date, data: WebhookBody['data']): string {
+export function webhookBody(type: WebhookMessageType, at: Date, data: WebhookBody['data']): string {
   const body: WebhookBody = { type, timestamp: at.toISOString(), data }
   return JSON.stringify(body)
 }

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { WebhookEventType, WebhookMessageStatus } from '../domain/webhooks.ts'
+import type { WebhookEventType, WebhookMessageType, WebhookMessageStatus } from '../domain/webhooks.ts'
 
 type Timestamp = ColumnType<Date, Date, Date>
 
@@ -18,7 +18,7 @@ export interface WebhookMessagesTable {
   message_id: string
   endpoint_id: string
   user_id: string
-  event_type: WebhookEventType
+  event_type: WebhookMessageType
   event_key: string
   body: string
   created_at: Timestamp

@@ -1,7 +1,14 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from './db.ts'
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable } from './schema-webhooks.ts'
-import { WEBHOOK_RETRY_WINDOW_MS, webhookBody, type WebhookEvent, type WebhookEventType, type WebhookMessageStatus } from '../domain/webhooks.ts'
+import {
+  WEBHOOK_RETRY_WINDOW_MS,
+  WEBHOOK_TEST_TYPE,
+  webhookBody,
+  type WebhookEvent,
+  type WebhookMessageStatus,
+  type WebhookMessageType,
+} from '../domain/webhooks.ts'
 
 // Webhooks (migration 0026): endpoints, the outbox of messages (one per event and subscribed
 // endpoint) and the attempt log. Every read of an advertiser's rows filters by user_id.
@@ -10,7 +17,7 @@ export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>
 export type WebhookMessageRow = Selectable<WebhookMessagesTable>
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>
 /** An attempt with its message's event type, as the log shows it. */
-export type WebhookAttemptLine = WebhookAttemptRow & { event_type: WebhookEventType }
+export type WebhookAttemptLine = WebhookAttemptRow & { event_type: WebhookMessageType }
 
 export async function insertWebhookEndpoint(db: Db, row: Insertable<WebhookEndpointsTable>): Promise<WebhookEndpointRow> {
   return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
@@ -51,6 +58,23 @@ export async function enqueueWebhookEvent(db: Db, event: WebhookEvent): Promise<
     FROM webhook_endpoints e
     WHERE e.user_id = ${event.userId} AND ${event.type} = ANY(e.events)
     ON CONFLICT (endpoint_id, event_key) DO NOTHING`.execute(db)
+}
+
+/**
+ * A test message to one endpoint of the account (whatever it subscribes to), due at once and
+ * retried like any other; undefined when the endpoint is not the account's. Each call is a new
+ * message (`key` names it).
+ */
+export async function enqueueTestMessage(db: Db, userId: string, endpointId: string, key: string, at: Date): Promise<WebhookMessageRow | undefined> {
+  const body = webhookBody(WEBHOOK_TEST_TYPE, at, { endpoint_id: endpointId, message: 'A test message sent from the advertiser portal. Nothing happened.' })
+  const retryUntil = new Date(at.getTime() + WEBHOOK_RETRY_WINDOW_MS)
+  const { rows } = await sql<WebhookMessageRow>`
+    INSERT INTO webhook_messages (message_id, endpoint_id, user_id, event_type, event_key, body, created_at, status, next_attempt_at, retry_until)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.endpoint_id, e.user_id, ${WEBHOOK_TEST_TYPE}, ${key}, ${body}, ${at}, 'pending', ${at}, ${retryUntil}
+    FROM webhook_endpoints e
+    WHERE e.user_id = ${userId} AND e.endpoint_id = ${endpointId}
+    RETURNING *`.execute(db)
+  return rows[0]
 }
 
 /**

@@ -22,6 +22,9 @@ test('add an endpoint: the secret is shown once, the list and the API agree, del
   assert.match(page.text, /<a href="\/portal\/webhooks" aria-current="page">Webhooks<\/a>/)
   assert.ok(labels(page.text).includes('Endpoint URL'))
   assert.ok(labels(page.text).some((l) => l.startsWith('export.ready')))
+  for (const event of ['campaign.exhausted', 'campaign.moderation_decided', 'invoice.finalized', 'invoice.payment_failed', 'export.ready']) {
+    assert.match(page.text, new RegExp(`name="event_${event.replace('.', '\\.')}" value="on" checked`), `${event} is ticked on a fresh form`)
+  }
 
   const added = await adv.browser.post('/portal/webhooks', { url: receiver.url, 'event_export.ready': 'on', 'event_campaign.exhausted': 'on' })
   assert.equal(added.status, 201, added.words.slice(0, 500))
@@ -54,10 +57,22 @@ test('add an endpoint: the secret is shown once, the list and the API agree, del
   const [, second] = await receiver.waitFor(2)
   assert.equal(second!.id, got!.id)
 
+  // "Send test event": a signed webhook.test message to this endpoint, whatever it subscribes to, in its log.
+  assert.ok(log.buttons.includes('Send test event'))
+  const tested = await adv.browser.post(`/portal/webhooks/${endpoint.id}/test`, {}, log)
+  assert.deepEqual([tested.status, tested.location], [303, `/portal/webhooks/${endpoint.id}?notice=webhook_test_sent`])
+  const [test] = await receiver.waitFor(1, 'webhook.test')
+  assert.ok(test!.verified, 'the test message is signed with the endpoint\'s secret')
+  assert.equal(test!.json.data.endpoint_id, endpoint.id)
+  const apiLog = (await adv.api.get(`/v1/webhook-endpoints/${endpoint.id}`)).body
+  assert.ok(apiLog.deliveries.some((d: { id: string; event_type: string }) => d.id === test!.id && d.event_type === 'webhook.test'), 'the API log lists it')
+  assert.match((await adv.browser.get(tested.location!)).words, /Test event queued/)
+
   // Another account's endpoint is the pages' 404.
   const other = await portalAdvertiser(h)
   assert.equal((await other.browser.get(`/portal/webhooks/${endpoint.id}`)).status, 404)
   assert.equal((await other.browser.post(`/portal/webhooks/${endpoint.id}/delete`, {}, await other.browser.get('/portal/webhooks'))).status, 404)
+  assert.equal((await other.browser.post(`/portal/webhooks/${endpoint.id}/test`, {}, await other.browser.get('/portal/webhooks'))).status, 404)
 
   const deleted = await adv.browser.post(`/portal/webhooks/${endpoint.id}/delete`, {}, again)
   assert.deepEqual([deleted.status, deleted.location], [303, '/portal/webhooks?notice=webhook_deleted'])
@@ -72,9 +87,11 @@ test('a refused endpoint is shown at its field with what was typed; forms need t
   assert.match(insecure.fieldError('url') ?? '', /https/)
   assert.match(insecure.text, /value="http:\/\/hooks.example.com\/x"/)
   assert.match(insecure.text, /name="event_invoice.finalized" value="on" checked/)
+  // Every field's error at once: no event and a private host.
   const none = await adv.browser.post('/portal/webhooks', { url: 'https://10.0.0.1/x' })
   assert.equal(none.status, 400)
   assert.match(none.words, /Choose at least one event/)
+  assert.match(none.fieldError('url') ?? '', /private/)
   const privateHost = await adv.browser.post('/portal/webhooks', { url: 'https://10.0.0.1/x', 'event_export.ready': 'on' })
   assert.match(privateHost.fieldError('url') ?? '', /private/)
   const forged = await adv.browser.post('/portal/webhooks', { url: 'https://example.com/x', 'event_export.ready': 'on' }, null)

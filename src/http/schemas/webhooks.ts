@@ -1,12 +1,19 @@
 import { Type } from 'typebox'
 import { DateTime, Nullable, StringEnum } from './common.ts'
-import { WEBHOOK_ENDPOINTS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, WEBHOOK_MESSAGE_STATUSES, WEBHOOK_URL_MAX_LENGTH } from '../../domain/webhooks.ts'
+import { WEBHOOK_ENDPOINTS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, WEBHOOK_MESSAGE_STATUSES, WEBHOOK_TEST_TYPE, WEBHOOK_URL_MAX_LENGTH } from '../../domain/webhooks.ts'
 
 const EventType = StringEnum(WEBHOOK_EVENT_TYPES, {
   description:
     '`campaign.exhausted` (every impression bought is delivered; the campaign completed), `campaign.moderation_decided` ' +
     '(an operator approved or rejected the creative), `invoice.finalized`, `invoice.payment_failed` (an auto-pay charge ' +
     'was declined), `export.ready` (an export can be downloaded). docs/webhooks.md shows each body.',
+})
+
+/** A delivery's type: an event, or the test message the portal's "Send test event" sends to one endpoint. */
+const MessageType = StringEnum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_TYPE], {
+  description:
+    'The event delivered (see the events of an endpoint), or `webhook.test`: a test message sent to this endpoint from the portal\'s ' +
+    '"Send test event", whatever it subscribes to; its body\'s `data` has `endpoint_id` and a `message`.',
 })
 
 const EndpointUrl = Type.String({
@@ -59,7 +66,7 @@ export const WebhookEndpointListSchema = Type.Object({
 export const WebhookDeliverySchema = Type.Object(
   {
     id: Type.String({ description: 'The message id (`msg_…`), sent as `webhook-id` on every attempt of this delivery, resends included.' }),
-    event_type: EventType,
+    event_type: MessageType,
     status: StringEnum(WEBHOOK_MESSAGE_STATUSES, {
       description: '`pending` (due at `next_attempt_at`), `delivered` (a 2xx answer), `failed` (no 2xx within 24 hours of the event or the last resend).',
     }),
@@ -74,7 +81,7 @@ export const WebhookDeliverySchema = Type.Object(
 export const WebhookAttemptSchema = Type.Object(
   {
     delivery_id: Type.String({ description: 'The delivery (`msg_…`) this attempt sent.' }),
-    event_type: EventType,
+    event_type: MessageType,
     attempted_at: DateTime,
     duration_ms: Type.Integer({ minimum: 0, description: 'Real time from the start of the attempt to the answer or the error.' }),
     status_code: Nullable(Type.Integer({ description: 'The receiver\'s HTTP status; null when no answer came.' })),

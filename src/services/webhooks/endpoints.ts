@@ -1,7 +1,7 @@
 import { ApiError, invalid, notFound } from '../../domain/errors.ts'
 import { addressAllowed, checkWebhookUrl } from '../../domain/webhook-address.ts'
 import { parseEventList, WEBHOOK_ENDPOINTS_PER_ACCOUNT, type WebhookEventType } from '../../domain/webhooks.ts'
-import { newId } from '../../platform/ids.ts'
+import { newId, newRandomUuid } from '../../platform/ids.ts'
 import { newWebhookSecret, resolveHost } from '../../platform/webhook-transport.ts'
 import { lockAccount } from '../../store/accounts.ts'
 import {
@@ -11,6 +11,7 @@ import {
   insertWebhookEndpoint,
   listWebhookEndpoints,
   readEndpointLog,
+  enqueueTestMessage,
   requeueMessage,
   type WebhookAttemptLine,
   type WebhookEndpointRow,
@@ -56,6 +57,25 @@ function checkEvents(events: string[]): WebhookEventType[] {
   const parsed = parseEventList(events)
   if (!parsed.ok) throw invalid('events', parsed.reason, parsed.event === undefined ? {} : { event: parsed.event })
   return parsed.events
+}
+
+/**
+ * Every refusal of an endpoint's input at once (the events', then the URL's, DNS included), for a
+ * form that shows each beside its field; `createWebhookEndpoint` stops at the first.
+ */
+export async function webhookInputProblems(ctx: ServiceContext, input: WebhookEndpointInput): Promise<ApiError[]> {
+  const problems: ApiError[] = []
+  const collect = async (check: () => unknown) => {
+    try {
+      await check()
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      problems.push(err)
+    }
+  }
+  await collect(() => checkEvents(input.events))
+  await collect(() => checkEndpointUrl(ctx, input.url))
+  return problems
 }
 
 /**
@@ -107,5 +127,16 @@ export async function removeWebhookEndpoint(ctx: ServiceContext, userId: string,
 export async function resendWebhookMessage(ctx: ServiceContext, userId: string, endpointId: string, messageId: string): Promise<WebhookMessageRow> {
   const message = await requeueMessage(ctx.db, userId, endpointId, messageId, ctx.clock.now())
   if (!message) throw notFound('webhook delivery')
+  return message
+}
+
+/**
+ * "Send test event": a `webhook.test` message to one endpoint now, signed, delivered, retried and
+ * logged like any event, so an advertiser can check their receiver before a real event happens.
+ * Foreign or unknown ids are 404.
+ */
+export async function sendTestWebhook(ctx: ServiceContext, userId: string, endpointId: string): Promise<WebhookMessageRow> {
+  const message = await enqueueTestMessage(ctx.db, userId, endpointId, `webhook.test:${newRandomUuid()}`, ctx.clock.now())
+  if (!message) throw notFound('webhook endpoint')
   return message
 }

@@ -17,6 +17,7 @@ const NOTICES: Record<string, string> = {
   created: 'Campaign created.',
   webhook_deleted: 'Endpoint deleted. Nothing more is sent to it.',
   webhook_resent: 'Delivery queued to be sent again now, with the same id.',
+  webhook_test_sent: 'Test event queued: it is sent within a few seconds. Reload this page to see the attempt.',
   export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',
   // The campaign page.
   campaign_paused: 'Campaign paused. It keeps its place in the auction.',

@@ -40,6 +40,17 @@ const URL_REASONS: Record<string, string> = {
   required: 'Enter the URL to send webhooks to.',
 }
 
+/** Every refusal of a registration in words, each at its field (`webhookProblem` of each, merged). */
+export function webhookProblems(errors: readonly { status: number; detail: Detail }[]): FormProblem<WebhookFormField> {
+  const merged: FormProblem<WebhookFormField> = { fields: {} }
+  for (const e of errors) {
+    const p = webhookProblem(e.status, e.detail)
+    Object.assign(merged.fields, p.fields)
+    if (p.form !== undefined) merged.form = p.form
+  }
+  return merged
+}
+
 /** A refused registration in words, at the field the service's error names. */
 export function webhookProblem(status: number, detail: Detail): FormProblem<WebhookFormField> {
   const d: Record<string, unknown> = typeof detail === 'string' ? {} : detail
@@ -133,6 +144,7 @@ export function WebhooksPage(props: {
                   <a href={webhookHref(e.id)} aria-describedby={`endpoint-${e.id}`}>
                     Delivery log
                   </a>
+                  <SendTest csrf={props.csrf} endpointId={e.id} />
                   <PostForm action={`${webhookHref(e.id)}/delete`} csrf={props.csrf} confirm={`Delete the endpoint ${e.url}?`}>
                     <button type="submit" class="secondary" aria-describedby={`endpoint-${e.id}`}>
                       Delete endpoint
@@ -213,6 +225,17 @@ function AttemptOutcome(props: { attempt: EndpointDetail['attempts'][number] }) 
   )
 }
 
+/** "Send test event": a `webhook.test` message to the endpoint now, then its delivery log (where the attempt shows). */
+function SendTest(props: { csrf: string; endpointId: string; describedBy?: null }) {
+  return (
+    <PostForm action={`${webhookHref(props.endpointId)}/test`} csrf={props.csrf}>
+      <button type="submit" class="secondary" aria-describedby={props.describedBy === null ? undefined : `endpoint-${props.endpointId}`}>
+        Send test event
+      </button>
+    </PostForm>
+  )
+}
+
 export function WebhookEndpointPage(props: { csrf: string; email: string; endpoint: EndpointDetail; notice?: string | null }) {
   const e = props.endpoint
   return (
@@ -228,6 +251,7 @@ export function WebhookEndpointPage(props: { csrf: string; email: string; endpoi
         <dt>Added</dt>
         <dd>{utc(e.created_at)}</dd>
       </dl>
+      <SendTest csrf={props.csrf} endpointId={e.id} describedBy={null} />
       <h2>Deliveries</h2>
       <p class="muted">The 50 most recent. A delivery is retried with growing pauses for 24 hours; Resend sends it again now, with the same id.</p>
       {e.deliveries.length === 0 ? (

@@ -3,7 +3,15 @@ import { Type } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { EmptyForm, WebhookEndpointForm } from '../../schemas/pages/forms.ts'
 import { WebhookEndpointCreateSchema } from '../../schemas/webhooks.ts'
-import { eventFieldName, WebhookEndpointPage, webhookHref, webhookProblem, WebhooksPage, type WebhookFormValues } from '../../pages/portal/webhooks.tsx'
+import {
+  eventFieldName,
+  WebhookEndpointPage,
+  webhookHref,
+  webhookProblem,
+  webhookProblems,
+  WebhooksPage,
+  type WebhookFormValues,
+} from '../../pages/portal/webhooks.tsx'
 import { portalNotice } from '../../pages/portal/notices.ts'
 import { presentWebhookEndpoint, presentWebhookEndpointLog } from '../../presenters-webhooks.ts'
 import { ApiError } from '../../../domain/errors.ts'
@@ -14,6 +22,8 @@ import {
   readWebhookEndpoint,
   removeWebhookEndpoint,
   resendWebhookMessage,
+  sendTestWebhook,
+  webhookInputProblems,
 } from '../../../services/webhooks/endpoints.ts'
 import { asApiBody, formErrorHandler } from './api-body.ts'
 
@@ -45,7 +55,8 @@ export function portalWebhookRoutes(deps: RouteDeps) {
         csrf: reply.generateCsrf(),
         email: a.email,
         endpoints: endpoints.map(presentWebhookEndpoint),
-        values: o.values ?? { url: '', events: [] },
+        // A fresh form has every event ticked: most receivers want them all, and unticking is one click.
+        values: o.values ?? { url: '', events: [...WEBHOOK_EVENT_TYPES] },
         problem: o.problem,
         created: o.created,
         notice: o.notice,
@@ -68,6 +79,9 @@ export function portalWebhookRoutes(deps: RouteDeps) {
 
     app.post('/portal/webhooks', { schema: { body: WebhookEndpointForm }, errorHandler: formErrorHandler(showProblem) }, async (request, reply) => {
       const values = formValues(request.body)
+      // Every field's refusal at once (the API answers the first only).
+      const problems = await webhookInputProblems(deps, { url: values.url, events: values.events })
+      if (problems.length > 0) return renderList(request, reply, { values, problem: webhookProblems(problems), status: problems[0]!.status })
       const body = asApiBody(request, WebhookEndpointCreateSchema, { url: values.url, events: values.events })
       const { endpoint, secret } = await createWebhookEndpoint(deps, request.advertiser.user_id, body)
       // The secret is on this answer only (no redirect: it is never put in a URL nor kept to show later).
@@ -84,6 +98,12 @@ export function portalWebhookRoutes(deps: RouteDeps) {
     app.post('/portal/webhooks/:endpoint_id/delete', { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
       await removeWebhookEndpoint(deps, request.advertiser.user_id, request.params.endpoint_id)
       return reply.redirect('/portal/webhooks?notice=webhook_deleted', 303)
+    })
+
+    app.post('/portal/webhooks/:endpoint_id/test', { schema: { params: EndpointParams, body: EmptyForm } }, async (request, reply) => {
+      const { endpoint_id } = request.params
+      await sendTestWebhook(deps, request.advertiser.user_id, endpoint_id)
+      return reply.redirect(`${webhookHref(endpoint_id)}?notice=webhook_test_sent`, 303)
     })
 
     app.post('/portal/webhooks/:endpoint_id/deliveries/:delivery_id/resend', { schema: { params: DeliveryParams, body: EmptyForm } }, async (request, reply) => {
