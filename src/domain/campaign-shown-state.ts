@@ -75,7 +75,7 @@ export function shownCampaignState(
       label: 'Rejected',
       serving: false,
       headline: 'Your ad line was rejected in review, so this campaign does not serve.',
-      next: 'Rewrite the ad line: the new line is screened again and, when it needs one, reviewed again. Nothing is billed until it serves.',
+      next: 'Write a new ad line: it is screened again and, when it needs one, reviewed again. Nothing is billed until it serves.',
       nextStep: 'rewrite_line',
       reason,
     }

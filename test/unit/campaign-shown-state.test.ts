@@ -45,7 +45,7 @@ test('every state says what is true and what to do next; only Active serves', ()
 test('a rejection carries the operator\'s reason, or a plain sentence when none was given, and asks for a rewrite', () => {
   const given = shownCampaignState('active', 'rejected', '  Name the payment processor  ')
   assert.deepEqual([given.label, given.nextStep, given.reason], ['Rejected', 'rewrite_line', 'Name the payment processor'])
-  assert.match(given.next, /^Rewrite the ad line/)
+  assert.match(given.next, /^Write a new ad line/)
   assert.equal(shownCampaignState('active', 'rejected', null).reason, NO_REASON_GIVEN)
   assert.equal(shownCampaignState('active', 'rejected', '   ').reason, NO_REASON_GIVEN)
   // A reason only means something on a rejection.
