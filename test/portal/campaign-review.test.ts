@@ -81,7 +81,7 @@ test('a held line: "waiting for review" on create, In review on the page, the li
 
   const page = await adv.browser.get(held.location)
   const text = visibleText(page.text)
-  assert.match(text, /Campaign created\. Its ad line is waiting for review \(usually within one business day\), so it does not serve yet/)
+  assert.match(text, /Campaign created\. Its ad line is waiting for review, so it does not serve yet\./)
   assert.match(text, /Status In review/)
   assert.doesNotMatch(text, /Status Active/)
   // The banner comes before everything else in the page's main content.

@@ -15,8 +15,7 @@ const NOTICES: Record<string, string> = {
   card_authenticated: 'Thank you: your card is authenticated.',
   net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
   created: 'Campaign created.',
-  created_in_review:
-    'Campaign created. Its ad line is waiting for review (usually within one business day), so it does not serve yet; we email you when the review is decided.',
+  created_in_review: 'Campaign created. Its ad line is waiting for review, so it does not serve yet.',
   webhook_deleted: 'Endpoint deleted. Nothing more is sent to it.',
   webhook_resent: 'Delivery queued to be sent again now, with the same id.',
   export_queued: 'Export requested. This page follows its progress; the file is kept for 24 hours once ready.',

@@ -26,7 +26,7 @@ export function CampaignGroups(props: { campaigns: Campaign[] }) {
         <section aria-labelledby="attention-h">
           <h2 id="attention-h">Needs your attention</h2>
           <p>The ad line of these campaigns was rejected in review, so they do not serve. Rewrite the line to have it screened again.</p>
-          <DataTable labelledBy="attention-h" columns={['Name', 'Next step']}>
+          <DataTable label="Campaigns whose ad line was rejected" columns={['Name', 'Next step']}>
             {rejected.map((c) => (
               <tr>
                 <td>
@@ -46,7 +46,7 @@ export function CampaignGroups(props: { campaigns: Campaign[] }) {
           <p>
             The ad line of these campaigns waits for review ({REVIEW_TIME}); they serve once it is approved, and we email you the decision.
           </p>
-          <DataTable labelledBy="review-h" columns={['Name', 'Created', { label: 'Bought', num: true }]}>
+          <DataTable label="Campaigns whose ad line is in review" columns={['Name', 'Created', { label: 'Bought', num: true }]}>
             {inReview.map((c) => (
               <tr>
                 <td>
@@ -65,7 +65,7 @@ export function CampaignGroups(props: { campaigns: Campaign[] }) {
           No active campaign. <a href="/portal/campaigns">See all campaigns</a>.
         </p>
       ) : (
-        <DataTable labelledBy="active-h" columns={['Name', { label: 'Delivered', num: true }, { label: 'Bought', num: true }]}>
+        <DataTable label="Active campaigns" columns={['Name', { label: 'Delivered', num: true }, { label: 'Bought', num: true }]}>
           {active.map((c) => (
             <tr>
               <td>
