@@ -203,6 +203,11 @@ export async function listModerationQueue(
   return q.orderBy('cr.updated_at').orderBy('cr.campaign_id').limit(page.rows).execute()
 }
 
+/** The creative of a campaign, locked for the rest of the transaction (an operator's decision on it). */
+export async function lockCreativeForOperator(db: Db, campaignId: string): Promise<CreativeRow | undefined> {
+  return db.selectFrom('creatives').selectAll().where('campaign_id', '=', campaignId).forUpdate().executeTakeFirst()
+}
+
 /** The creative of a campaign, whoever owns it (operator reads). */
 export async function findCreativeForOperator(db: Db, campaignId: string): Promise<CreativeRow | undefined> {
   return db.selectFrom('creatives').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst()

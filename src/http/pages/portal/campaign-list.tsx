@@ -3,21 +3,9 @@ import { Page } from '../layout.tsx'
 import { count, usdBid, usdFromMicros, utc } from '../format.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
 import { DataTable } from '../data-table.tsx'
+import { shownStateOf, StateBadge } from './campaign-state.tsx'
 
 type Campaign = Static<typeof CampaignSummarySchema>
-
-const STATUS: Record<Campaign['status'], { label: string; tone: string }> = {
-  active: { label: 'Active', tone: 'ok' },
-  paused: { label: 'Paused', tone: 'warn' },
-  cancelled_user: { label: 'Cancelled', tone: '' },
-  completed: { label: 'Completed', tone: '' },
-}
-
-/** A campaign's status in words, as a badge (the colour repeats the word, never replaces it). */
-export function CampaignStatusBadge(props: { status: Campaign['status'] }) {
-  const s = STATUS[props.status]
-  return <span class={s.tone ? `badge ${s.tone}` : 'badge'}>{s.label}</span>
-}
 
 export function CampaignListPage(props: {
   csrf: string
@@ -69,7 +57,7 @@ export function CampaignListPage(props: {
                 <a href={`/portal/campaigns/${encodeURIComponent(c.campaign_id)}`}>{c.name}</a>
               </td>
               <td>
-                <CampaignStatusBadge status={c.status} />
+                <StateBadge shown={shownStateOf(c)} />
               </td>
               <td class="num">{usdBid(c.cpm_usd)}</td>
               <td class="num">

@@ -6,11 +6,15 @@ import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
 import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
+import { adLineRewriteConflict } from '../../../domain/campaign-state.ts'
+import { NO_REASON_GIVEN } from '../../../domain/campaign-shown-state.ts'
+import { REWRITE_ANCHOR } from '../../../domain/moderation.ts'
 
 /**
  * The sections of a campaign's portal page (campaign.tsx lays them out):
  * delivery, invalid traffic credited back, blocks, creatives, the order and
- * the public report, with the words for statuses they share.
+ * the public report, with the words for statuses they share (the campaign's
+ * own state is campaign-state.tsx).
  */
 
 export type Campaign = Static<typeof CampaignDetailSchema>
@@ -23,13 +27,6 @@ export interface TrafficCredit {
   day: string
   units: number
   micros: number
-}
-
-export const STATUS: Record<string, { text: string; tone: string }> = {
-  active: { text: 'Active', tone: 'ok' },
-  paused: { text: 'Paused', tone: 'warn' },
-  cancelled_user: { text: 'Cancelled', tone: 'bad' },
-  completed: { text: 'Completed', tone: '' },
 }
 
 const MODERATION: Record<string, { text: string; tone: string }> = {
@@ -147,6 +144,8 @@ export function BlocksTable(props: { campaign: Campaign }) {
 /** The campaign's creatives with their moderation (and a rejection's reason). */
 export function CreativesTable(props: { campaign: Campaign }) {
   const c = props.campaign
+  // The rewrite form is on the page while the line can still be rewritten (domain/campaign-state.ts).
+  const rewritable = adLineRewriteConflict(c.status) === null
   return (
     <>
       <h2 id="creatives-h">Creatives</h2>
@@ -159,7 +158,15 @@ export function CreativesTable(props: { campaign: Campaign }) {
             <td>
               <Badge map={MODERATION} value={cr.moderation_status} />
               {cr.moderation_status === 'rejected' ? (
-                <p class="moderation-reason">Reason: {cr.moderation_reason ?? 'none given; contact support to ask.'}</p>
+                <p class="moderation-reason">
+                  Reason: {cr.moderation_reason ?? NO_REASON_GIVEN}
+                  {rewritable ? (
+                    <>
+                      {' '}
+                      <a href={`#${REWRITE_ANCHOR}`}>Rewrite the ad line</a>.
+                    </>
+                  ) : null}
+                </p>
               ) : null}
             </td>
           </tr>

@@ -3,19 +3,18 @@ import { Field, PostForm } from '../forms.tsx'
 import { count, usdFromCents, usdFromMicros, utc } from '../format.ts'
 import type { ActionError } from './campaign-messages.ts'
 import {
-  Badge,
   BlocksTable,
   CreativesTable,
   DeliverySection,
   OrderFacts,
   SharePanel,
-  STATUS,
   TrafficCredits,
   unitOf,
   type Campaign,
   type DeliveryView,
   type TrafficCredit,
 } from './campaign-sections.tsx'
+import { REWRITE_ANCHOR, shownStateOf, StateBadge, StateBanner } from './campaign-state.tsx'
 import { adLineRewriteConflict, cancelTransition, pauseTransition, resumeTransition, type Transition } from '../../../domain/campaign-state.ts'
 
 export type { DeliveryView } from './campaign-sections.tsx'
@@ -87,19 +86,21 @@ export function CampaignPage(props: CampaignPageProps) {
   const canCancel = changes(cancelTransition(c.status))
   const canRewrite = adLineRewriteConflict(c.status) === null
   const creative = c.creatives[0]
+  const shown = shownStateOf(c)
   const totals = props.delivery.ok ? props.delivery.delivery.totals : null
   return (
     <Page title={c.name} heading={c.name} area="portal" path={base} session={{ csrf: props.csrf, who: props.email }} flash={props.notice ?? null}>
       <p class="muted">
         <a href="/portal/campaigns">All campaigns</a> · Campaign <code>{c.campaign_id}</code>
       </p>
+      <StateBanner shown={shown} />
       <ActionProblem error={error} />
 
       <div class="grid">
         <div class="card">
           <div class="stat-label">Status</div>
           <p class="stat">
-            <Badge map={STATUS} value={c.status} />
+            <StateBadge shown={shown} />
           </p>
           <p class="muted">Created {utc(c.created_at)}</p>
         </div>
@@ -164,18 +165,20 @@ export function CampaignPage(props: CampaignPageProps) {
         <button type="submit">Rename</button>
       </PostForm>
       {canRewrite ? (
-        <PostForm action={`${base}/ad-line`} csrf={props.csrf} class="inline-form edit-line" label="Rewrite ad line">
-          <Field
-            name="ad_line"
-            label="Ad line"
-            type="text"
-            value={props.values?.ad_line ?? creative?.ad_line ?? c.ad_line ?? ''}
-            error={fieldError('ad_line')}
-            hint="3 to 60 characters; screened again, and a borderline line waits for review before it serves."
-            autocomplete="off"
-          />
-          <button type="submit">Rewrite ad line</button>
-        </PostForm>
+        <div id={REWRITE_ANCHOR}>
+          <PostForm action={`${base}/ad-line`} csrf={props.csrf} class="inline-form edit-line" label="Rewrite ad line">
+            <Field
+              name="ad_line"
+              label="Ad line"
+              type="text"
+              value={props.values?.ad_line ?? creative?.ad_line ?? c.ad_line ?? ''}
+              error={fieldError('ad_line')}
+              hint="3 to 60 characters; screened again, and a borderline line waits for review before it serves."
+              autocomplete="off"
+            />
+            <button type="submit">Rewrite ad line</button>
+          </PostForm>
+        </div>
       ) : null}
 
       <h2>Delivery</h2>

@@ -15,6 +15,7 @@ const NOTICES: Record<string, string> = {
   card_authenticated: 'Thank you: your card is authenticated.',
   net30_requested: 'Your Net 30 request is sent. An operator reviews it and sets your credit limit.',
   created: 'Campaign created.',
+  created_in_review: 'Campaign created. Its ad line is waiting for review, so it does not serve yet.',
   webhook_deleted: 'Endpoint deleted. Nothing more is sent to it.',
   webhook_resent: 'Delivery queued to be sent again now, with the same id.',
   webhook_test_sent: 'Test event queued: it is sent within a few seconds. Reload this page to see the attempt.',
@@ -24,7 +25,8 @@ const NOTICES: Record<string, string> = {
   campaign_resumed: 'Campaign resumed.',
   campaign_cancelled: 'Campaign cancelled. Delivered impressions are billed; undelivered ones never are.',
   campaign_renamed: 'Campaign renamed.',
-  ad_line_rewritten: 'Ad line rewritten. It is screened again; a line held for review serves once approved.',
+  ad_line_rewritten: 'Ad line rewritten. The new line passed the content-safety screen and needs no review.',
+  ad_line_in_review: 'Ad line rewritten. The new line is waiting for review (usually within one business day); we email you when it is decided.',
   report_shared: 'Report shared: anyone with the link below can see it.',
   report_unshared: 'Report no longer shared: its old link no longer works.',
 }

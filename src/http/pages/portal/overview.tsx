@@ -1,10 +1,10 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
-import { count, usdFromCents, utc } from '../format.ts'
+import { usdFromCents, utc } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
 import { collectionWords, OVERDUE_WORDS } from './billing-words.ts'
-import { DataTable } from '../data-table.tsx'
+import { CampaignGroups } from './overview-campaigns.tsx'
 
 type Account = Static<typeof AccountSchema>
 type Campaign = Static<typeof CampaignSummarySchema>
@@ -88,7 +88,7 @@ export function WriteSteps(props: { account: Account }) {
   )
 }
 
-export function OverviewPage(props: { csrf: string; email: string; account: Account; active: Campaign[]; notice: string | null }) {
+export function OverviewPage(props: { csrf: string; email: string; account: Account; campaigns: Campaign[]; notice: string | null }) {
   const { account } = props
   const b = account.balance
   return (
@@ -114,24 +114,7 @@ export function OverviewPage(props: { csrf: string; email: string; account: Acco
           </p>
         </div>
       </div>
-      <h2>Active campaigns</h2>
-      {props.active.length === 0 ? (
-        <p>
-          No active campaign. <a href="/portal/campaigns">See all campaigns</a>.
-        </p>
-      ) : (
-        <DataTable label="Active campaigns" columns={['Name', { label: 'Delivered', num: true }, { label: 'Bought', num: true }]}>
-          {props.active.map((c) => (
-            <tr>
-              <td>
-                <a href={`/portal/campaigns/${c.campaign_id}`}>{c.name}</a>
-              </td>
-              <td class="num">{count(c.impressions_served)}</td>
-              <td class="num">{count(c.impressions)}</td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <CampaignGroups campaigns={props.campaigns} />
       <p class="muted">
         User id <code>{account.user_id}</code> · <a href="/portal/key">API key</a>
       </p>

@@ -38,14 +38,16 @@ export function adminModerationRoutes(deps: RouteDeps) {
           summary: "Decide a campaign's creative",
           description:
             'Only `approved` creatives serve. A rejection may carry a `reason`, which the advertiser sees as the creative\'s ' +
-            '`moderation_reason`; a `reason` with `approved` is 400 `rejection_only`.',
+            '`moderation_reason`; a `reason` with `approved` is 400 `rejection_only`. When the decision changes the creative (its ' +
+            'status or reason) on an active or paused campaign, the account is emailed it once (the outbox keeps it): a repeated ' +
+            'identical call emails nothing.',
           tags,
           params: CampaignParams,
           body: ModerationSchema,
           response: { 200: ModerationResultSchema, ...errors(404) },
         },
       },
-      async (request) => moderateCampaign(asOperator(deps, request), request.params.campaign_id, request.body.status, request.body.reason),
+      async (request) => moderateCampaign({ ...asOperator(deps, request), log: request.log }, request.params.campaign_id, request.body.status, request.body.reason),
     )
   }
 }

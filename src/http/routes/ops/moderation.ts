@@ -30,7 +30,7 @@ export function opsModerationRoutes(deps: RouteDeps) {
       const { campaign_id } = request.params
       const reason = request.body.reason ?? ''
       const body = { status: request.body.status, ...(reason.trim() === '' ? {} : { reason }) }
-      const result = await attemptBody(ModerationSchema, body, (checked) => moderateCampaign(asOperator(deps, request), campaign_id, checked.status, checked.reason))
+      const result = await attemptBody(ModerationSchema, body, (checked) => moderateCampaign({ ...asOperator(deps, request), log: request.log }, campaign_id, checked.status, checked.reason))
       if (result.ok) return reply.redirect('/ops/moderation?notice=moderated', 303)
       return queuePage(request, reply, undefined, undefined, { campaignId: campaign_id, errors: result.errors, reason }, result.status)
     })

@@ -112,26 +112,28 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
      * A campaign action behind a form: 404 first for a campaign that is not the
      * account's, then write access (403 before 402) when the API asks for it.
      */
-    const action = <B extends TSchema>(
+    const action = <B extends TSchema, R>(
       path: string,
       body: B,
-      options: { writes: boolean; notice: string },
-      run: (userId: string, campaignId: string, form: Record<string, string>) => Promise<unknown>,
+      options: { writes: boolean; notice: string | ((result: R) => string) },
+      run: (userId: string, campaignId: string, form: Record<string, string>) => Promise<R>,
     ) =>
       app.post(`/portal/campaigns/:campaign_id/${path}`, { schema: { hide: true, params: Params, body }, errorHandler: refusal }, async (request, reply) => {
         const a = request.advertiser
         const id = request.params.campaign_id
         await readCampaign(deps, a.user_id, id)
         if (options.writes) await assertWriteAccess(deps, a)
-        await run(a.user_id, id, request.body as Record<string, string>)
-        return redirect(reply, id, options.notice)
+        const result = await run(a.user_id, id, request.body as Record<string, string>)
+        return redirect(reply, id, typeof options.notice === 'string' ? options.notice : options.notice(result))
       })
 
     action('pause', EmptyForm, { writes: true, notice: 'campaign_paused' }, (u, id) => pauseCampaign(deps, u, id))
     action('resume', EmptyForm, { writes: true, notice: 'campaign_resumed' }, (u, id) => resumeCampaign(deps, u, id))
     action('cancel', EmptyForm, { writes: true, notice: 'campaign_cancelled' }, (u, id) => cancelCampaign(deps, u, id))
     action('rename', RenameForm, { writes: true, notice: 'campaign_renamed' }, (u, id, form) => editCampaign(deps, u, id, { name: form.name ?? '' }))
-    action('ad-line', AdLineForm, { writes: true, notice: 'ad_line_rewritten' }, (u, id, form) => editCampaign(deps, u, id, { ad_line: form.ad_line ?? '' }))
+    // A rewritten line held for review says so (the page's banner then reads "In review").
+    const rewritten = (graph: CampaignGraph) => (graph.creative.moderation_status === 'pending' ? 'ad_line_in_review' : 'ad_line_rewritten')
+    action('ad-line', AdLineForm, { writes: true, notice: rewritten }, (u, id, form) => editCampaign(deps, u, id, { ad_line: form.ad_line ?? '' }))
     // Publishing a report is a campaign write; taking it down is always allowed.
     action('share', EmptyForm, { writes: true, notice: 'report_shared' }, (u, id) => shareCampaignReport(deps, u, id))
     action('unshare', EmptyForm, { writes: false, notice: 'report_unshared' }, (u, id) => stopSharingCampaignReport(deps, u, id))

@@ -125,8 +125,9 @@ export function portalCampaignRoutes(deps: RouteDeps) {
       const { config } = await accountView(deps, request)
       const body = asApiBody(request, CampaignCreateSchema, campaignBodyFromForm(request.body, config))
       const created = await createCampaign(deps, a.user_id, body, createBudget(deps, request, reply, a.user_id), 'website')
-      // A replay (the same form submitted twice) lands on the campaign the first submit created.
-      return reply.redirect(`/portal/campaigns/${encodeURIComponent(created.campaign_id)}?notice=created`, 303)
+      // A replay (the same form submitted twice) lands on the campaign the first submit created. A line held for review says so.
+      const notice = created.moderation_status === 'pending' ? 'created_in_review' : 'created'
+      return reply.redirect(`/portal/campaigns/${encodeURIComponent(created.campaign_id)}?notice=${notice}`, 303)
     })
   }
 }
