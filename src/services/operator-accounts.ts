@@ -12,14 +12,15 @@ import { decodeInstantCursor, type Page, type PageRequest } from './lists.ts'
  * Accounts whose email contains `query` (case-insensitive) or whose user id
  * is `query` exactly, newest first; every account when the query is empty.
  */
-export async function findAccounts(ctx: ServiceContext, query: string | undefined, req: PageRequest): Promise<Page<AccountRow>> {
+/** Accounts newest first, matching `query` (part of an email, or a user id); `pendingApproval`: only those still waiting for write approval. */
+export async function findAccounts(ctx: ServiceContext, query: string | undefined, req: PageRequest, pendingApproval = false): Promise<Page<AccountRow>> {
   const limit = req.limit ?? PAGE_LIMIT_DEFAULT
   const cursor = req.cursor === undefined ? null : decodeInstantCursor('accounts', req.cursor)
   const text = query?.trim() ?? ''
   const rows = await searchAccounts(ctx.db, text === '' ? null : text, {
     rows: limit + 1,
     before: cursor === null ? null : { createdAt: cursor.at, userId: cursor.id },
-  })
+  }, pendingApproval)
   return pageOf(rows, limit, (a) => [a.created_at.toISOString(), a.user_id], 'accounts')
 }
 

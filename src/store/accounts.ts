@@ -74,9 +74,11 @@ export async function searchAccounts(
   db: Db,
   query: string | null,
   page: { rows: number; before: { createdAt: Date; userId: string } | null },
+  pendingApproval = false,
 ): Promise<AccountRow[]> {
   let q = db.selectFrom('accounts').selectAll()
   if (query !== null) q = q.where((eb) => eb.or([eb('user_id', '=', query), eb('email', 'ilike', `%${likeLiteral(query)}%`)]))
+  if (pendingApproval) q = q.where('write_approved', '=', false)
   const before = page.before
   if (before) q = q.where((eb) => eb(eb.refTuple('created_at', 'user_id'), '<', eb.tuple(before.createdAt, before.userId)))
   return q.orderBy('created_at', 'desc').orderBy('user_id', 'desc').limit(page.rows).execute()

@@ -37,6 +37,25 @@ async function lastEntry(userId: string, action: string, ops: OpsClient) {
   return entry
 }
 
+test('"Pending approval only" lists the accounts still waiting for write approval, alone or with a search', async () => {
+  const ops = await signedInOperator(h)
+  const waiting = (await h.admin.post('/admin/v1/accounts', { email: email('waiting') })).body.user_id
+  const approved = await h.advertiser()
+  const all = await ops.get('/ops/accounts')
+  assert.match(all.words, /Show the accounts pending approval/)
+  const pending = await ops.get('/ops/accounts?pending=on')
+  assert.equal(pending.status, 200)
+  assert.match(pending.words, /Accounts pending approval, newest first/)
+  assert.ok(pending.text.includes(`/ops/accounts/${waiting}`), 'the waiting account is listed')
+  assert.ok(!pending.text.includes(approved.userId), 'an approved account is not')
+  assert.match(pending.text, /name="pending" value="on" checked/, 'the box stays ticked')
+  const searched = await ops.get(`/ops/accounts?pending=on&query=${waiting}`)
+  assert.ok(searched.text.includes(`/ops/accounts/${waiting}`))
+  assert.match((await ops.get(`/ops/accounts?pending=on&query=${approved.userId}`)).words, /No account is waiting for approval/)
+  await h.admin.post(`/admin/v1/accounts/${waiting}/write-approval`, { approved: true })
+  assert.ok(!(await ops.get('/ops/accounts?pending=on')).text.includes(`/ops/accounts/${waiting}`), 'approved: off the list')
+})
+
 test('search finds accounts by part of the email (any case) and by exact user id, in the console and the API', async () => {
   const ops = await signedInOperator(h)
   const address = email('findme')

@@ -19,6 +19,8 @@ function Badge(props: { ok: boolean; children: string }) {
 export function AccountsPage(props: {
   frame: OpsFrame
   query: string
+  /** Only the accounts still waiting for write approval. */
+  pending: boolean
   accounts: ListItem[]
   next: string | null
   create?: { values: FormValues; errors: FieldErrors }
@@ -30,16 +32,22 @@ export function AccountsPage(props: {
     <OpsPage frame={props.frame} title="Accounts" path="/ops/accounts">
       <form method="get" action="/ops/accounts" class="inline-form" role="search" aria-label="Find accounts">
         <Field name="query" label="Email or user id" type="search" value={props.query} hint="Part of an email, or a whole user id." />
+        <label class="check">
+          <input type="checkbox" name="pending" value="on" checked={props.pending} /> Pending approval only
+        </label>
         <button type="submit">Search</button>
       </form>
+      <p>
+        {props.pending ? <a href="/ops/accounts">Show every account</a> : <a href="/ops/accounts?pending=on">Show the accounts pending approval</a>}
+      </p>
       {props.accounts.length === 0 ? (
-        <p>{props.query ? 'No account matches.' : 'No accounts yet.'}</p>
+        <p>{props.pending ? 'No account is waiting for approval.' : props.query ? 'No account matches.' : 'No accounts yet.'}</p>
       ) : (
         <DataTable
           label="Accounts"
           columns={['Email', 'User id', 'Created', 'Approved', 'Terms', 'Collection']}
           captionClass="muted"
-          caption={props.query ? `Accounts matching “${props.query}”, newest first` : 'Every account, newest first'}
+          caption={`${props.pending ? 'Accounts pending approval' : props.query ? 'Accounts' : 'Every account'}${props.query ? ` matching “${props.query}”` : ''}, newest first`}
         >
           {props.accounts.map((a) => (
             <tr>
@@ -50,7 +58,7 @@ export function AccountsPage(props: {
                 <code>{a.user_id}</code>
               </td>
               <td>{utc(a.created_at)}</td>
-              <td>{yesNo(a.write_approved)}</td>
+              <td>{a.write_approved ? 'yes' : <Badge ok={false}>pending</Badge>}</td>
               <td>{yesNo(a.terms_accepted)}</td>
               <td>{a.collection_status.replaceAll('_', ' ')}</td>
             </tr>

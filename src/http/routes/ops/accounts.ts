@@ -26,15 +26,25 @@ type Params = { user_id: string }
 /** The console's accounts: search, the account page, and every account action (the same audited use cases as the operator API). */
 export function opsAccountRoutes(deps: RouteDeps) {
   return async (app: App) => {
-    const listQuery = Type.Object({ query: Type.Optional(Type.String({ maxLength: 254 })), cursor: Type.Optional(Type.String({ maxLength: 512 })), notice: Notice })
+    const listQuery = Type.Object({
+      query: Type.Optional(Type.String({ maxLength: 254 })),
+      // "Pending approval only": a checkbox, sent as "on" when ticked.
+      pending: Type.Optional(Type.String({ maxLength: 8 })),
+      cursor: Type.Optional(Type.String({ maxLength: 512 })),
+      notice: Notice,
+    })
     const ctx = (request: FastifyRequest) => asOperator(deps, request)
 
     async function accountsPage(request: FastifyRequest, reply: FastifyReply, q: Static<typeof listQuery>, create?: { values: FormValues; errors: FieldErrors }, status = 200) {
       const query = q.query?.trim() ?? ''
-      const page = await findAccounts(deps, query, { cursor: q.cursor })
-      const next = page.nextCursor === null ? null : `/ops/accounts?${new URLSearchParams({ ...(query ? { query } : {}), cursor: page.nextCursor }).toString()}`
+      const pending = q.pending !== undefined && q.pending !== ''
+      const page = await findAccounts(deps, query, { cursor: q.cursor }, pending)
+      const next =
+        page.nextCursor === null
+          ? null
+          : `/ops/accounts?${new URLSearchParams({ ...(query ? { query } : {}), ...(pending ? { pending: 'on' } : {}), cursor: page.nextCursor }).toString()}`
       const frame = frameOf(deps, request, reply, q.notice)
-      return reply.page(AccountsPage({ frame, query, accounts: page.items.map(presentAccountListItem), next, create }), status)
+      return reply.page(AccountsPage({ frame, query, pending, accounts: page.items.map(presentAccountListItem), next, create }), status)
     }
 
     app.get('/ops/accounts', { schema: { ...hide, querystring: listQuery } }, async (request, reply) => accountsPage(request, reply, request.query))
