@@ -295,4 +295,21 @@ describe('the operator console in a browser', { skip: browserSkip }, () => {
     await checkPage(page)
     await screenshot(page, 'ops-components', SHOTS)
   })
+  test('Accounts: "Pending approval only" lists the accounts waiting for write approval (issue 36)', { timeout: 60_000 }, async () => {
+    const { page } = h
+    const waiting = `pending-${randomUUID().slice(0, 8)}@example.dev`
+    const created = await h.admin<{ user_id: string }>('POST', '/accounts', { email: waiting })
+    assert.equal(created.status, 201, created.text)
+    await opsSignIn(page, h)
+    await visit(page, h, '/ops/accounts')
+    await field(page, 'Pending approval only').check()
+    await submit(page, 'Search')
+    assert.equal(new URL(page.url()).searchParams.get('pending'), 'on')
+    const table = page.getByRole('table', { name: /Accounts pending approval/ })
+    assert.equal(await table.getByRole('link', { name: waiting, exact: true }).count(), 1, 'the waiting account is listed')
+    assert.equal(await table.getByRole('link', { name: OPERATOR.email }).count(), 0)
+    for (const row of await table.locator('tbody tr').all()) assert.match(await row.innerText(), /pending/, 'every row is pending')
+    await checkPage(page)
+    await screenshot(page, 'ops-accounts-pending', SHOTS)
+  })
 })
