@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
-import { count, usdExactFromMicros, usdFromCents, utc, utcDay } from '../format.ts'
+import { count, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
@@ -163,7 +163,7 @@ function Balance(props: { account: Account }) {
           </dd>
           <dt>Not yet invoiced</dt>
           <dd>
-            {usdFromCents(b.pending_cents)} <span class="muted">(exactly {usdExactFromMicros(b.unbilled_delivered_micros)} delivered)</span>
+            {usdFromCents(b.pending_cents)} <span class="muted">(exactly {usdSpend(b.unbilled_delivered_micros)} delivered)</span>
           </dd>
           <dt>Unpaid invoices</dt>
           <dd>{count(b.pending_charge_count)}</dd>

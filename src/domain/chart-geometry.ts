@@ -1,0 +1,107 @@
+import { bucketOf, DAY_MS, nextBucket, type Granularity, type Window } from './stats.ts'
+
+/**
+ * Where a time series goes on a chart's time axis (pages/chart.tsx draws it).
+ * Pure: times are epoch milliseconds (UTC); positions are fractions of the
+ * axis (0 its start, 1 its end), so the drawing can use the page's width.
+ * A bucket is as wide as its period (an hour is an hour wide on a 30-day
+ * axis); the bucket in progress at now is marked partial; buckets after now
+ * have no value yet and are not drawn (never a drop to zero).
+ */
+
+const HOUR_MS = 3_600_000
+
+export interface TimeBucket {
+  startMs: number
+  endMs: number
+  value: number
+}
+
+export interface TimeMark {
+  /** The bucket's index in the series. */
+  index: number
+  /** Its left and right edges on the axis, clipped to it (0..1). */
+  x0: number
+  x1: number
+  value: number
+  /** The bucket in progress: it holds now, so its value is still growing. */
+  partial: boolean
+}
+
+export const fractionOf = (ms: number, axis: Window): number => Math.min(1, Math.max(0, (ms - axis.startMs) / (axis.endMs - axis.startMs)))
+
+/** The buckets of a series that have happened (started at or before now), each at its true width on `axis`. */
+export function timeMarks(buckets: readonly TimeBucket[], axis: Window, nowMs: number): TimeMark[] {
+  const marks: TimeMark[] = []
+  buckets.forEach((b, index) => {
+    if (b.startMs > nowMs || b.endMs <= axis.startMs || b.startMs >= axis.endMs) return
+    marks.push({ index, x0: fractionOf(b.startMs, axis), x1: fractionOf(b.endMs, axis), value: b.value, partial: b.startMs <= nowMs && nowMs < b.endMs })
+  })
+  return marks
+}
+
+/**
+ * The buckets of [start, end) at `g`: each labelled by its UTC bucket (GET /v1/stats rule 7), with its
+ * end, the last clipped by the window's end (a first bucket that starts before the window is clipped
+ * where it is drawn: positions are clamped to the axis).
+ */
+export function bucketsOf(w: Window, g: Granularity): { startMs: number; endMs: number }[] {
+  const out: { startMs: number; endMs: number }[] = []
+  for (let b = bucketOf(w.startMs, g); b < w.endMs; b = nextBucket(b, g)) out.push({ startMs: b, endMs: Math.min(nextBucket(b, g), w.endMs) })
+  return out
+}
+
+/**
+ * The time axis of a campaign's delivery chart: its window, widened back to
+ * at least a day of hours or a week of days, so a young campaign's first hour
+ * is one hour wide, not a slab across the plot. The widened part is before
+ * the campaign existed: nothing is drawn there.
+ */
+export function deliveryAxis(w: Window, g: Granularity): Window {
+  const least = g === 'hour' ? 24 * HOUR_MS : g === 'day' ? 7 * DAY_MS : 0
+  return { startMs: Math.min(w.startMs, w.endMs - least), endMs: w.endMs }
+}
+
+export interface AxisLabelPlace {
+  index: number
+  /** Where the text is anchored (0..1 of the axis) and how. */
+  at: number
+  anchor: 'start' | 'middle' | 'end'
+}
+
+/**
+ * Which time labels fit side by side on an axis `widthPx` wide, at about
+ * `charPx` a character with `gapPx` between: each label centred on its bucket
+ * (anchored at the axis's edge when it would run off it), kept when it clears
+ * the one before.
+ */
+export function placeTimeLabels(
+  candidates: readonly { index: number; centre: number; text: string }[],
+  widthPx: number,
+  options: { charPx?: number; gapPx?: number } = {},
+): AxisLabelPlace[] {
+  const charPx = options.charPx ?? 7.2
+  const gapPx = options.gapPx ?? 12
+  const placed: AxisLabelPlace[] = []
+  let previousEnd = Number.NEGATIVE_INFINITY
+  for (const c of candidates) {
+    const w = c.text.length * charPx
+    const centre = c.centre * widthPx
+    let left = centre - w / 2
+    let anchor: AxisLabelPlace['anchor'] = 'middle'
+    let at = c.centre
+    if (left < 0) {
+      left = 0
+      anchor = 'start'
+      at = 0
+    } else if (left + w > widthPx) {
+      left = widthPx - w
+      anchor = 'end'
+      at = 1
+    }
+    if (left < previousEnd + gapPx) continue
+    placed.push({ index: c.index, at, anchor })
+    previousEnd = left + w
+  }
+  return placed
+}
