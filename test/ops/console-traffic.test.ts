@@ -109,6 +109,6 @@ test("a reviewed day: the review's record and the credits it issued, each accoun
   const page = await ops.get('/ops/traffic?day=2026-10-31')
   assert.equal(page.status, 200)
   assert.match(page.words, /Credits issued Reviewed 2026-11-01 01:00 UTC: 1 source and 0 viewers flagged, 3 units voided, \$0\.0075 credited back\./)
-  assert.ok(page.words.includes(`Account Campaign Units voided Credited ${email} Credited campaign ${campaignId} 3 $0.01`), page.words.slice(-400))
+  assert.ok(page.words.includes(`Account Campaign Units voided Credited ${email} Credited campaign ${campaignId} 3 $0.0075`), page.words.slice(-400))
   assert.ok(page.text.includes(`<a href="/ops/accounts/${adv.userId}">`))
 })
