@@ -71,23 +71,35 @@ export interface AxisLabelPlace {
 
 /**
  * Which time labels fit side by side on an axis `widthPx` wide, at about
- * `charPx` a character with `gapPx` between: each label centred on its bucket
- * (anchored at the axis's edge when it would run off it), kept when it clears
- * the one before.
+ * `charPx` a character with `gapPx` between: every k-th bucket from the
+ * first, with the smallest k at which all of them fit, each centred on its
+ * bucket (anchored at the axis's edge when it would run off it). A regular
+ * step reads as a scale; greedy packing would leave uneven gaps.
  */
 export function placeTimeLabels(
   candidates: readonly { index: number; centre: number; text: string }[],
   widthPx: number,
   options: { charPx?: number; gapPx?: number } = {},
 ): AxisLabelPlace[] {
-  const charPx = options.charPx ?? 7.2
-  const gapPx = options.gapPx ?? 12
+  for (let every = 1; every <= Math.max(1, candidates.length); every++) {
+    const placed = fitLabels(
+      candidates.filter((_, i) => i % every === 0),
+      widthPx,
+      options.charPx ?? 7.2,
+      options.gapPx ?? 12,
+    )
+    if (placed) return placed
+  }
+  return []
+}
+
+/** The labels placed, or null when two would collide. */
+function fitLabels(candidates: readonly { index: number; centre: number; text: string }[], widthPx: number, charPx: number, gapPx: number): AxisLabelPlace[] | null {
   const placed: AxisLabelPlace[] = []
   let previousEnd = Number.NEGATIVE_INFINITY
   for (const c of candidates) {
     const w = c.text.length * charPx
-    const centre = c.centre * widthPx
-    let left = centre - w / 2
+    let left = c.centre * widthPx - w / 2
     let anchor: AxisLabelPlace['anchor'] = 'middle'
     let at = c.centre
     if (left < 0) {
@@ -99,7 +111,7 @@ export function placeTimeLabels(
       anchor = 'end'
       at = 1
     }
-    if (left < previousEnd + gapPx) continue
+    if (left < previousEnd + gapPx) return candidates.length === 1 ? [{ index: c.index, at, anchor }] : null
     placed.push({ index: c.index, at, anchor })
     previousEnd = left + w
   }

@@ -65,7 +65,7 @@ export const GEOMETRY = { height: 280, top: 50, bottom: 38, leftPct: 2, rightPct
 const Y0 = GEOMETRY.top
 const Y1 = GEOMETRY.height - GEOMETRY.bottom
 
-/** Axis labels are placed for a narrow plot (every screen) and, in class `wide`, for a wide one (hidden on narrow screens by site.css). */
+/** Axis labels are placed for a narrow plot and for a wide one (classes `narrow` and `wide`: site.css shows one set per screen width). */
 export const LABEL_WIDTHS = { narrow: 300, wide: 640 } as const
 /** Up to this many marks each take the Tab key; more are reached with the arrow keys (site.js) from the first. */
 export const TABBABLE_MARKS = 62
@@ -144,15 +144,24 @@ export function Chart(props: ChartProps) {
   const partialText = props.partialText ?? 'so far'
 
   // Time labels: one set that fits a narrow plot, and the extra ones a wide plot has room for.
-  const candidates = props.points.map((p, index) => {
+  // The axis's buckets: the points', and as many again of the first one's length back to the axis's start (a widened axis).
+  const first = props.points[0]
+  const step = first ? first.end.getTime() - first.t.getTime() : 0
+  const before: { t: Date; end: Date }[] = []
+  if (first && step > 0) for (let t = first.t.getTime() - step; t >= axis.startMs; t -= step) before.unshift({ t: new Date(t), end: new Date(t + step) })
+  const axisBuckets = [...before, ...props.points]
+  const candidates = axisBuckets.map((p, index) => {
     const x0 = fractionOf(p.t.getTime(), axis)
     const x1 = fractionOf(p.end.getTime(), axis)
     return { index, centre: (x0 + x1) / 2, text: props.formatAxisTime(p.t) }
   })
   const narrow = placeTimeLabels(candidates, LABEL_WIDTHS.narrow)
-  const always = new Set(narrow.map((l) => l.index))
-  const wide = placeTimeLabels(candidates, LABEL_WIDTHS.wide).filter((l) => !always.has(l.index))
-  const labels = [...narrow.map((l) => ({ ...l, wide: false })), ...wide.map((l) => ({ ...l, wide: true }))]
+  const wide = placeTimeLabels(candidates, LABEL_WIDTHS.wide)
+  // One set when both widths fit the same labels; else each set for its own screens (site.css).
+  const same = narrow.length === wide.length
+  const labels = same
+    ? narrow.map((l) => ({ ...l, only: undefined }))
+    : [...narrow.map((l) => ({ ...l, only: 'narrow' })), ...wide.map((l) => ({ ...l, only: 'wide' }))]
 
   const shown = marks.filter((m) => m.value > 0 || m.partial)
   const tabbable = shown.length <= TABBABLE_MARKS
@@ -180,10 +189,10 @@ export function Chart(props: ChartProps) {
             </g>
           ))}
           {labels.map((l) => {
-            const p = props.points[l.index]!
+            const p = axisBuckets[l.index]!
             const tickAt = (fractionOf(p.t.getTime(), axis) + fractionOf(p.end.getTime(), axis)) / 2
             return (
-              <g class={l.wide ? 'wide' : undefined}>
+              <g class={l.only}>
                 <line class="axis" x1={pct(tickAt)} x2={pct(tickAt)} y1={Y1} y2={Y1 + 5} />
                 <text class="tick" x={pct(l.at)} y={Y1 + 24} text-anchor={l.anchor}>
                   {props.formatAxisTime(p.t)}
@@ -268,7 +277,7 @@ function Levels(props: { marks: TimeMark[]; y: (v: number) => number; tone: stri
         const joined = previous !== undefined && Math.abs(previous.x1 - m.x0) < 1e-9
         return (
           <>
-            {joined && previous.value !== m.value ? <line class={`line ${tone}`} x1={pct(m.x0)} x2={pct(m.x0)} y1={round(y(previous.value))} y2={round(y(m.value))} /> : null}
+            {joined && previous.value !== m.value ? <line class={`line ${tone}${m.partial ? ' partial' : ''}`} x1={pct(m.x0)} x2={pct(m.x0)} y1={round(y(previous.value))} y2={round(y(m.value))} /> : null}
             <line class={`line ${tone}${m.partial ? ' partial' : ''}`} x1={pct(m.x0)} x2={pct(m.x1)} y1={round(y(m.value))} y2={round(y(m.value))} />
           </>
         )

@@ -107,7 +107,8 @@
     if (chartTip.parentNode !== figure) figure.appendChild(chartTip)
     chartTip.textContent = text
     chartTip.hidden = false
-    var shape = mark.querySelector('.shape') || mark
+    // Above the mark's column, clear of the bars and levels around it.
+    var shape = mark.querySelector('.hit') || mark
     var box = figure.getBoundingClientRect()
     var at = shape.getBoundingClientRect()
     var left = at.left + at.width / 2 - box.left - chartTip.offsetWidth / 2
@@ -145,6 +146,12 @@
     if (next === undefined || !marks[next]) return
     event.preventDefault()
     marks[next].focus()
+  })
+  // A new width moves the marks: the tooltip follows the focused one, or goes.
+  window.addEventListener('resize', function () {
+    var focused = markOf(document.activeElement)
+    if (focused && chartTip && !chartTip.hidden) showTip(focused)
+    else hideTip()
   })
   // ---- end of charts ----
 })()

@@ -95,12 +95,21 @@ function Totals(props: { stats: Stats }) {
       <div class="card">
         <div class="stat-label">Unique viewers</div>
         <p class="stat">{count(t.unique_viewers)}</p>
-        <p class="muted">
-          People with a recorded view or click, each counted once. A click counts its viewer even when the view was never reported (a click before the ten
-          seconds were up), so this can be more than the recorded views.
-        </p>
+        <p class="muted">People with a recorded view or click, each counted once</p>
       </div>
     </div>
+  )
+}
+
+/** Why unique viewers can exceed the recorded views (issue 36), said next to the totals. */
+function ViewersNote(props: { stats: Stats }) {
+  const t = props.stats.totals
+  const recorded = t.billable_impressions + Object.values(t.non_billable).reduce((n, c) => n + c, 0)
+  return (
+    <p class="muted" id="viewers-note">
+      {t.unique_viewers > recorded ? `Unique viewers (${count(t.unique_viewers)}) are more than the recorded views (${count(recorded)}) here: ` : 'Unique viewers can be more than the recorded views: '}
+      a click counts its viewer even when the view behind it was never reported, for example a click before the ten seconds were up.
+    </p>
   )
 }
 
@@ -173,6 +182,7 @@ export function StatsPage(props: StatsPageProps) {
           </h2>
           {props.boundary ? <BoundaryText boundary={props.boundary} granularity={stats.granularity} /> : null}
           <Totals stats={stats} />
+          <ViewersNote stats={stats} />
           <DeliveryCharts
             id="stats"
             granularity={stats.granularity}
