@@ -79,9 +79,10 @@ export interface AxisLabelPlace {
 export function placeTimeLabels(
   candidates: readonly { index: number; centre: number; text: string }[],
   widthPx: number,
-  options: { charPx?: number; gapPx?: number } = {},
+  options: { charPx?: number; gapPx?: number; bucketMs?: number } = {},
 ): AxisLabelPlace[] {
-  for (let every = 1; every <= Math.max(1, candidates.length); every++) {
+  const steps = [...labelSteps(options.bucketMs ?? 0), ...Array.from({ length: Math.max(1, candidates.length) }, (_, i) => i + 1)]
+  for (const every of steps) {
     const placed = fitLabels(
       candidates.filter((_, i) => i % every === 0),
       widthPx,
@@ -90,6 +91,14 @@ export function placeTimeLabels(
     )
     if (placed) return placed
   }
+  return []
+}
+
+/** Steps between labelled buckets that read as a clock or a calendar: 6 hours, a week, a quarter (then any). */
+export function labelSteps(bucketMs: number): number[] {
+  if (bucketMs === HOUR_MS) return [1, 2, 3, 4, 6, 12, 24, 48, 72, 168, 336]
+  if (bucketMs === DAY_MS) return [1, 2, 7, 14, 28, 56, 91, 182, 364]
+  if (bucketMs >= 28 * DAY_MS) return [1, 2, 3, 6, 12, 24, 60]
   return []
 }
 

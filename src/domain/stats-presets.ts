@@ -58,9 +58,10 @@ export interface LiveBoundary {
   closedThrough: string | null
   liveFromMs: number
   nowMs: number
-  /** Whether the window holds closed days, live time, or both. */
+  /** Whether the window holds closed days, live time, or both; or starts after now. */
   closedPart: boolean
   livePart: boolean
+  notBegun: boolean
 }
 
 export function liveBoundary(w: Window, rolledThroughMs: number | null, nowMs: number): LiveBoundary {
@@ -73,5 +74,6 @@ export function liveBoundary(w: Window, rolledThroughMs: number | null, nowMs: n
     nowMs,
     closedPart: w.startMs < liveFromMs,
     livePart: w.endMs > liveFromMs && w.startMs <= nowMs,
+    notBegun: w.startMs > nowMs,
   }
 }

@@ -95,6 +95,19 @@ test('placeTimeLabels: labels stay on the axis and never run into each other', (
   }
 })
 
+test('placeTimeLabels: a step that reads as a clock or a calendar', () => {
+  const hours = Array.from({ length: 24 }, (_, index) => ({ index, centre: (index + 0.5) / 24, text: 'Nov 2, 00:00' }))
+  assert.deepEqual(
+    placeTimeLabels(hours, 640, { bucketMs: HOUR }).map((l) => l.index),
+    [0, 6, 12, 18],
+  )
+  const days = Array.from({ length: 30 }, (_, index) => ({ index, centre: (index + 0.5) / 30, text: 'Oct 25' }))
+  assert.deepEqual(
+    placeTimeLabels(days, 640, { bucketMs: DAY }).map((l) => l.index),
+    [0, 7, 14, 21, 28],
+  )
+})
+
 test('presets: Today by the hour, 7 and 30 days and this month by the day, each through today', () => {
   const now = Date.parse('2026-11-28T10:37:00Z')
   const today = Date.parse('2026-11-28T00:00:00Z')
@@ -115,7 +128,14 @@ test('liveBoundary: closed days through the rollups\' watermark, live from the d
   const now = Date.parse('2026-11-28T10:37:00Z')
   const today = Date.parse('2026-11-28T00:00:00Z')
   const window = { startMs: today - 6 * DAY, endMs: today + DAY }
-  assert.deepEqual(liveBoundary(window, today - DAY, now), { closedThrough: '2026-11-27', liveFromMs: today, nowMs: now, closedPart: true, livePart: true })
+  assert.deepEqual(liveBoundary(window, today - DAY, now), {
+    closedThrough: '2026-11-27',
+    liveFromMs: today,
+    nowMs: now,
+    closedPart: true,
+    livePart: true,
+    notBegun: false,
+  })
   // While yesterday is being rolled up, it is live too.
   assert.deepEqual(liveBoundary(window, today - 2 * DAY, now).liveFromMs, today - DAY)
   const todayOnly = liveBoundary({ startMs: today, endMs: today + DAY }, today - DAY, now)
@@ -124,6 +144,7 @@ test('liveBoundary: closed days through the rollups\' watermark, live from the d
   const past = liveBoundary({ startMs: today - 10 * DAY, endMs: today - 3 * DAY }, today - DAY, now)
   assert.equal(past.livePart, false)
   assert.equal(liveBoundary(window, null, now).closedThrough, null)
+  assert.equal(liveBoundary({ startMs: today + DAY, endMs: today + 2 * DAY }, today - DAY, now).notBegun, true)
 })
 
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`)

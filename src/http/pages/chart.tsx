@@ -155,8 +155,8 @@ export function Chart(props: ChartProps) {
     const x1 = fractionOf(p.end.getTime(), axis)
     return { index, centre: (x0 + x1) / 2, text: props.formatAxisTime(p.t) }
   })
-  const narrow = placeTimeLabels(candidates, LABEL_WIDTHS.narrow)
-  const wide = placeTimeLabels(candidates, LABEL_WIDTHS.wide)
+  const narrow = placeTimeLabels(candidates, LABEL_WIDTHS.narrow, { bucketMs: step })
+  const wide = placeTimeLabels(candidates, LABEL_WIDTHS.wide, { bucketMs: step })
   // One set when both widths fit the same labels; else each set for its own screens (site.css).
   const same = narrow.length === wide.length
   const labels = same

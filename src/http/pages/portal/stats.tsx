@@ -219,6 +219,13 @@ function BoundaryText(props: { boundary: LiveBoundary; granularity: Granularity 
   const b = props.boundary
   const liveFrom = utc(new Date(b.liveFromMs))
   const closed = b.closedThrough ? `The last closed day is ${b.closedThrough}; it ended at ${liveFrom}.` : `Days before ${liveFrom} are closed.`
+  if (b.notBegun) {
+    return (
+      <p class="live-boundary" id="stats-boundary">
+        This period has not begun yet: nothing is recorded in it.
+      </p>
+    )
+  }
   if (!b.livePart) {
     return (
       <p class="live-boundary" id="stats-boundary">
