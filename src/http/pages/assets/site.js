@@ -106,6 +106,8 @@
     }
     if (chartTip.parentNode !== figure) figure.appendChild(chartTip)
     chartTip.textContent = text
+    // Measured at the figure's left edge, where it has the whole width to lay out in.
+    chartTip.style.left = '0px'
     chartTip.hidden = false
     // Above the mark's column, clear of the bars and levels around it.
     var shape = mark.querySelector('.hit') || mark
