@@ -107,7 +107,7 @@ export function bucketOf(ms: number, g: Granularity): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
 }
 
-function nextBucket(ms: number, g: Granularity): number {
+export function nextBucket(ms: number, g: Granularity): number {
   if (g === 'hour') return ms + HOUR_MS
   if (g === 'day') return ms + DAY_MS
   const d = new Date(ms)

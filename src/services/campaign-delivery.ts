@@ -1,12 +1,15 @@
+import { bucketsOf } from '../domain/chart-geometry.ts'
 import { deliveryChartPlan } from '../domain/delivery-chart.ts'
 import type { NonBillableCounts } from '../domain/delivery.ts'
-import { bucketSpine, sumNonBillable, type Granularity } from '../domain/stats.ts'
+import { sumNonBillable, type Granularity } from '../domain/stats.ts'
 import type { ServiceContext } from './context.ts'
 import { getStats } from './stats.ts'
 
 export interface DeliveryBucket {
   /** The bucket's start, epoch ms (UTC). */
   bucketMs: number
+  /** Its end (exclusive). */
+  endMs: number
   billable_impressions: number
   spend_micros: number
 }
@@ -15,6 +18,8 @@ export interface CampaignDelivery {
   granularity: Granularity
   startMs: number
   endMs: number
+  /** When it was read (the clock's now): the bucket holding it is still in progress. */
+  nowMs: number
   /** Every bucket of [start, end), zero buckets included, in time order. */
   buckets: DeliveryBucket[]
   /** Over the whole window: billable impressions, `clicks` (a share of them: the campaign's CTR), spend, and the recorded views not billed, by reason. */
@@ -36,7 +41,8 @@ export async function readCampaignDelivery(
   /** One surface or one country only (the public report's breakdowns); the whole campaign when absent. */
   filter: { surface?: string; country?: string } = {},
 ): Promise<CampaignDelivery> {
-  const plan = deliveryChartPlan(createdAt.getTime(), ctx.clock.nowMs())
+  const nowMs = ctx.clock.nowMs()
+  const plan = deliveryChartPlan(createdAt.getTime(), nowMs)
   const results = await Promise.all(
     plan.parts.map((part) =>
       getStats(ctx, userId, {
@@ -50,8 +56,9 @@ export async function readCampaignDelivery(
   )
   const byBucket = new Map<number, { billable_impressions: number; spend_micros: number }>()
   for (const point of results.flatMap((r) => r.points)) byBucket.set(Date.parse(point.bucket), point)
-  const buckets = bucketSpine(plan.window, plan.granularity).map((bucketMs) => ({
+  const buckets = bucketsOf(plan.window, plan.granularity).map(({ startMs: bucketMs, endMs }) => ({
     bucketMs,
+    endMs,
     billable_impressions: byBucket.get(bucketMs)?.billable_impressions ?? 0,
     spend_micros: byBucket.get(bucketMs)?.spend_micros ?? 0,
   }))
@@ -59,6 +66,7 @@ export async function readCampaignDelivery(
     granularity: plan.granularity,
     startMs: plan.window.startMs,
     endMs: plan.window.endMs,
+    nowMs,
     buckets,
     totals: {
       billable_impressions: results.reduce((n, r) => n + r.totals.billable_impressions, 0),

@@ -23,7 +23,7 @@ export interface PublicReport {
   created_at: Date
   generated_at: Date
   /** Billable impressions over time: the campaign page's chart window, through GET /v1/stats's use case; null when statistics cannot be read now. */
-  delivery: { granularity: CampaignDelivery['granularity']; buckets: { t: Date; impressions: number }[] } | null
+  delivery: { granularity: CampaignDelivery['granularity']; startMs: number; endMs: number; buckets: { t: Date; end: Date; impressions: number }[] } | null
   /** Billable impressions per surface and, for a targeted campaign, per country, over the same window. */
   by_surface: { surface: string; impressions: number }[]
   by_country: { country: string; impressions: number }[]
@@ -65,7 +65,9 @@ async function computeReport(ctx: ServiceContext, shared: { user_id: string; cam
     generated_at: ctx.clock.now(),
     delivery: series && {
       granularity: series.granularity,
-      buckets: series.buckets.map((b) => ({ t: new Date(b.bucketMs), impressions: b.billable_impressions })),
+      startMs: series.startMs,
+      endMs: series.endMs,
+      buckets: series.buckets.map((b) => ({ t: new Date(b.bucketMs), end: new Date(b.endMs), impressions: b.billable_impressions })),
     },
     by_surface: surfaces.flatMap((surface, i) => total(parts[i]).map((impressions) => ({ surface, impressions }))),
     by_country: countries.flatMap((country, i) => total(parts[surfaces.length + i]).map((impressions) => ({ country, impressions }))),

@@ -16,6 +16,7 @@ import {
   type Window,
 } from '../domain/stats.ts'
 import { invalid } from '../domain/errors.ts'
+import { liveBoundary, type LiveBoundary } from '../domain/stats-presets.ts'
 import { assertLedgerRetained } from '../domain/ledger-retention.ts'
 import { readRetainedFrom } from '../store/ledger-partitions.ts'
 import { assertFiltersOwned } from '../store/report-filters.ts'
@@ -66,6 +67,12 @@ const metrics = (r: MetricRow | undefined): MetricSet =>
       })
     : ZERO_METRICS
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/** Where a window's final figures end and its live ones begin: the clock's now and the daily rollups' watermark (the portal's stats page says it). */
+export async function readLiveBoundary(ctx: ServiceContext, w: Window): Promise<LiveBoundary> {
+  const rolledThrough = await readRolledThrough(ctx.db)
+  return liveBoundary(w, rolledThrough === null ? null : dayMs(rolledThrough), ctx.clock.nowMs())
+}
 
 export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuery) {
   const [, config, rolledThrough, retainedFrom] = await Promise.all([

@@ -367,7 +367,7 @@ export async function navigate(page: Page, label: string): Promise<void> {
 }
 
 export interface ChartShown {
-  /** The aria-label of its <svg role="img">. */
+  /** The aria-label of its <svg>. */
   label: string
   caption: string
   /** The cells of its Data table, row by row (header row included); empty when it has none (an empty chart). */
@@ -376,7 +376,7 @@ export interface ChartShown {
 
 /**
  * What the page's charts show, checking the shape every chart has (the shared
- * contract): `<figure class="chart">` with one `<svg role="img" aria-label>`,
+ * contract): `<figure class="chart">` with one labelled `<svg aria-label>` (a group of focusable marks),
  * a `<figcaption>`, and its numbers in a table inside
  * `<details><summary>Data</summary>` (in the figure or right after it).
  */
@@ -387,8 +387,8 @@ export async function charts(page: Page): Promise<ChartShown[]> {
   const shown: ChartShown[] = []
   for (let i = 0; i < count; i++) {
     const figure = figures.nth(i)
-    const image = figure.locator('svg[role="img"]')
-    assert.equal(await image.count(), 1, 'a chart is one <svg role="img">')
+    const image = figure.locator('svg[aria-label]')
+    assert.equal(await image.count(), 1, 'a chart is one labelled <svg>')
     const label = (await image.getAttribute('aria-label')) ?? ''
     assert.notEqual(label.trim(), '', 'the chart image has no aria-label')
     const captions = figure.locator('figcaption')

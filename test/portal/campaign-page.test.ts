@@ -54,11 +54,11 @@ test('the campaign page shows status, order, blocks, the creative and an empty d
   assert.match(page.text, /<label for="f-ad_line">Ad line<\/label>/)
 
   // A young campaign is drawn by the hour, from the hour it was created; nothing delivered yet.
-  assert.match(page.text, /<svg viewBox="0 0 640 280" role="img" aria-label="/)
+  assert.match(page.text, /<svg class="timeline" width="100%" height="280" role="group" aria-label="/)
   assert.match(page.text, /No delivery in this period/)
-  assert.match(chartLabel(page.text, 'delivery-impressions'), /^Billable impressions by hour, .*: no delivery in this period\.$/)
+  assert.match(chartLabel(page.text, 'delivery-impressions'), /^Billable impressions by hour, .*: no delivery in this period\. The last is in progress \(so far: this hour is not over\)\.$/)
   const hours = chartData(page.text, 'delivery-impressions')
-  assert.deepEqual(hours[0], ['2026-11-02 09:00 UTC', '0'])
+  assert.deepEqual(hours[0], ['2026-11-02 09:00 UTC (so far: this hour is not over)', '0'])
   assert.ok(hours.every(([, v]) => v === '0'))
   assert.ok(!/style=/.test(page.text), 'no inline style (CSP)')
   assert.ok(!/<script>/.test(page.text), 'no inline script (CSP)')
@@ -75,16 +75,18 @@ test('delivery changes the counts and the chart, by the hour and then by the day
   let page = await adv.browser.get(`/portal/campaigns/${id}`)
   let text = visibleText(page.text)
   assert.match(text, /Served \/ bought 3 \/ 2,000/)
-  // 3 × $4 / 1,000 = $0.012 delivered; the card rounds to the cent like invoices, the chart's data keeps the micros.
-  assert.match(text, /Spend \$0\.01/)
+  // 3 × $4 / 1,000 = $0.012 delivered: the card and the chart write spend the same way, exactly (format.ts usdSpend).
+  assert.match(text, /Spend \$0\.012 /)
   assert.match(text, /1 Serving 3 \/ 1,000/)
   const hourStart = `${created.toISOString().slice(0, 13)}:00`.replace('T', ' ')
-  const impressions = chartData(page.text, 'delivery-impressions')
+  // The hour in progress is said to be so in the data (and drawn lighter).
+  const impressions = chartData(page.text, 'delivery-impressions').map(([t, v]) => [t.replace(/ \(so far: this hour is not over\)$/, ''), v])
   assert.deepEqual(impressions.find(([t]) => t === `${hourStart} UTC`), [`${hourStart} UTC`, '3'])
   assert.deepEqual(
-    chartData(page.text, 'delivery-spend').find(([t]) => t === `${hourStart} UTC`),
-    [`${hourStart} UTC`, '$0.012'],
+    chartData(page.text, 'delivery-spend').find(([t]) => t.startsWith(`${hourStart} UTC`)),
+    [`${hourStart} UTC (so far: this hour is not over)`, '$0.012'],
   )
+  assert.match(page.text, /<rect class="bar primary partial shape"/)
   assert.match(chartLabel(page.text, 'delivery-impressions'), /3 in total; highest 3 at /)
   assert.doesNotMatch(page.text, /No delivery in this period/)
 
@@ -114,9 +116,9 @@ test('delivery changes the counts and the chart, by the hour and then by the day
   const today = h.svc.clock.now().toISOString().slice(0, 10)
   assert.equal(days[0]![0], created.toISOString().slice(0, 10))
   assert.deepEqual(days[0], [created.toISOString().slice(0, 10), '3'])
-  assert.deepEqual(days[days.length - 1], [today, '2'])
+  assert.deepEqual(days[days.length - 1], [`${today} (so far: today is not over)`, '2'])
   assert.equal(days.length, 3)
-  assert.deepEqual(chartData(page.text, 'delivery-spend')[days.length - 1], [today, '$0.008'])
+  assert.deepEqual(chartData(page.text, 'delivery-spend')[days.length - 1], [`${today} (so far: today is not over)`, '$0.008'])
   assert.match(chartLabel(page.text, 'delivery-impressions'), /^Billable impressions by day, .*5 in total/)
 })
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService } from '../helpers/api.ts'
-import { advance, deliver, privateCountry } from '../helpers/serving.ts'
+import { advance, decide, deliver, offersWritten, privateCountry } from '../helpers/serving.ts'
 import { chartData, chartLabel, fieldError, inputValue, selectedOption, visibleText } from '../helpers/html.ts'
 import { portalAdvertiser, signInAgain, type PortalAdvertiser } from '../helpers/portal.ts'
 
@@ -17,7 +17,7 @@ async function newCampaign(adv: PortalAdvertiser, overrides: Record<string, unkn
 const options = (html: string, name: string) =>
   [...(new RegExp(`<select id="f-${name}"[\\s\\S]*?</select>`).exec(html)?.[0] ?? '').matchAll(/<option value(?:="([^"]*)")?[^>]*>([^<]*)</g)].map((m) => [m[1] ?? '', m[2]])
 
-test('the stats page defaults to daily over the last 30 days, with labelled fields and a GET form', async () => {
+test('the stats page opens on today by the hour, says where the closed days end and the live part begins, and offers presets', async () => {
   const adv = await portalAdvertiser(h)
   const page = await adv.browser.get('/portal/stats')
   assert.equal(page.status, 200)
@@ -29,19 +29,66 @@ test('the stats page defaults to daily over the last 30 days, with labelled fiel
     assert.match(page.text, new RegExp(`<label for="f-${id}">${label}</label>`))
   }
   assert.match(page.text, /<button type="submit">Show<\/button>/)
-  assert.equal(selectedOption(page.text, 'granularity'), 'day')
+  assert.equal(selectedOption(page.text, 'granularity'), 'hour')
   assert.equal(selectedOption(page.text, 'campaign_id'), '')
 
-  // The same window as GET /v1/stats?last_days=30, shown in the form.
-  const api = await adv.api.get('/v1/stats?last_days=30')
-  assert.equal(api.status, 200, api.text)
-  assert.equal(inputValue(page.text, 'start'), api.body.start.slice(0, 10))
-  assert.equal(inputValue(page.text, 'end'), new Date(Date.parse(api.body.end) - 1).toISOString().slice(0, 10))
-  const days = chartData(page.text, 'stats-impressions')
-  assert.equal(days.length, 30)
-  assert.ok(days.every(([, v]) => v === '0'))
+  // Today, by the hour: the same window as GET /v1/stats from today's midnight to tomorrow's.
+  const now = h.svc.clock.now()
+  const today = now.toISOString().slice(0, 10)
+  assert.equal(inputValue(page.text, 'start'), today)
+  assert.equal(inputValue(page.text, 'end'), today)
+  // The hours so far (through the one in progress), not the rest of the day.
+  const hours = chartData(page.text, 'stats-impressions')
+  assert.equal(hours.length, now.getUTCHours() + 1)
+  assert.match(hours[hours.length - 1]![0], /\(so far: this hour is not over\)$/)
   assert.match(page.text, /No delivery in this period/)
   assert.match(visibleText(page.text), /Billable impressions 0 Spend \$0\.00 Clicks 0 Unique viewers 0/)
+
+  // The presets, Today marked; each a shareable link with its dates.
+  const presets = [...page.text.matchAll(/<li><a href="(\/portal\/stats\?[^"]*)"( aria-current="true")?>([^<]+)<\/a><\/li>/g)].map((m) => [m[3], m[2] ? 'current' : '', m[1]!.replaceAll('&amp;', '&')])
+  const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10)
+  assert.deepEqual(presets, [
+    ['Today', 'current', `/portal/stats?granularity=hour&start=${today}&end=${today}&campaign_id=`],
+    ['Last 7 days', '', `/portal/stats?granularity=day&start=${day(-6)}&end=${today}&campaign_id=`],
+    ['Last 30 days', '', `/portal/stats?granularity=day&start=${day(-29)}&end=${today}&campaign_id=`],
+    ['This month', '', `/portal/stats?granularity=day&start=${today.slice(0, 8)}01&end=${today}&campaign_id=`],
+  ])
+  assert.match(visibleText(page.text), new RegExp(`From ${today} 00:00 UTC on, figures are live`))
+
+  // Last 7 days: closed days, then the live part from today's midnight.
+  const week = await adv.browser.get(presets[1]![2]!)
+  assert.equal(week.status, 200)
+  assert.match(week.text, /<a href="[^"]*" aria-current="true">Last 7 days<\/a>/)
+  const days = chartData(week.text, 'stats-impressions')
+  assert.deepEqual(
+    days.map(([t]) => t),
+    [day(-6), day(-5), day(-4), day(-3), day(-2), day(-1), `${today} (so far: today is not over)`],
+  )
+  const status = await adv.api.get('/v1/stats?last_days=1')
+  const closedThrough = new Date(Date.parse(status.body.end) - 1).toISOString().slice(0, 10)
+  assert.match(
+    visibleText(week.text),
+    new RegExp(`The last closed day is ${closedThrough}; it ended at ${day(0)} 00:00 UTC\\. Figures up to then are final\\. From ${day(0)} 00:00 UTC on, figures are live`),
+  )
+  // An older window is all closed.
+  const old = await adv.browser.get(`/portal/stats?granularity=day&start=${day(-20)}&end=${day(-10)}`)
+  assert.match(visibleText(old.text), /All of this period is closed: its figures are final\./)
+  assert.doesNotMatch(old.text, /aria-current="true"/)
+})
+
+test('unique viewers count clicks too: a click whose view was never reported is a viewer without a recorded view, and the page says so', async () => {
+  const adv = await portalAdvertiser(h)
+  const country = privateCountry()
+  await newCampaign(adv, { target_countries: [country], cpm_usd: 5 })
+  const offer = await decide(h.anonymous, { country })
+  assert.ok(offer)
+  assert.equal((await h.anonymous.get(`/serve/v1/impressions/${offer.impression_id}/click`)).status, 302)
+  await offersWritten(h)
+  const page = await adv.browser.get('/portal/stats')
+  const text = visibleText(page.text)
+  assert.match(text, /Billable impressions 0 .* Unique viewers 1 People with a recorded view or click, each counted once/)
+  assert.match(text, /Unique viewers \(1\) are more than the recorded views \(0\) here: a click counts its viewer even when the view behind it was never reported, for example a click before the ten seconds were up\./)
+  assert.match(text, /Recorded views Billed plus not billed\. 0/)
 })
 
 test('delivery shows in the totals and charts with the numbers of /v1/stats, by hour, day and month, for all or one campaign', async () => {
@@ -65,13 +112,13 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   const text = visibleText(page.text)
   assert.match(text, /Billable impressions 6 Spend \$0\.028 Clicks 0/, '4 × $5 + 2 × $4 per thousand')
   const hours = chartData(page.text, 'stats-impressions')
-  assert.equal(hours.length, 24)
+  assert.equal(hours.length, 11, 'the hours so far: 00:00 through 10:00, the hour in progress')
   for (const point of api.body.points) {
     const label = `${point.bucket.slice(0, 10)} ${point.bucket.slice(11, 16)} UTC`
-    assert.deepEqual(hours.find(([t]) => t === label), [label, String(point.billable_impressions)])
+    assert.equal(hours.find(([t]) => t.startsWith(label))?.[1], String(point.billable_impressions))
   }
   assert.deepEqual(hours.find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '4'])
-  assert.deepEqual(hours.find(([t]) => t === `${now} 10:00 UTC`), [`${now} 10:00 UTC`, '2'])
+  assert.deepEqual(hours.find(([t]) => t.startsWith(`${now} 10:00 UTC`)), [`${now} 10:00 UTC (so far: this hour is not over)`, '2'])
   assert.deepEqual(chartData(page.text, 'stats-spend').find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '$0.02'])
   assert.match(chartLabel(page.text, 'stats-impressions'), /6 in total; highest 4 at .* 09:00 UTC/)
   assert.equal(selectedOption(page.text, 'granularity'), 'hour')
@@ -84,13 +131,13 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   assert.equal(one.status, 200)
   assert.equal(selectedOption(one.text, 'campaign_id'), second)
   assert.match(visibleText(one.text), /Billable impressions 2 Spend \$0\.008/)
-  assert.deepEqual(chartData(one.text, 'stats-impressions').find(([t]) => t === `${now} 10:00 UTC`), [`${now} 10:00 UTC`, '2'])
+  assert.equal(chartData(one.text, 'stats-impressions').find(([t]) => t.startsWith(`${now} 10:00 UTC`))?.[1], '2')
   assert.deepEqual(chartData(one.text, 'stats-impressions').find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '0'])
 
   // By month: one bucket.
   const month = await adv.browser.get(`/portal/stats?granularity=month&start=${now.slice(0, 8)}01&end=${now}`)
   assert.equal(month.status, 200)
-  assert.deepEqual(chartData(month.text, 'stats-impressions'), [[now.slice(0, 7), '6']])
+  assert.deepEqual(chartData(month.text, 'stats-impressions'), [[`${now.slice(0, 7)} (so far: this month is not over)`, '6']])
 })
 
 test('a window over the limit shows the API\'s refusal next to the field, never JSON', async () => {

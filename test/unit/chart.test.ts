@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { renderToString } from 'preact-render-to-string'
-import { Chart, chartSummary, GEOMETRY, labelIndices, niceScale, placeLabels, type ChartPoint, type ChartProps } from '../../src/http/pages/chart.tsx'
-import { axisTime, bucketText, usdExactFromMicros, usdTick } from '../../src/http/pages/portal/delivery.tsx'
+import { Chart, chartSummary, GEOMETRY, niceScale, TABBABLE_MARKS, type ChartPoint, type ChartProps } from '../../src/http/pages/chart.tsx'
+import { axisTime, bucketText, usdTick } from '../../src/http/pages/portal/delivery.tsx'
+import { usdSpend } from '../../src/http/pages/format.ts'
 import { deliveryChartPlan, HOURLY_CHART_MAX_AGE_MS } from '../../src/domain/delivery-chart.ts'
+import { bucketsOf, deliveryAxis, placeTimeLabels, timeMarks } from '../../src/domain/chart-geometry.ts'
 import { MAX_RANGE_DAYS } from '../../src/domain/stats.ts'
+import { liveBoundary, presetOf, presetWindow, STATS_PRESETS } from '../../src/domain/stats-presets.ts'
 import { statsQueryFromForm } from '../../src/http/routes/portal/stats.ts'
 
 const HOUR = 3_600_000
@@ -31,37 +34,121 @@ test('niceScale: ticks of 1, 2 or 5 times a power of ten from 0 to at least the 
   }
 })
 
-test('labelIndices: labels fit side by side and start at the first bucket', () => {
-  assert.deepEqual(labelIndices(0, 5), [])
-  assert.deepEqual(labelIndices(1, 5), [0])
-  assert.deepEqual(labelIndices(3, 5), [0, 1, 2])
-  const width = GEOMETRY.width - GEOMETRY.left - GEOMETRY.right
-  for (const [count, chars] of [[24, 12], [48, 12], [31, 6], [731, 6], [120, 8]] as const) {
-    const picked = labelIndices(count, chars)
-    assert.equal(picked[0], 0)
-    const every = picked.length > 1 ? picked[1]! - picked[0]! : count
-    // Bucket spacing times the step leaves room for a label at the narrow-screen font (about 12.5 units a character).
-    assert.ok((width / count) * every >= chars * 12.5, `${count} buckets of ${chars} characters: every ${every}`)
-    assert.ok(picked.length <= count)
-  }
+test('timeMarks: each bucket at its true width on the axis, the one holding now partial, later ones not drawn', () => {
+  const axis = { startMs: Date.parse('2026-11-01T00:00:00Z'), endMs: Date.parse('2026-12-01T00:00:00Z') }
+  const hour = Date.parse('2026-11-28T10:00:00Z')
+  const buckets = [
+    { startMs: hour - HOUR, endMs: hour, value: 4 },
+    { startMs: hour, endMs: hour + HOUR, value: 2 },
+    { startMs: hour + HOUR, endMs: hour + 2 * HOUR, value: 0 },
+  ]
+  const marks = timeMarks(buckets, axis, hour + 37 * 60_000)
+  assert.equal(marks.length, 2, 'the hour after now is not drawn (no drop to zero)')
+  // An hour is an hour wide on a 30-day axis.
+  for (const m of marks) assert.ok(Math.abs(m.x1 - m.x0 - 1 / (30 * 24)) < 1e-12)
+  assert.deepEqual(
+    marks.map((m) => [m.index, m.partial, m.value]),
+    [
+      [0, false, 4],
+      [1, true, 2],
+    ],
+  )
+  assert.ok(Math.abs(marks[1]!.x0 - (hour - axis.startMs) / (30 * DAY)) < 1e-12)
+  // A bucket before the axis is clamped to it; nothing is partial when now is past the axis.
+  const clamped = timeMarks([{ startMs: axis.startMs - DAY, endMs: axis.startMs + DAY, value: 1 }], axis, axis.endMs + DAY)
+  assert.deepEqual(clamped, [{ index: 0, x0: 0, x1: 1 / 30, value: 1, partial: false }])
 })
 
-test('placeLabels: labels stay inside the drawing and never run into each other', () => {
-  const width = GEOMETRY.width - GEOMETRY.left - GEOMETRY.right
-  for (const [count, text] of [[24, 'Nov 4, 00:00'], [49, 'Nov 4, 00:00'], [30, 'Oct 25'], [3, 'Nov 2'], [1, 'Nov 2026'], [731, 'Oct 25']] as const) {
-    const texts = Array.from({ length: count }, () => text)
-    const band = width / count
-    const placed = placeLabels(labelIndices(count, text.length), texts, (i) => GEOMETRY.left + (i + 0.5) * band)
+test('bucketsOf and deliveryAxis: bucket ends, and a young campaign drawn on at least a day of hours', () => {
+  const w = { startMs: Date.parse('2026-11-02T09:20:00Z'), endMs: Date.parse('2026-11-02T11:00:00Z') }
+  assert.deepEqual(bucketsOf(w, 'hour'), [
+    { startMs: Date.parse('2026-11-02T09:00:00Z'), endMs: Date.parse('2026-11-02T10:00:00Z') },
+    { startMs: Date.parse('2026-11-02T10:00:00Z'), endMs: Date.parse('2026-11-02T11:00:00Z') },
+  ])
+  assert.deepEqual(bucketsOf({ startMs: Date.parse('2026-11-15T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') }, 'month'), [
+    { startMs: Date.parse('2026-11-01T00:00:00Z'), endMs: Date.parse('2026-12-01T00:00:00Z') },
+    { startMs: Date.parse('2026-12-01T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') },
+  ])
+  const hourly = { startMs: Date.parse('2026-11-02T09:00:00Z'), endMs: Date.parse('2026-11-02T10:00:00Z') }
+  assert.deepEqual(deliveryAxis(hourly, 'hour'), { startMs: hourly.endMs - 24 * HOUR, endMs: hourly.endMs })
+  const daily = { startMs: Date.parse('2026-11-02T00:00:00Z'), endMs: Date.parse('2026-11-05T00:00:00Z') }
+  assert.deepEqual(deliveryAxis(daily, 'day'), { startMs: daily.endMs - 7 * DAY, endMs: daily.endMs })
+  const long = { startMs: Date.parse('2026-01-02T00:00:00Z'), endMs: Date.parse('2026-11-05T00:00:00Z') }
+  assert.deepEqual(deliveryAxis(long, 'day'), long, 'a long window is its own axis')
+})
+
+test('placeTimeLabels: labels stay on the axis and never run into each other', () => {
+  for (const [count, text, width] of [[24, 'Nov 4, 00:00', 300], [24, 'Nov 4, 00:00', 640], [30, 'Oct 25', 300], [3, 'Nov 2', 300], [1, 'Nov 2026', 300], [731, 'Oct 25', 640]] as const) {
+    const candidates = Array.from({ length: count }, (_, index) => ({ index, centre: (index + 0.5) / count, text }))
+    const placed = placeTimeLabels(candidates, width)
     assert.ok(placed.length >= 1 && placed[0]!.index === 0, `${count}: the first bucket is labelled`)
-    const half = (text.length * 12.5) / 2
+    const w = text.length * 7.2
+    const extent = (l: (typeof placed)[number]) => {
+      const left = l.anchor === 'start' ? l.at * width : l.anchor === 'end' ? l.at * width - w : l.at * width - w / 2
+      return [left, left + w] as const
+    }
     for (const [n, label] of placed.entries()) {
-      assert.ok(label.x - half >= 0 && label.x + half <= GEOMETRY.width, `${count}: inside`)
-      if (n > 0) assert.ok(label.x - half >= placed[n - 1]!.x + half, `${count}: label ${n} clear of the one before`)
+      const [left, right] = extent(label)
+      assert.ok(left >= -1e-9 && right <= width + 1e-9, `${count}: inside`)
+      if (n > 0) assert.ok(left >= extent(placed[n - 1]!)[1] + 12 - 1e-9, `${count}: label ${n} clear of the one before`)
     }
   }
 })
 
+test('placeTimeLabels: a step that reads as a clock or a calendar', () => {
+  const hours = Array.from({ length: 24 }, (_, index) => ({ index, centre: (index + 0.5) / 24, text: 'Nov 2, 00:00' }))
+  assert.deepEqual(
+    placeTimeLabels(hours, 640, { bucketMs: HOUR }).map((l) => l.index),
+    [0, 6, 12, 18],
+  )
+  const days = Array.from({ length: 30 }, (_, index) => ({ index, centre: (index + 0.5) / 30, text: 'Oct 25' }))
+  assert.deepEqual(
+    placeTimeLabels(days, 640, { bucketMs: DAY }).map((l) => l.index),
+    [0, 7, 14, 21, 28],
+  )
+})
+
+test('presets: Today by the hour, 7 and 30 days and this month by the day, each through today', () => {
+  const now = Date.parse('2026-11-28T10:37:00Z')
+  const today = Date.parse('2026-11-28T00:00:00Z')
+  const tomorrow = today + DAY
+  assert.deepEqual(presetWindow('today', now), { granularity: 'hour', window: { startMs: today, endMs: tomorrow } })
+  assert.deepEqual(presetWindow('7d', now), { granularity: 'day', window: { startMs: Date.parse('2026-11-22T00:00:00Z'), endMs: tomorrow } })
+  assert.deepEqual(presetWindow('30d', now), { granularity: 'day', window: { startMs: Date.parse('2026-10-30T00:00:00Z'), endMs: tomorrow } })
+  assert.deepEqual(presetWindow('month', now), { granularity: 'day', window: { startMs: Date.parse('2026-11-01T00:00:00Z'), endMs: tomorrow } })
+  for (const p of STATS_PRESETS) {
+    const { granularity, window } = presetWindow(p, now)
+    assert.ok(window.startMs <= now && now < window.endMs, `${p} includes now`)
+    assert.equal(presetOf(granularity, window, now), p)
+  }
+  assert.equal(presetOf('day', { startMs: today, endMs: tomorrow }, now), null)
+})
+
+test('liveBoundary: closed days through the rollups\' watermark, live from the day after', () => {
+  const now = Date.parse('2026-11-28T10:37:00Z')
+  const today = Date.parse('2026-11-28T00:00:00Z')
+  const window = { startMs: today - 6 * DAY, endMs: today + DAY }
+  assert.deepEqual(liveBoundary(window, today - DAY, now), {
+    closedThrough: '2026-11-27',
+    liveFromMs: today,
+    nowMs: now,
+    closedPart: true,
+    livePart: true,
+    notBegun: false,
+  })
+  // While yesterday is being rolled up, it is live too.
+  assert.deepEqual(liveBoundary(window, today - 2 * DAY, now).liveFromMs, today - DAY)
+  const todayOnly = liveBoundary({ startMs: today, endMs: today + DAY }, today - DAY, now)
+  assert.equal(todayOnly.closedPart, false)
+  assert.equal(todayOnly.livePart, true)
+  const past = liveBoundary({ startMs: today - 10 * DAY, endMs: today - 3 * DAY }, today - DAY, now)
+  assert.equal(past.livePart, false)
+  assert.equal(liveBoundary(window, null, now).closedThrough, null)
+  assert.equal(liveBoundary({ startMs: today + DAY, endMs: today + 2 * DAY }, today - DAY, now).notBegun, true)
+})
+
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`)
+const point = (iso: string, value: number): ChartPoint => ({ t: day(iso), end: new Date(day(iso).getTime() + DAY), value })
 const props = (points: ChartPoint[], extra: Partial<ChartProps> = {}): ChartProps => ({
   id: 'c',
   title: 'Billable impressions by day',
@@ -75,11 +162,12 @@ const props = (points: ChartPoint[], extra: Partial<ChartProps> = {}): ChartProp
   caption: 'Caption words',
   ...extra,
 })
+const Y_PLOT = GEOMETRY.height - GEOMETRY.top - GEOMETRY.bottom
 
 test('the empty state: "No delivery in this period" in the chart area, in the summary and in the data table', () => {
-  const zeros = [day('2026-11-01'), day('2026-11-02')].map((t) => ({ t, value: 0 }))
+  const zeros = [point('2026-11-01', 0), point('2026-11-02', 0)]
   const html = renderToString(Chart(props(zeros)))
-  assert.match(html, /<text class="empty" x="320" y="146" text-anchor="middle">No delivery in this period<\/text>/)
+  assert.match(html, /<text class="empty" x="50%" y="146" text-anchor="middle">No delivery in this period<\/text>/)
   assert.match(html, /aria-label="Billable impressions by day, 2026-11-01 to 2026-11-02: no delivery in this period\."/)
   assert.doesNotMatch(html, /<rect/)
   assert.match(html, /<tr><td>2026-11-01<\/td><td class="num">0<\/td><\/tr>/)
@@ -94,24 +182,23 @@ test('the empty state: "No delivery in this period" in the chart area, in the su
   assert.match(renderToString(Chart(props([], { emptyText: 'Nothing yet' }))), />Nothing yet</)
 })
 
-test('a chart: role img with a summary, axes with units, bars scaled to the nice axis, a caption and the numbers under Data', () => {
-  const points = [
-    { t: day('2026-11-01'), value: 3 },
-    { t: day('2026-11-02'), value: 0 },
-    { t: day('2026-11-03'), value: 7 },
-  ]
+test('a chart: a labelled group with a summary, axes with units, bars at their true width scaled to the nice axis, focusable marks, the numbers under Data', () => {
+  const points = [point('2026-11-01', 3), point('2026-11-02', 0), point('2026-11-03', 7)]
   const html = renderToString(Chart(props(points, { total: '10 in total' })))
-  assert.match(html, /^<figure class="chart" id="c"><svg viewBox="0 0 640 280" role="img" aria-label="([^"]+)"/)
+  assert.match(html, /^<figure class="chart" id="c"><svg class="timeline" width="100%" height="280" role="group" aria-label="([^"]+)"/)
   assert.match(html, /aria-label="Billable impressions by day, 2026-11-01 to 2026-11-03, 3 points: 10 in total; highest 7 at 2026-11-03\."/)
-  assert.match(html, /<text class="axis-title" x="12" y="22">Impressions<\/text>/)
+  assert.match(html, /<text class="axis-title" x="2%" y="22">Impressions<\/text>/)
   // Axis 0..8 by 2: five gridlines, each labelled.
-  for (const tick of ['0', '2', '4', '6', '8']) assert.match(html, new RegExp(`<text class="tick" x="14" y="[0-9.]+">${tick}</text>`))
-  // Two bars (a zero bucket draws none); the tallest is 7/8 of the plot's height.
-  const bars = [...html.matchAll(/<rect class="bar primary" x="([0-9.]+)" width="([0-9.]+)" y="([0-9.]+)" height="([0-9.]+)"><\/rect>/g)]
+  for (const tick of ['0', '2', '4', '6', '8']) assert.match(html, new RegExp(`<text class="tick" x="2%" dx="2" y="[0-9.]+">${tick}</text>`))
+  // Two bars (a zero bucket draws none), each a third of the axis less a sliver; the tallest is 7/8 of the plot's height.
+  const bars = [...html.matchAll(/<rect class="bar primary shape" x="([0-9.]+)%" width="([0-9.]+)%" y="([0-9.]+)" height="([0-9.]+)"><\/rect>/g)]
   assert.equal(bars.length, 2)
-  const plotHeight = GEOMETRY.height - GEOMETRY.top - GEOMETRY.bottom
-  assert.ok(Math.abs(Number(bars[1]![4]) - (plotHeight * 7) / 8) < 0.01)
-  assert.ok(Math.abs(Number(bars[0]![4]) - (plotHeight * 3) / 8) < 0.01)
+  for (const bar of bars) assert.ok(Math.abs(Number(bar[2]) - (96 / 3) * 0.84) < 0.01, `width ${bar[2]}`)
+  assert.ok(Math.abs(Number(bars[1]![4]) - (Y_PLOT * 7) / 8) < 0.01)
+  assert.ok(Math.abs(Number(bars[0]![4]) - (Y_PLOT * 3) / 8) < 0.01)
+  // Each bar is a focusable mark named by its time and value.
+  const marks = [...html.matchAll(/<g class="mark" tabindex="0" role="img" aria-label="([^"]+)" data-tip="([^"]+)">/g)].map((m) => m[1])
+  assert.deepEqual(marks, ['2026-11-01: Billable impressions 3', '2026-11-03: Billable impressions 7'])
   assert.match(html, /<figcaption>Caption words<\/figcaption>/)
   assert.match(html, /<details class="chart-data"><summary>Data<\/summary>/)
   assert.match(html, /<th scope="col">Time \(UTC\)<\/th><th scope="col" class="num">Billable impressions<\/th>/)
@@ -119,13 +206,57 @@ test('a chart: role img with a summary, axes with units, bars scaled to the nice
   assert.deepEqual(rows, [['2026-11-01', '3'], ['2026-11-02', '0'], ['2026-11-03', '7']])
   assert.doesNotMatch(html, /style=/, 'geometry only: colours and fonts come from site.css')
 
+  // Spend: a level per bucket (a step line), a dot per bucket with a value.
   const line = renderToString(Chart(props(points, { kind: 'line', tone: 'secondary' })))
-  assert.match(line, /<polyline class="line secondary" points="[0-9., ]+"><\/polyline>/)
-  assert.equal(line.match(/<circle class="dot secondary"/g)?.length, 3)
+  assert.equal(line.match(/<line class="line secondary" x1="[0-9.]+%" x2="[0-9.]+%" y1="([0-9.]+)" y2="\1"><\/line>/g)?.length, 3, 'three levels')
+  assert.equal(line.match(/<circle class="dot secondary shape"/g)?.length, 2)
+})
+
+test('the bucket in progress: drawn lighter, said so, and nothing after now', () => {
+  const hour = (h: number) => new Date(Date.UTC(2026, 10, 28, h))
+  const points = Array.from({ length: 24 }, (_, h) => ({ t: hour(h), end: hour(h + 1), value: h === 9 ? 5 : h === 10 ? 2 : 0 }))
+  const now = Date.UTC(2026, 10, 28, 10, 37)
+  const html = renderToString(
+    Chart(
+      props(points, {
+        nowMs: now,
+        axis: { startMs: hour(0).getTime(), endMs: hour(24).getTime() },
+        formatTime: (t) => bucketText(t, 'hour'),
+        formatAxisTime: (t) => axisTime(t, 'hour'),
+        partialText: 'so far: this hour is not over',
+      }),
+    ),
+  )
+  const bars = [...html.matchAll(/<rect class="bar primary( partial)? shape" x="([0-9.]+)%" width="([0-9.]+)%"/g)]
+  assert.deepEqual(
+    bars.map((b) => b[1] ?? ''),
+    ['', ' partial'],
+  )
+  // An hour is 1/24 of the day's axis.
+  assert.ok(Math.abs(Number(bars[1]![2]) - (2 + (96 * 10) / 24 + (96 / 24) * 0.08)) < 0.01)
+  assert.match(html, /aria-label="2026-11-28 10:00 UTC: Billable impressions 2 \(so far: this hour is not over\)"/)
+  assert.match(html, /The last is in progress \(so far: this hour is not over\)\./)
+  assert.match(html, /<g class="now"><line x1="([0-9.]+)%"/)
+  // The table stops at the hour in progress.
+  const rows = [...html.matchAll(/<tr><td>([^<]+)(?:<span class="muted"> \(([^)]+)\)<\/span>)?<\/td><td class="num">([^<]+)<\/td><\/tr>/g)]
+  assert.equal(rows.length, 11)
+  assert.deepEqual([rows[10]![1], rows[10]![2], rows[10]![3]], ['2026-11-28 10:00 UTC', 'so far: this hour is not over', '2'])
+
+  // A spend level of the hour in progress is dashed (class partial), never a drop to zero after it.
+  const line = renderToString(Chart(props(points, { kind: 'line', nowMs: now, axis: { startMs: hour(0).getTime(), endMs: hour(24).getTime() } })))
+  assert.equal(line.match(/<line class="line primary partial" x1="[0-9.]+%" x2="[0-9.]+%" y1="([0-9.]+)" y2="\1"><\/line>/g)?.length, 1, 'one dashed level')
+  assert.equal(line.match(/<line class="line primary( partial)?" x1="[0-9.]+%" x2="[0-9.]+%" y1="([0-9.]+)" y2="\2"><\/line>/g)?.length, 11)
+})
+
+test('many marks: the first takes the Tab key, the others the arrow keys', () => {
+  const points = Array.from({ length: TABBABLE_MARKS + 1 }, (_, i) => point(new Date(Date.parse('2026-01-01T00:00:00Z') + i * DAY).toISOString().slice(0, 10), 1))
+  const html = renderToString(Chart(props(points)))
+  assert.equal(html.match(/class="mark" tabindex="0"/g)?.length, 1)
+  assert.equal(html.match(/class="mark" tabindex="-1"/g)?.length, TABBABLE_MARKS)
 })
 
 test('chartSummary names a single point by its time', () => {
-  const summary = chartSummary(props([{ t: day('2026-11-02'), value: 5 }]))
+  const summary = chartSummary(props([point('2026-11-02', 5)]))
   assert.equal(summary, 'Billable impressions by day, 2026-11-02, 1 point: highest 5 at 2026-11-02.')
 })
 
@@ -137,10 +268,10 @@ test('time and money as the delivery charts write them', () => {
   assert.equal(bucketText(t, 'hour'), '2026-11-02 09:00 UTC')
   assert.equal(bucketText(t, 'day'), '2026-11-02')
   assert.equal(bucketText(t, 'month'), '2026-11')
-  assert.equal(usdExactFromMicros(0), '$0.00')
-  assert.equal(usdExactFromMicros(7_500), '$0.0075')
-  assert.equal(usdExactFromMicros(12_500_000), '$12.50')
-  assert.equal(usdExactFromMicros(1_234_567_891), '$1,234.567891')
+  assert.equal(usdSpend(0), '$0.00')
+  assert.equal(usdSpend(7_500), '$0.0075')
+  assert.equal(usdSpend(12_500_000), '$12.50')
+  assert.equal(usdSpend(1_234_567_891), '$1,234.567891')
   assert.equal(usdTick(2_000, 2_000), '$0.002')
   assert.equal(usdTick(4_000_000, 1_000_000), '$4.00')
   assert.equal(usdTick(500_000, 250_000), '$0.50')
@@ -174,17 +305,21 @@ test('deliveryChartPlan: by the hour under 48 hours old, then by the day in two 
   for (const part of ancient.parts) assert.ok(part.endMs - part.startMs <= MAX_RANGE_DAYS.day * DAY)
 })
 
-test('statsQueryFromForm: UTC dates with End included, the API\'s last_days=30 by default, syntax errors per field', () => {
-  assert.deepEqual(statsQueryFromForm({ granularity: '', start: '', end: '', campaign_id: '' }), { ok: true, query: { granularity: 'day', last_days: 30 } })
-  assert.deepEqual(statsQueryFromForm({ granularity: 'hour', start: '2026-11-01', end: '2026-11-02', campaign_id: 'cmp_x' }), {
+test('statsQueryFromForm: UTC dates with End included, today by default, syntax errors per field', () => {
+  const now = Date.parse('2026-11-28T10:37:00Z')
+  assert.deepEqual(statsQueryFromForm({ granularity: '', start: '', end: '', campaign_id: '' }, now), {
+    ok: true,
+    query: { granularity: 'day', start: '2026-11-28T00:00:00.000Z', end: '2026-11-29T00:00:00.000Z' },
+  })
+  assert.deepEqual(statsQueryFromForm({ granularity: 'hour', start: '2026-11-01', end: '2026-11-02', campaign_id: 'cmp_x' }, now), {
     ok: true,
     query: { granularity: 'hour', start: '2026-11-01T00:00:00.000Z', end: '2026-11-03T00:00:00.000Z', campaign_id: 'cmp_x' },
   })
-  assert.deepEqual(statsQueryFromForm({ granularity: 'month', start: '2026-01-01', end: '', campaign_id: '' }), {
+  assert.deepEqual(statsQueryFromForm({ granularity: 'month', start: '2026-01-01', end: '', campaign_id: '' }, now), {
     ok: true,
     query: { granularity: 'month', start: '2026-01-01T00:00:00.000Z' },
   })
-  assert.deepEqual(statsQueryFromForm({ granularity: 'week', start: '2026-02-30', end: '11/02/2026', campaign_id: '' }), {
+  assert.deepEqual(statsQueryFromForm({ granularity: 'week', start: '2026-02-30', end: '11/02/2026', campaign_id: '' }, now), {
     ok: false,
     errors: {
       granularity: 'Choose by hour, by day or by month.',

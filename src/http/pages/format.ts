@@ -1,6 +1,9 @@
-import { microsToCents } from '../../domain/money.ts'
-
-/** How pages write numbers, money and time. Money stays integer until here; micros become cents by the one rounding rule. */
+/**
+ * How pages write numbers, money and time. Money stays integer until here. The rounding rule, once:
+ * spend and delivered value (micro-USD) are written exactly, never rounded (`usdSpend`); only an
+ * invoice rounds, to the cent, when it is issued (domain/money.ts), and amounts kept in cents
+ * (invoices, balances, order values, limits) are written with `usdFromCents`.
+ */
 
 const USD = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })
 const COUNT = new Intl.NumberFormat('en-US')
@@ -8,8 +11,6 @@ const COUNT = new Intl.NumberFormat('en-US')
 /** 123456 → "$1,234.56". */
 export const usdFromCents = (cents: number): string => USD.format(cents / 100)
 
-/** Micros → dollars, rounded to the cent exactly as invoices round (money.ts). */
-export const usdFromMicros = (micros: number): string => usdFromCents(microsToCents(micros))
 
 /** A CPM bid in dollars with up to six decimals, as the advertiser typed it: 2.5 → "$2.50", 1.234567 → "$1.234567". */
 export function usdBid(usd: number): string {
@@ -28,9 +29,18 @@ export function utc(date: Date | string | null, empty = '—'): string {
 
 export const utcDay = (date: Date | string): string => (typeof date === 'string' ? date : date.toISOString()).slice(0, 10)
 
-/** Micros in dollars to the micro, for exact delivered value: 1234567 → "$1.234567". */
-export function usdExactFromMicros(micros: number): string {
+/**
+ * Spend (micro-USD) as exact dollars, on every page that shows spend or delivered value: at least
+ * cents, more decimals only when there are any ("$0.312", "$0.0025", "$12.50", "$1.234567"). Not
+ * rounded to the cent: a campaign's spend, a chart's buckets and their total then always agree, and
+ * a first day of $0.0025 does not read as $0.00.
+ */
+export function usdSpend(micros: number): string {
   const sign = micros < 0 ? '-' : ''
   const abs = Math.abs(micros)
-  return `${sign}$${COUNT.format(Math.floor(abs / 1_000_000))}.${String(abs % 1_000_000).padStart(6, '0')}`
+  const fraction = String(abs % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0')
+  return `${sign}$${COUNT.format(Math.floor(abs / 1_000_000))}.${fraction}`
 }

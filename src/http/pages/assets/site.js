@@ -116,4 +116,68 @@
       })
     }
   })
+  // ---- Charts (issue 36: pages/chart.tsx): a mark's value as a tooltip on hover and focus; arrow keys move between marks. ----
+  var chartTip = null
+  var showTip = function (mark) {
+    var figure = mark.closest('figure.chart')
+    var text = mark.getAttribute('data-tip')
+    if (!figure || !text) return
+    if (!chartTip) {
+      chartTip = document.createElement('div')
+      chartTip.className = 'chart-tip'
+      // The mark's own accessible name says the same: the tooltip is for eyes only.
+      chartTip.setAttribute('aria-hidden', 'true')
+    }
+    if (chartTip.parentNode !== figure) figure.appendChild(chartTip)
+    chartTip.textContent = text
+    // Measured at the figure's left edge, where it has the whole width to lay out in.
+    chartTip.style.left = '0px'
+    chartTip.hidden = false
+    // Above the mark's column, clear of the bars and levels around it.
+    var shape = mark.querySelector('.hit') || mark
+    var box = figure.getBoundingClientRect()
+    var at = shape.getBoundingClientRect()
+    var left = at.left + at.width / 2 - box.left - chartTip.offsetWidth / 2
+    left = Math.max(0, Math.min(left, box.width - chartTip.offsetWidth))
+    var top = at.top - box.top - chartTip.offsetHeight - 8
+    chartTip.style.left = left + 'px'
+    chartTip.style.top = Math.max(0, top) + 'px'
+  }
+  var hideTip = function () {
+    if (chartTip) chartTip.hidden = true
+  }
+  var markOf = function (node) {
+    return node instanceof Element ? node.closest('.chart .mark') : null
+  }
+  document.addEventListener('mouseover', function (event) {
+    var mark = markOf(event.target)
+    if (mark) showTip(mark)
+    else if (!markOf(document.activeElement)) hideTip()
+  })
+  document.addEventListener('focusin', function (event) {
+    var mark = markOf(event.target)
+    if (mark) showTip(mark)
+    else hideTip()
+  })
+  document.addEventListener('focusout', function (event) {
+    if (markOf(event.target) && !markOf(event.relatedTarget)) hideTip()
+  })
+  document.addEventListener('keydown', function (event) {
+    var mark = markOf(event.target)
+    if (!mark) return
+    if (event.key === 'Escape') return hideTip()
+    var marks = Array.prototype.slice.call(mark.parentNode.querySelectorAll('.mark'))
+    var i = marks.indexOf(mark)
+    var next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: marks.length - 1 }[event.key]
+    if (next === undefined || !marks[next]) return
+    event.preventDefault()
+    marks[next].focus()
+  })
+  // A new width moves the marks: the tooltip follows the focused one, or goes.
+  window.addEventListener('resize', function () {
+    var focused = markOf(document.activeElement)
+    if (focused && chartTip && !chartTip.hidden) showTip(focused)
+    else hideTip()
+  })
+  // ---- end of charts ----
 })()

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { PostForm } from '../forms.tsx'
 import { DataTable } from '../data-table.tsx'
-import { count, usdFromMicros, utc } from '../format.ts'
+import { count, usdSpend, utc } from '../format.ts'
 import type { ScoredSourceSchema, ScoredViewerSchema, TrafficDaySchema } from '../../schemas/admin/traffic.ts'
 import {
   DWELL_WINDOW_FROM_MS,
@@ -87,7 +87,7 @@ function FigureCells(props: { f: Source | Viewer }) {
       <td class="num">{count(f.billable)}</td>
       <td class="num">{count(f.invalid_views)}</td>
       <td class="num">{count(f.clicks)}</td>
-      <td class="num">{usdFromMicros(f.debit_micros)}</td>
+      <td class="num">{usdSpend(f.debit_micros)}</td>
     </>
   )
 }
@@ -165,7 +165,7 @@ export function TrafficRanking(props: { csrf: string; traffic: TrafficDay }) {
         <p>
           Reviewed {utc(t.review.reviewed_at)}: {plural(t.review.sources_flagged, 'source', 'sources')} and{' '}
           {plural(t.review.viewers_flagged, 'viewer', 'viewers')} flagged, {plural(t.review.units_voided, 'unit', 'units')} voided,{' '}
-          {usdFromMicros(t.review.credited_micros)} credited back.
+          {usdSpend(t.review.credited_micros)} credited back.
         </p>
       )}
       {t.credits.length > 0 ? (
@@ -179,7 +179,7 @@ export function TrafficRanking(props: { csrf: string; traffic: TrafficDay }) {
                 {c.campaign_name ?? ''} <code>{c.campaign_id}</code>
               </td>
               <td class="num">{count(c.units)}</td>
-              <td class="num">{usdFromMicros(c.micros)}</td>
+              <td class="num">{usdSpend(c.micros)}</td>
             </tr>
           ))}
         </DataTable>

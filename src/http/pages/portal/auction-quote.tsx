@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import { count, usdBid, usdFromMicros, utc } from '../format.ts'
+import { count, usdBid, usdSpend, utc } from '../format.ts'
 import type { QuoteSchema } from '../../schemas/quote.ts'
 
 type Quote = Static<typeof QuoteSchema>
@@ -28,7 +28,7 @@ export function AuctionQuote(props: { view: QuoteView }) {
   return (
     <>
       <p class="order-total">
-        Order total: <strong>{usdFromMicros(view.orderTotalMicros)}</strong> for {count(q.based_on.impressions)} {unit} at {usdBid(view.bidUsd)} per 1,000. It is the
+        Order total: <strong>{usdSpend(view.orderTotalMicros)}</strong> for {count(q.based_on.impressions)} {unit} at {usdBid(view.bidUsd)} per 1,000. It is the
         most this order can bill (you pay only for what is delivered); one order may total at most {usdBid(view.maxTotalUsd)}.
       </p>
       <p>

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
-import { count, usdExactFromMicros, usdFromCents, utc, utcDay } from '../format.ts'
+import { count, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
@@ -203,7 +203,7 @@ function Balance(props: { account: Account }) {
           <dd>
             {usdFromCents(b.pending_cents)}
             {b.unbilled_delivered_micros === 0 ? null : (
-              <span class="muted"> ({usdExactFromMicros(b.unbilled_delivered_micros)} delivered; invoices round to the cent)</span>
+              <span class="muted"> ({usdSpend(b.unbilled_delivered_micros)} delivered; invoices round to the cent)</span>
             )}
           </dd>
           <dt>Unpaid invoices</dt>

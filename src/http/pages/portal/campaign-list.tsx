@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
-import { count, usdBid, usdFromMicros, utc } from '../format.ts'
+import { count, usdBid, usdSpend, utc } from '../format.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
 import { DataTable } from '../data-table.tsx'
 import { shownStateOf, StateBadge } from './campaign-state.tsx'
@@ -63,7 +63,7 @@ export function CampaignListPage(props: {
               <td class="num">
                 {count(c.impressions_served)} / {count(c.impressions)}
               </td>
-              <td class="num">{usdFromMicros(c.lifetime_spent_micros)}</td>
+              <td class="num">{usdSpend(c.lifetime_spent_micros)}</td>
               <td>{utc(c.created_at)}</td>
             </tr>
           ))}

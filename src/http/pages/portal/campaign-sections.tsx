@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import { PostForm } from '../forms.tsx'
-import { count, usdBid, usdFromCents, usdFromMicros, utc } from '../format.ts'
+import { count, usdBid, usdFromCents, usdSpend, utc } from '../format.ts'
 import { DataTable } from '../data-table.tsx'
 import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
@@ -9,6 +9,7 @@ import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
 import { adLineRewriteConflict } from '../../../domain/campaign-state.ts'
 import { NO_REASON_GIVEN } from '../../../domain/campaign-shown-state.ts'
 import { REWRITE_ANCHOR } from '../../../domain/moderation.ts'
+import { deliveryAxis } from '../../../domain/chart-geometry.ts'
 
 /**
  * The sections of a campaign's portal page (campaign.tsx lays them out):
@@ -62,14 +63,14 @@ export function TrafficCredits(props: { credits: TrafficCredit[]; unit: string }
       <h3 id="ivt-h">Invalid traffic credited back</h3>
       <p>
         Our daily traffic review found {props.unit} from sources that did not look like people. They count as invalid traffic above, and their{' '}
-        {usdFromMicros(total)} came back to you as a credit on your next invoice (see <a href="/portal/billing">Billing</a>).
+        {usdSpend(total)} came back to you as a credit on your next invoice (see <a href="/portal/billing">Billing</a>).
       </p>
       <DataTable labelledBy="ivt-h" columns={['Day (UTC)', { label: 'Voided', num: true }, { label: 'Credited', num: true }]}>
         {props.credits.map((c) => (
           <tr>
             <td>{c.day}</td>
             <td class="num">{count(c.units)}</td>
-            <td class="num">{usdFromMicros(c.micros)}</td>
+            <td class="num">{usdSpend(c.micros)}</td>
           </tr>
         ))}
       </DataTable>
@@ -96,7 +97,9 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
       <DeliveryCharts
         id="delivery"
         granularity={d.granularity}
-        points={d.buckets.map((b) => ({ t: new Date(b.bucketMs), billable_impressions: b.billable_impressions, spend_micros: b.spend_micros }))}
+        points={d.buckets.map((b) => ({ t: new Date(b.bucketMs), end: new Date(b.endMs), billable_impressions: b.billable_impressions, spend_micros: b.spend_micros }))}
+        axis={deliveryAxis({ startMs: d.startMs, endMs: d.endMs }, d.granularity)}
+        nowMs={d.nowMs}
         period={period}
         what="this campaign"
       />

@@ -1,6 +1,6 @@
 import { Page } from '../layout.tsx'
 import { Field, PostForm } from '../forms.tsx'
-import { count, usdFromCents, usdFromMicros, utc } from '../format.ts'
+import { count, usdFromCents, usdSpend, utc } from '../format.ts'
 import type { ActionError } from './campaign-messages.ts'
 import {
   BlocksTable,
@@ -120,10 +120,10 @@ export function CampaignPage(props: CampaignPageProps) {
         </div>
         <div class="card">
           <div class="stat-label">Spend</div>
-          <p class="stat">{usdFromMicros(c.lifetime_spent_micros)}</p>
+          <p class="stat">{usdSpend(c.lifetime_spent_micros)}</p>
           <p class="muted">
             Delivered value so far, of at most {usdFromCents(c.amount_cents)}
-            {props.trafficCredits.length > 0 ? `; ${usdFromMicros(props.trafficCredits.reduce((n, t) => n + t.micros, 0))} credited back for invalid traffic` : ''}
+            {props.trafficCredits.length > 0 ? `; ${usdSpend(props.trafficCredits.reduce((n, t) => n + t.micros, 0))} credited back for invalid traffic` : ''}
           </p>
         </div>
       </div>
@@ -207,7 +207,7 @@ export function CancelCampaignPage(props: { csrf: string; email: string; campaig
         <>
           <p>
             Delivery stops for good; a cancelled campaign cannot be resumed. The {count(c.impressions_served)} {unitOf(c)} delivered so far (
-            {usdFromMicros(c.lifetime_spent_micros)}) are billed; the other {count(c.impressions - c.impressions_served)} never are.
+            {usdSpend(c.lifetime_spent_micros)}) are billed; the other {count(c.impressions - c.impressions_served)} never are.
           </p>
           <div class="actions">
             <PostForm action={`${base}/cancel`} csrf={props.csrf}>

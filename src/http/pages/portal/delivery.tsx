@@ -1,5 +1,5 @@
 import { Chart } from '../chart.tsx'
-import { count } from '../format.ts'
+import { count, usdSpend } from '../format.ts'
 import type { Granularity } from '../../../domain/stats.ts'
 
 /** Impressions and spend over time, as the campaign page and the stats page draw them. */
@@ -7,6 +7,8 @@ import type { Granularity } from '../../../domain/stats.ts'
 export interface DeliveryPoint {
   /** The bucket's start (UTC). */
   t: Date
+  /** Its end (exclusive). */
+  end: Date
   billable_impressions: number
   spend_micros: number
 }
@@ -30,21 +32,6 @@ export function bucketText(t: Date, g: Granularity): string {
   return iso.slice(0, 7)
 }
 
-/**
- * Micro-USD as exact dollars: at least cents, more decimals only when there
- * are any ("$0.0075", "$12.50"). A chart's buckets are not invoices: rounding
- * each to the cent would make them disagree with their total.
- */
-export function usdExactFromMicros(micros: number): string {
-  const sign = micros < 0 ? '-' : ''
-  const abs = Math.abs(micros)
-  const fraction = String(abs % 1_000_000)
-    .padStart(6, '0')
-    .replace(/0+$/, '')
-    .padEnd(2, '0')
-  return `${sign}$${count(Math.floor(abs / 1_000_000))}.${fraction}`
-}
-
 /** A spend tick (micro-USD) with as many decimals as the tick step needs, from two to six. */
 export function usdTick(micros: number, stepMicros: number): string {
   const decimals = Math.min(6, Math.max(2, Math.ceil(-Math.log10(stepMicros / 1_000_000) - 1e-9)))
@@ -52,13 +39,26 @@ export function usdTick(micros: number, stepMicros: number): string {
 }
 
 const PER: Record<Granularity, string> = { hour: 'hour', day: 'day', month: 'month' }
+const SO_FAR: Record<Granularity, string> = { hour: 'so far: this hour is not over', day: 'so far: today is not over', month: 'so far: this month is not over' }
 
 /** The two charts of a delivery period: billable impressions (bars) and spend (a line). */
-export function DeliveryCharts(props: { id: string; granularity: Granularity; points: DeliveryPoint[]; period: string; what: string }) {
+export function DeliveryCharts(props: {
+  id: string
+  granularity: Granularity
+  points: DeliveryPoint[]
+  period: string
+  what: string
+  /** The time axis (default: the points' span) and the clock's now (the bucket in progress is marked, later ones left out). */
+  axis?: { startMs: number; endMs: number }
+  nowMs: number
+}) {
   const g = props.granularity
   const impressions = props.points.reduce((n, p) => n + p.billable_impressions, 0)
   const spend = props.points.reduce((n, p) => n + p.spend_micros, 0)
   const common = {
+    nowMs: props.nowMs,
+    partialText: SO_FAR[g],
+    ...(props.axis ? { axis: props.axis } : {}),
     formatAxisTime: (t: Date) => axisTime(t, g),
     formatTime: (t: Date) => bucketText(t, g),
   }
@@ -69,7 +69,7 @@ export function DeliveryCharts(props: { id: string; granularity: Granularity; po
         title={`Billable impressions by ${PER[g]}`}
         axisLabel="Impressions"
         valueLabel="Billable impressions"
-        points={props.points.map((p) => ({ t: p.t, value: p.billable_impressions }))}
+        points={props.points.map((p) => ({ t: p.t, end: p.end, value: p.billable_impressions }))}
         formatValue={count}
         integer
         kind="bar"
@@ -87,15 +87,15 @@ export function DeliveryCharts(props: { id: string; granularity: Granularity; po
         title={`Spend by ${PER[g]}`}
         axisLabel="Spend (USD)"
         valueLabel="Spend (USD)"
-        points={props.points.map((p) => ({ t: p.t, value: p.spend_micros }))}
-        formatValue={usdExactFromMicros}
+        points={props.points.map((p) => ({ t: p.t, end: p.end, value: p.spend_micros }))}
+        formatValue={usdSpend}
         formatTick={usdTick}
         kind="line"
         tone="secondary"
-        total={`${usdExactFromMicros(spend)} in total`}
+        total={`${usdSpend(spend)} in total`}
         caption={
           <>
-            Spend of {props.what} by {PER[g]} in US dollars, {props.period}. Total: {usdExactFromMicros(spend)}.
+            Spend of {props.what} by {PER[g]} in US dollars, {props.period}. Total: {usdSpend(spend)}.
           </>
         }
         {...common}

@@ -46,7 +46,7 @@ export function describeStatsError(err: ApiError): StatsProblem {
     case 'end_not_after_start':
       return { field: 'end', message: 'End must be on or after Start.' }
     case 'conflicting_window':
-      return { field: 'start', message: 'Give Start and End, or neither (the last 30 days).' }
+      return { field: 'start', message: 'Give Start and End, or neither (today).' }
     case 'window_too_costly': {
       const retry = d.retry_with as StatsProblem['retry'] | undefined
       return {

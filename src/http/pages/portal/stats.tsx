@@ -1,12 +1,14 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field } from '../forms.tsx'
-import { count, utc } from '../format.ts'
-import { DeliveryCharts, usdExactFromMicros } from './delivery.tsx'
+import { count, usdSpend, utc } from '../format.ts'
+import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
 import type { StatsField, StatsProblem } from './stats-messages.ts'
 import type { StatsSchema } from '../../schemas/stats.ts'
-import { bucketSpine, DAY_MS, GRANULARITIES, isMidnight, type Granularity } from '../../../domain/stats.ts'
+import { bucketsOf } from '../../../domain/chart-geometry.ts'
+import { DAY_MS, GRANULARITIES, isMidnight, type Granularity } from '../../../domain/stats.ts'
+import { PRESET_TEXT, presetWindow, STATS_PRESETS, type LiveBoundary, type StatsPreset } from '../../../domain/stats-presets.ts'
 
 type Stats = Static<typeof StatsSchema>
 
@@ -29,6 +31,12 @@ export interface StatsPageProps {
   retry?: StatsProblem['retry'] | null
   campaigns: { campaign_id: string; name: string }[]
   stats: Stats | null
+  /** The clock's now: the presets are counted from it, and the bucket holding it is in progress. */
+  nowMs: number
+  /** The preset the shown window is, if any. */
+  preset: StatsPreset | null
+  /** Where the shown window's final figures end and its live ones begin. */
+  boundary?: LiveBoundary | null
 }
 
 const GRANULARITY_TEXT: Record<Granularity, string> = { hour: 'By hour', day: 'By day', month: 'By month' }
@@ -78,7 +86,7 @@ function Totals(props: { stats: Stats }) {
       </div>
       <div class="card">
         <div class="stat-label">Spend</div>
-        <p class="stat">{usdExactFromMicros(t.spend_micros)}</p>
+        <p class="stat">{usdSpend(t.spend_micros)}</p>
       </div>
       <div class="card">
         <div class="stat-label">Clicks</div>
@@ -87,9 +95,21 @@ function Totals(props: { stats: Stats }) {
       <div class="card">
         <div class="stat-label">Unique viewers</div>
         <p class="stat">{count(t.unique_viewers)}</p>
-        <p class="muted">Distinct over the whole period</p>
+        <p class="muted">People with a recorded view or click, each counted once</p>
       </div>
     </div>
+  )
+}
+
+/** Why unique viewers can exceed the recorded views (issue 36), said next to the totals. */
+function ViewersNote(props: { stats: Stats }) {
+  const t = props.stats.totals
+  const recorded = t.billable_impressions + Object.values(t.non_billable).reduce((n, c) => n + c, 0)
+  return (
+    <p class="muted" id="viewers-note">
+      {t.unique_viewers > recorded ? `Unique viewers (${count(t.unique_viewers)}) are more than the recorded views (${count(recorded)}) here: ` : 'Unique viewers can be more than the recorded views: '}
+      a click counts its viewer even when the view behind it was never reported, for example a click before the ten seconds were up.
+    </p>
   )
 }
 
@@ -124,6 +144,17 @@ export function StatsPage(props: StatsPageProps) {
           {props.formError}
         </p>
       ) : null}
+      <nav aria-label="Periods" class="presets">
+        <ul>
+          {STATS_PRESETS.map((p) => (
+            <li>
+              <a href={presetHref(p, props.nowMs, values.campaign_id)} aria-current={props.preset === p ? 'true' : undefined}>
+                {PRESET_TEXT[p]}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <form method="get" action="/portal/stats" class="filters" aria-label="Stats period">
         <SelectField
           name="granularity"
@@ -149,11 +180,15 @@ export function StatsPage(props: StatsPageProps) {
           <h2>
             {chosen ? chosen.name : values.campaign_id ? values.campaign_id : 'All campaigns'}, {periodText(stats.start, stats.end)}
           </h2>
+          {props.boundary ? <BoundaryText boundary={props.boundary} granularity={stats.granularity} /> : null}
           <Totals stats={stats} />
+          <ViewersNote stats={stats} />
           <DeliveryCharts
             id="stats"
             granularity={stats.granularity}
             points={pointsOf(stats)}
+            axis={{ startMs: Date.parse(stats.start), endMs: Date.parse(stats.end) }}
+            nowMs={props.nowMs}
             period={periodText(stats.start, stats.end)}
             what={chosen ? `“${chosen.name}”` : 'all your campaigns'}
           />
@@ -169,11 +204,50 @@ export function StatsPage(props: StatsPageProps) {
   )
 }
 
+/** A preset's link: its window as the form's values (so the URL can be shared), for the chosen campaign. */
+export function presetHref(p: StatsPreset, nowMs: number, campaignId: string): string {
+  const { granularity, window } = presetWindow(p, nowMs)
+  const start = new Date(window.startMs).toISOString().slice(0, 10)
+  const end = lastDay(new Date(window.endMs).toISOString())
+  return `/portal/stats?${new URLSearchParams({ granularity, start, end, campaign_id: campaignId })}`
+}
+
+const IN_PROGRESS: Record<Granularity, string> = { hour: 'the current hour', day: 'today', month: 'this month' }
+
+/** Where the last closed day ends and the live part begins, in words (domain/stats-presets.ts#liveBoundary). */
+function BoundaryText(props: { boundary: LiveBoundary; granularity: Granularity }) {
+  const b = props.boundary
+  const liveFrom = utc(new Date(b.liveFromMs))
+  const closed = b.closedThrough ? `The last closed day is ${b.closedThrough}; it ended at ${liveFrom}.` : `Days before ${liveFrom} are closed.`
+  if (b.notBegun) {
+    return (
+      <p class="live-boundary" id="stats-boundary">
+        This period has not begun yet: nothing is recorded in it.
+      </p>
+    )
+  }
+  if (!b.livePart) {
+    return (
+      <p class="live-boundary" id="stats-boundary">
+        All of this period is closed: its figures are final. {closed}
+      </p>
+    )
+  }
+  return (
+    <p class="live-boundary" id="stats-boundary">
+      {b.closedPart ? `${closed} Figures up to then are final. ` : ''}From {liveFrom} on, figures are live: they are read as views are recorded (this page at{' '}
+      {utc(new Date(b.nowMs))}) and still grow until the day closes, shortly after midnight UTC. In the charts, {IN_PROGRESS[props.granularity]} is drawn lighter:
+      it is not over.
+    </p>
+  )
+}
+
 /** Every bucket of the window (the API omits empty ones), so the charts show the gaps. */
 function pointsOf(stats: Stats) {
   const byBucket = new Map(stats.points.map((p) => [Date.parse(p.bucket), p]))
-  return bucketSpine({ startMs: Date.parse(stats.start), endMs: Date.parse(stats.end) }, stats.granularity).map((b) => ({
+  return bucketsOf({ startMs: Date.parse(stats.start), endMs: Date.parse(stats.end) }, stats.granularity).map(({ startMs: b, endMs }) => ({
     t: new Date(b),
+    end: new Date(endMs),
     billable_impressions: byBucket.get(b)?.billable_impressions ?? 0,
     spend_micros: byBucket.get(b)?.spend_micros ?? 0,
   }))

@@ -6,6 +6,7 @@ import { thinkingText } from '../ad-surfaces.tsx'
 import type { PublicReport } from '../../../services/public-report.ts'
 import { DataTable } from '../data-table.tsx'
 import { isDefaultCampaignName } from '../../../domain/campaign-order.ts'
+import { deliveryAxis } from '../../../domain/chart-geometry.ts'
 
 /** A campaign's shareable delivery report (operations.md section 5). Only what PublicReport carries: no account data. */
 
@@ -68,7 +69,10 @@ export function ReportPage(props: { report: PublicReport }) {
           title={`Billable impressions by ${PER[r.delivery.granularity]}`}
           axisLabel="Impressions"
           valueLabel="Billable impressions"
-          points={r.delivery.buckets.map((b) => ({ t: b.t, value: b.impressions }))}
+          points={r.delivery.buckets.map((b) => ({ t: b.t, end: b.end, value: b.impressions }))}
+          axis={deliveryAxis({ startMs: r.delivery.startMs, endMs: r.delivery.endMs }, r.delivery.granularity)}
+          nowMs={r.generated_at.getTime()}
+          partialText={`so far, at ${utc(r.generated_at)}`}
           formatValue={count}
           formatAxisTime={(t) => axisTime(t, r.delivery!.granularity)}
           formatTime={(t) => bucketText(t, r.delivery!.granularity)}

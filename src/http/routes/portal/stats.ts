@@ -5,11 +5,9 @@ import { describeStatsError, type StatsField, type StatsProblem } from '../../pa
 import { ApiError } from '../../../domain/errors.ts'
 import { PAGE_LIMIT_MAX } from '../../../domain/pagination.ts'
 import { GRANULARITIES, type Granularity } from '../../../domain/stats.ts'
+import { DEFAULT_STATS_PRESET, presetOf, presetWindow } from '../../../domain/stats-presets.ts'
 import { listCampaigns } from '../../../services/lists.ts'
-import { getStats, type StatsQuery } from '../../../services/stats.ts'
-
-/** The page's default: daily, the last 30 complete UTC days (the API's `last_days=30`). */
-export const DEFAULT_LAST_DAYS = 30
+import { getStats, readLiveBoundary, type StatsQuery } from '../../../services/stats.ts'
 
 const StatsPageQuery = Type.Object({
   granularity: Type.Optional(Type.String({ maxLength: 20 })),
@@ -33,10 +31,14 @@ const DAY_MS = 86_400_000
 /**
  * The stats form as a GET /v1/stats query. Start and End are UTC dates, both
  * included (End becomes the next midnight, the API's exclusive end); neither
- * is the API's `last_days=30`. Only the form's own syntax is checked here:
- * windows, limits and ownership are the stats service's.
+ * is the default preset's window (today, domain/stats-presets.ts) at the
+ * chosen granularity. Only the form's own syntax is checked here: windows,
+ * limits and ownership are the stats service's.
  */
-export function statsQueryFromForm(values: StatsFormValues): { ok: true; query: StatsQuery } | { ok: false; errors: Partial<Record<StatsField, string>> } {
+export function statsQueryFromForm(
+  values: StatsFormValues,
+  nowMs: number,
+): { ok: true; query: StatsQuery } | { ok: false; errors: Partial<Record<StatsField, string>> } {
   const errors: Partial<Record<StatsField, string>> = {}
   const granularity = (values.granularity === '' ? 'day' : values.granularity) as Granularity
   if (!GRANULARITIES.includes(granularity)) errors.granularity = 'Choose by hour, by day or by month.'
@@ -52,7 +54,11 @@ export function statsQueryFromForm(values: StatsFormValues): { ok: true; query: 
   const start = bound('start', values.start, 0)
   const end = bound('end', values.end, DAY_MS)
   if (Object.keys(errors).length > 0) return { ok: false, errors }
-  const window = start === undefined && end === undefined ? { last_days: DEFAULT_LAST_DAYS } : { ...(start ? { start } : {}), ...(end ? { end } : {}) }
+  const preset = presetWindow(DEFAULT_STATS_PRESET, nowMs).window
+  const window =
+    start === undefined && end === undefined
+      ? { start: new Date(preset.startMs).toISOString(), end: new Date(preset.endMs).toISOString() }
+      : { ...(start ? { start } : {}), ...(end ? { end } : {}) }
   return { ok: true, query: { granularity, ...window, ...(values.campaign_id === '' ? {} : { campaign_id: values.campaign_id }) } }
 }
 
@@ -62,17 +68,24 @@ export function portalStatsRoutes(deps: RouteDeps) {
     app.get('/portal/stats', { schema: { hide: true, querystring: StatsPageQuery } }, async (request, reply) => {
       const userId = request.advertiser.user_id
       const q = request.query
-      const values: StatsFormValues = { granularity: q.granularity ?? 'day', start: q.start ?? '', end: q.end ?? '', campaign_id: q.campaign_id ?? '' }
+      const nowMs = deps.clock.nowMs()
+      // Nothing asked: the default preset (today, by the hour).
+      const asked = q.granularity !== undefined || q.start !== undefined || q.end !== undefined
+      const granularity = asked ? (q.granularity ?? 'day') : presetWindow(DEFAULT_STATS_PRESET, nowMs).granularity
+      const values: StatsFormValues = { granularity, start: q.start ?? '', end: q.end ?? '', campaign_id: q.campaign_id ?? '' }
       const campaigns = (await listCampaigns(deps, userId, { limit: PAGE_LIMIT_MAX })).items.map((g) => ({ campaign_id: g.campaign.campaign_id, name: g.campaign.name }))
-      const page = { csrf: reply.generateCsrf(), email: request.advertiser.email, campaigns }
+      const page = { csrf: reply.generateCsrf(), email: request.advertiser.email, campaigns, nowMs, preset: null }
 
-      const parsed = statsQueryFromForm(values)
+      const parsed = statsQueryFromForm(values, nowMs)
       if (!parsed.ok) return reply.page(StatsPage({ ...page, values, errors: parsed.errors, stats: null }), 400)
       try {
         const stats = await getStats(deps, userId, parsed.query)
+        const measured = { startMs: Date.parse(stats.start), endMs: Date.parse(stats.end) }
+        const boundary = await readLiveBoundary(deps, measured)
         // The form shows the window the service measured (the default one included).
         const shown = { ...values, granularity: stats.granularity, start: stats.start.slice(0, 10), end: lastDay(stats.end) }
-        return reply.page(StatsPage({ ...page, values: shown, errors: {}, stats }))
+        const preset = presetOf(stats.granularity, measured, nowMs)
+        return reply.page(StatsPage({ ...page, preset, boundary, values: shown, errors: {}, stats }))
       } catch (err) {
         if (!(err instanceof ApiError) || ![400, 404, 503].includes(err.status)) throw err
         const problem: StatsProblem = describeStatsError(err)
