@@ -2,6 +2,8 @@ import type { Static } from 'typebox'
 import { PostForm } from '../forms.tsx'
 import { count, usdBid, usdFromCents, usdFromMicros, utc } from '../format.ts'
 import { DataTable } from '../data-table.tsx'
+import { CopyLink } from '../copy-link.tsx'
+import { EditorSurface, TerminalSurface, type AdSurfaceView } from '../ad-surfaces.tsx'
 import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
@@ -203,13 +205,18 @@ export function OrderFacts(props: { campaign: Campaign }) {
   )
 }
 
-/** The public report: the button that shares it, or its link and the button that stops sharing. */
-export function SharePanel(props: { campaign: Campaign; base: string; csrf: string; publicUrl: string }) {
+/** The public report: the button that shares it, or its link (whole, with "Copy link") and the button that stops sharing. */
+export function SharePanel(props: { campaign: Campaign; base: string; csrf: string; publicUrl: string; notice?: string | null }) {
   const c = props.campaign
   const base = props.base
   return (
-    <>
-      <h2>Public report</h2>
+    <section id="share" aria-labelledby="share-h" class="share-panel">
+      <h2 id="share-h">Public report</h2>
+      {props.notice ? (
+        <p class="flash" role="status">
+          {props.notice}
+        </p>
+      ) : null}
       {c.report_uuid === null ? (
         <>
           <p>Share a read-only delivery report of this campaign: its name, brand, ad line and delivery, never your account or billing.</p>
@@ -220,9 +227,9 @@ export function SharePanel(props: { campaign: Campaign; base: string; csrf: stri
       ) : (
         <>
           <p>
-            Anyone with this link can see the report: <a href={reportUrl(props.publicUrl, c.report_uuid)}>Public report</a>{' '}
-            <code id="report-url">{reportUrl(props.publicUrl, c.report_uuid)}</code>
+            Anyone with this link can see the report: <a href={reportUrl(props.publicUrl, c.report_uuid)}>Public report</a>
           </p>
+          <CopyLink id="report-url" label="Report link" url={reportUrl(props.publicUrl, c.report_uuid)} />
           <PostForm action={`${base}/unshare`} csrf={props.csrf}>
             <button type="submit" class="secondary">
               Stop sharing
@@ -230,6 +237,45 @@ export function SharePanel(props: { campaign: Campaign; base: string; csrf: stri
           </PostForm>
         </>
       )}
-    </>
+    </section>
+  )
+}
+
+/** A preview just made (POST …/preview), where its button is: the line as the terminal and the editor show it, and its link to hand on. */
+export interface PreviewShown {
+  url: string
+  expiresAt: string
+  view: AdSurfaceView
+  destinationUrl: string
+  surface: 'extension' | 'terminal' | 'both'
+}
+
+export function PreviewPanel(props: { preview: PreviewShown }) {
+  const p = props.preview
+  return (
+    <section id="preview" aria-labelledby="preview-h" class="card preview-panel">
+      <h2 id="preview-h">Preview</h2>
+      <p role="status">This is how the ad line looks where it is shown. A preview serves nothing and costs nothing.</p>
+      {p.surface !== 'extension' ? (
+        <>
+          <h3>Terminal status line</h3>
+          <TerminalSurface view={p.view} />
+        </>
+      ) : null}
+      {p.surface !== 'terminal' ? (
+        <>
+          <h3>Editor extension</h3>
+          <EditorSurface view={p.view} />
+        </>
+      ) : null}
+      <p class="preview-dest">
+        Clicks go to: <code>{p.destinationUrl}</code>
+      </p>
+      <p>
+        To show it to someone, send them the link: <a href={p.url}>open the preview page</a> (light and dark; it works until {utc(p.expiresAt)},
+        and anyone with it can see the preview).
+      </p>
+      <CopyLink id="preview-url" label="Preview link" url={p.url} />
+    </section>
   )
 }
