@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { campaignBody } from '../helpers/api.ts'
 import {
@@ -45,7 +46,7 @@ const SECTIONS = [
 
 /** A signed-in advertiser who may write, with two campaigns and an export; returns the first campaign's id and the credentials. */
 async function readyAdvertiser(h: BrowserHarness, page: Page) {
-  await signUp(page, h, `phone-${process.pid}-${Date.now()}@example.dev`, PASSWORD)
+  await signUp(page, h, `phone-${randomUUID().slice(0, 8)}@example.dev`, PASSWORD)
   const userId = await userIdOnPage(page)
   for (const [step, body] of [
     ['write-approval', { approved: true }],

@@ -6,6 +6,7 @@ import { CopyLink } from '../copy-link.tsx'
 import { EditorSurface, TerminalSurface, type AdSurfaceView } from '../ad-surfaces.tsx'
 import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
+import { NON_BILLABLE_REASONS } from '../../../domain/delivery.ts'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
 import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
 
@@ -92,6 +93,7 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
     )
   }
   const d = props.delivery.delivery
+  const notBilled = NON_BILLABLE_REASONS.reduce((n, r) => n + d.totals.non_billable[r], 0)
   const period =
     d.granularity === 'hour'
       ? `hourly from ${utc(new Date(d.startMs))} through the current hour`
@@ -105,8 +107,13 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
         period={period}
         what="this campaign"
       />
-      <h3>Views not billed</h3>
-      <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
+      {/* Folded, with its sum in the summary: on a phone the table of reasons is a screen of its own. */}
+      <details class="more">
+        <summary>
+          Views not billed: {count(notBilled)} of {count(notBilled + d.totals.billable_impressions)} recorded
+        </summary>
+        <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
+      </details>
       <p class="muted">
         Read like <code>GET /v1/stats</code> with this campaign as the filter. <a href={`/portal/stats?campaign_id=${encodeURIComponent(props.campaign.campaign_id)}`}>More in Stats</a>.
       </p>
@@ -178,7 +185,7 @@ export function OrderFacts(props: { campaign: Campaign }) {
   return (
     <>
       <h2>Order</h2>
-      <dl class="facts">
+      <dl class="facts order-facts">
         <dt>Kind</dt>
         <dd>{c.kind === 'click' ? 'Click' : 'Impression'}</dd>
         <dt>Bid (CPM, USD)</dt>
