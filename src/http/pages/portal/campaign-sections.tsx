@@ -110,7 +110,7 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
       {/* Folded, with its sum in the summary: on a phone the table of reasons is a screen of its own. */}
       <details class="more">
         <summary>
-          Views not billed: {count(notBilled)} of {count(notBilled + d.totals.billable_impressions)} recorded
+          Views not billed: {count(notBilled)} of {count(notBilled + d.totals.billable_impressions)} recorded views
         </summary>
         <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
       </details>
