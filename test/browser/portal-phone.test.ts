@@ -3,10 +3,12 @@ import { describe, test } from 'node:test'
 import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { campaignBody } from '../helpers/api.ts'
+import { ADMIN_TOKEN } from '../helpers/service.ts'
 import {
   browserSkip,
   checkPage,
   DESKTOP,
+  field,
   navigate,
   openMenu,
   PHONE,
@@ -25,7 +27,8 @@ import {
  * 375 px no page scrolls sideways, the "Menu" reaches every section, wide
  * tables are stacked rows whose cells carry their column's name; "Share
  * report" lands at the report's link with a working "Copy link", and
- * "Preview" shows the ad line in place, under its button. With
+ * "Preview" shows the ad line in place, under its button; the operator
+ * console's navigation is the same "Menu". With
  * UPDATE_SCREENSHOTS=1 it writes docs/portal/phone-menu.png,
  * phone-campaigns.png, campaign-share*.png and campaign-preview*.png.
  */
@@ -248,5 +251,34 @@ describe('portal at a phone width', { skip: browserSkip }, () => {
     await assertNoSidewaysScroll(page)
     await checkPage(page)
     await screenshotBothWidths(page, 'campaign-preview')
+  })
+
+  test('the navigation of the operator console is the same "Menu" at 375 px', async () => {
+    const { page } = h
+    const operator = { email: `ops-${randomUUID().slice(0, 8)}@example.dev`, password: 'the operator password' }
+    await visit(page, h, '/ops/setup')
+    await field(page, 'Token').fill(ADMIN_TOKEN)
+    await field(page, 'Email').fill(operator.email)
+    await field(page, 'Password').fill(operator.password)
+    await submit(page, 'Create operator')
+    await visit(page, h, '/ops/login')
+    await field(page, 'Email').fill(operator.email)
+    await field(page, 'Password').fill(operator.password)
+    await submit(page, 'Sign in')
+    await page.setViewportSize(PHONE)
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    assert.equal(await nav.locator('.nav-tabs').isVisible(), false, 'no tab bar at 375 px')
+    for (const [label, path] of [
+      ['Accounts', '/ops/accounts'],
+      ['Traffic quality', '/ops/traffic'],
+      ['Audit log', '/ops/audit'],
+    ] as const) {
+      await navigate(page, label)
+      assert.equal(new URL(page.url()).pathname, path)
+      assert.ok((await nav.locator('summary').innerText()).trim().endsWith(label))
+      await assertNoSidewaysScroll(page)
+    }
+    await openMenu(page)
+    await checkPage(page)
   })
 })
