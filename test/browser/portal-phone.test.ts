@@ -109,7 +109,7 @@ async function assertStacked(page: Page, name: string): Promise<void> {
       `${name}: each cell is labelled by its column`,
     )
     for (const cell of row) {
-      assert.equal(cell.display, 'flow-root', `${name}: a cell is a block on a phone`)
+      assert.equal(cell.display, 'grid', `${name}: a cell is its label beside its content on a phone`)
       assert.notEqual(cell.before, 'none', `${name}: the label "${cell.label}" is shown`)
     }
   }

@@ -38,7 +38,11 @@ function expand(children: ComponentChildren): ComponentChildren[] {
   })
 }
 
-/** Each cell of each row with `data-label`, its column's heading (a cell spanning columns, or under an empty heading, gets none). */
+/**
+ * Each cell of each row with `data-label`, its column's heading, and its
+ * content in one `div.cell-value` (a cell spanning columns, or under an empty
+ * heading, gets neither).
+ */
 function labelRows(rows: ComponentChildren, labels: readonly string[]): ComponentChildren[] {
   return expand(rows).map((row) => {
     if (!isValidElement(row) || row.type !== 'tr') return row
@@ -50,7 +54,9 @@ function labelRows(rows: ComponentChildren, labels: readonly string[]): Componen
       const label = labels[column]
       column += span
       if (span !== 1 || !label || props['data-label'] !== undefined) return cell
-      return cloneElement(cell as VNode<object>, { 'data-label': label })
+      // The content in one box, so on a phone it sits beside its label as one column, however many lines it takes.
+      const content = (cell.props as { children?: ComponentChildren }).children
+      return cloneElement(cell as VNode<object>, { 'data-label': label }, <div class="cell-value">{content}</div>)
     })
     return cloneElement(row, undefined, cells)
   })
