@@ -357,8 +357,17 @@ export async function lastEmail(h: BrowserHarness, to: string): Promise<{ subjec
   return message
 }
 
-/** The portal's main navigation, by its labels. */
+/** Opens the main navigation's "Menu" when the page shows it (below 720 px); returns whether it did. */
+export async function openMenu(page: Page): Promise<boolean> {
+  const menu = page.getByRole('navigation', { name: 'Main' }).locator('details.nav-menu')
+  if ((await menu.count()) === 0 || !(await menu.isVisible())) return false
+  if (!(await menu.evaluate((d) => (d as HTMLDetailsElement).open))) await menu.locator('summary').click()
+  return true
+}
+
+/** The portal's main navigation, by its labels (through the "Menu" on a phone). */
 export async function navigate(page: Page, label: string): Promise<void> {
+  await openMenu(page)
   const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true })
   const navigation = page.waitForNavigation({ waitUntil: 'load' })
   await link.click()

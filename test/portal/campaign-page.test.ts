@@ -229,7 +229,7 @@ test('"Share report" and "Stop sharing" set and clear report_uuid', async () => 
 
   const shared = await adv.browser.post(`${path}/share`)
   assert.equal(shared.status, 303)
-  assert.equal(shared.location, `${path}?notice=report_shared`)
+  assert.equal(shared.location, `${path}?notice=report_shared#share`, "back at the public report's section")
   const uuid = (await apiCampaign(adv, id)).report_uuid
   assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a random (v4) UUID')
   let page = await adv.browser.get(shared.location!)
@@ -245,7 +245,7 @@ test('"Share report" and "Stop sharing" set and clear report_uuid', async () => 
 
   const stopped = await adv.browser.post(`${path}/unshare`)
   assert.equal(stopped.status, 303)
-  assert.equal(stopped.location, `${path}?notice=report_unshared`)
+  assert.equal(stopped.location, `${path}?notice=report_unshared#share`)
   assert.equal((await apiCampaign(adv, id)).report_uuid, null)
   page = await adv.browser.get(path)
   assert.doesNotMatch(page.text, /Public report<\/a>/)

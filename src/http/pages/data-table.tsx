@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact'
+import { cloneElement, isValidElement, toChildArray, type ComponentChildren, type FunctionComponent, type VNode } from 'preact'
 
 /** A column heading; `num` right-aligns a column of figures (its cells carry the class `num` too). */
 export type Column = string | { label: string; num: true }
@@ -15,19 +15,68 @@ export type DataTableProps = Name & {
   /** The body's rows. */
   children: ComponentChildren
   foot?: ComponentChildren
+  /**
+   * Whether each row becomes a small card of labelled cells below 600 px
+   * (site.css, `table.stacks`); by default a table of four columns or more
+   * does, a narrower one stays a table (it fits a phone).
+   */
+  stack?: boolean
+}
+
+const labelOf = (c: Column) => (typeof c === 'string' ? c : c.label)
+
+/**
+ * The children as the elements they render: a function component (a row
+ * component, a Fragment) is called for its output, so the cells it draws can
+ * be labelled. The pages' components are pure functions of their props.
+ */
+function expand(children: ComponentChildren): ComponentChildren[] {
+  return toChildArray(children).flatMap((child) => {
+    if (!isValidElement(child) || typeof child.type !== 'function') return [child]
+    const component = child.type as FunctionComponent<object>
+    return expand(component(child.props))
+  })
+}
+
+/**
+ * Each cell of each row with `data-label`, its column's heading, and its
+ * content in one `div.cell-value` (a cell spanning columns, or under an empty
+ * heading, gets neither).
+ */
+function labelRows(rows: ComponentChildren, labels: readonly string[]): ComponentChildren[] {
+  return expand(rows).map((row) => {
+    if (!isValidElement(row) || row.type !== 'tr') return row
+    let column = 0
+    const cells = expand((row.props as { children?: ComponentChildren }).children).map((cell) => {
+      if (!isValidElement(cell) || (cell.type !== 'td' && cell.type !== 'th')) return cell
+      const props = cell.props as { colSpan?: number; 'data-label'?: string }
+      const span = props.colSpan ?? 1
+      const label = labels[column]
+      column += span
+      if (span !== 1 || !label || props['data-label'] !== undefined) return cell
+      // The content in one box, so on a phone it sits beside its label as one column, however many lines it takes.
+      const content = (cell.props as { children?: ComponentChildren }).children
+      return cloneElement(cell as VNode<object>, { 'data-label': label }, <div class="cell-value">{content}</div>)
+    })
+    return cloneElement(row, undefined, cells)
+  })
 }
 
 /**
  * Every table of the pages: a box that scrolls sideways on a narrow screen.
  * The box is a named region that takes the focus, so a keyboard can scroll it
  * (axe's scrollable-region-focusable); the table is named by its caption, else
- * by the region's name.
+ * by the region's name. A wide table's rows stack on a phone instead, each
+ * cell shown under its column's heading (`data-label`), as /status does.
  */
 export function DataTable(props: DataTableProps) {
   const hasCaption = props.caption !== undefined
+  const stack = props.stack ?? props.columns.length >= 4
+  const labels = props.columns.map(labelOf)
+  const tableClass = [props.tableClass, stack ? 'stacks' : undefined].filter(Boolean).join(' ') || undefined
   return (
     <div class="table-wrap" role="region" aria-label={props.label} aria-labelledby={props.labelledBy} tabIndex={0}>
-      <table class={props.tableClass} aria-label={hasCaption ? undefined : props.label} aria-labelledby={hasCaption ? undefined : props.labelledBy}>
+      <table class={tableClass} aria-label={hasCaption ? undefined : props.label} aria-labelledby={hasCaption ? undefined : props.labelledBy}>
         {hasCaption ? (
           <caption class={props.captionClass} id={props.captionId}>
             {props.caption}
@@ -46,8 +95,8 @@ export function DataTable(props: DataTableProps) {
             )}
           </tr>
         </thead>
-        <tbody>{props.children}</tbody>
-        {props.foot !== undefined ? <tfoot>{props.foot}</tfoot> : null}
+        <tbody>{stack ? labelRows(props.children, labels) : props.children}</tbody>
+        {props.foot !== undefined ? <tfoot>{stack ? labelRows(props.foot, labels) : props.foot}</tfoot> : null}
       </table>
     </div>
   )

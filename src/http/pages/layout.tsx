@@ -73,6 +73,52 @@ function isCurrent(item: NavItem, path: string | undefined): boolean {
   return path === item.href || path.startsWith(item.href + '/')
 }
 
+function NavList(props: { items: NavItem[]; path: string | undefined; class: string }) {
+  return (
+    <ul class={props.class}>
+      {props.items.map((item) => (
+        <li>
+          <a href={item.href} aria-current={isCurrent(item, props.path) ? 'page' : undefined}>
+            {item.label}
+          </a>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/**
+ * The main navigation: a tab bar on a wide screen; below 720 px (site.css) a
+ * "Menu" disclosure naming the current page, which opens the same links as a
+ * list (a <details>, so it works without JavaScript). Only one of the two is
+ * displayed at a time, so a reader meets each link once. A navigation of four
+ * links or fewer (the public pages') stays a tab bar: it fits a phone.
+ */
+function MainNav(props: { items: NavItem[]; path: string | undefined }) {
+  const current = props.items.find((item) => isCurrent(item, props.path))
+  // A short navigation (the public pages') fits a phone as it is.
+  const collapses = props.items.length > 4
+  return (
+    <nav aria-label="Main" class={collapses ? 'nav collapses' : 'nav'}>
+      <NavList items={props.items} path={props.path} class="nav-tabs" />
+      {collapses ? (
+        <details class="nav-menu">
+          <summary>
+            <span class="nav-menu-word">Menu</span>
+            {current ? (
+              <span class="nav-menu-current">
+                <span class="visually-hidden">, this page: </span>
+                {current.label}
+              </span>
+            ) : null}
+          </summary>
+          <NavList items={props.items} path={props.path} class="nav-menu-list" />
+        </details>
+      ) : null}
+    </nav>
+  )
+}
+
 /** The frame of every page: one <h1>, a <title>, a skip link, navigation, the stylesheet and the enhancement script (no inline code). */
 export function Page(props: PageProps) {
   const nav = props.nav ?? (props.area === 'portal' ? PORTAL_NAV : props.area === 'public' ? PUBLIC_NAV : [])
@@ -123,19 +169,7 @@ export function Page(props: PageProps) {
               </nav>
             ) : null}
           </div>
-          {nav.length > 0 ? (
-            <nav aria-label="Main" class="nav">
-              <ul>
-                {nav.map((item) => (
-                  <li>
-                    <a href={item.href} aria-current={isCurrent(item, props.path) ? 'page' : undefined}>
-                      {item.label}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          ) : null}
+          {nav.length > 0 ? <MainNav items={nav} path={props.path} /> : null}
         </header>
         <main id="main" tabIndex={-1}>
           <h1>{props.heading ?? props.title}</h1>

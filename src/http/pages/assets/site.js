@@ -181,3 +181,60 @@
   })
   // ---- end of charts ----
 })()
+// ---- Copy link (issue 36: pages/copy-link.tsx): the button appears with this script and says "Copied" in its live region.
+;(function () {
+  'use strict'
+  var buttons = document.querySelectorAll('button[data-copy-link]')
+  for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false
+  var say = function (id, text) {
+    var status = document.getElementById(id + '-status')
+    if (!status) return
+    // Emptied first, so saying "Copied" twice is announced twice.
+    status.textContent = ''
+    setTimeout(function () {
+      status.textContent = text
+    }, 50)
+  }
+  var selectText = function (element) {
+    var range = document.createRange()
+    range.selectNodeContents(element)
+    var selection = window.getSelection()
+    if (!selection) return false
+    selection.removeAllRanges()
+    selection.addRange(range)
+    return true
+  }
+  var fallback = function (id, source) {
+    // No clipboard API (or it was refused): the link is selected, and copied if the browser still allows it.
+    var copied = false
+    if (selectText(source)) {
+      try {
+        copied = document.execCommand('copy')
+      } catch {
+        copied = false
+      }
+    }
+    say(id, copied ? 'Copied' : 'The link is selected: copy it with Ctrl+C (⌘C on a Mac).')
+  }
+  document.addEventListener('click', function (event) {
+    var button = event.target instanceof Element ? event.target.closest('button[data-copy-link]') : null
+    if (!button) return
+    var id = button.getAttribute('data-copy-link')
+    var source = document.getElementById(id)
+    if (!source) return
+    var text = (source.textContent || '').trim()
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(
+        function () {
+          say(id, 'Copied')
+        },
+        function () {
+          fallback(id, source)
+        },
+      )
+    } else {
+      fallback(id, source)
+    }
+  })
+})()
+// ---- end of Copy link

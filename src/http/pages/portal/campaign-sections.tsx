@@ -2,8 +2,11 @@ import type { Static } from 'typebox'
 import { PostForm } from '../forms.tsx'
 import { count, usdBid, usdFromCents, usdSpend, utc } from '../format.ts'
 import { DataTable } from '../data-table.tsx'
+import { CopyLink } from '../copy-link.tsx'
+import { EditorSurface, TerminalSurface, type AdSurfaceView } from '../ad-surfaces.tsx'
 import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
+import { NON_BILLABLE_REASONS } from '../../../domain/delivery.ts'
 import type { CampaignDetailSchema } from '../../schemas/creatives.ts'
 import type { CampaignDelivery } from '../../../services/campaign-delivery.ts'
 import { adLineRewriteConflict } from '../../../domain/campaign-state.ts'
@@ -88,6 +91,7 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
     )
   }
   const d = props.delivery.delivery
+  const notBilled = NON_BILLABLE_REASONS.reduce((n, r) => n + d.totals.non_billable[r], 0)
   const period =
     d.granularity === 'hour'
       ? `hourly from ${utc(new Date(d.startMs))} through the current hour`
@@ -103,8 +107,13 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
         period={period}
         what="this campaign"
       />
-      <h3>Views not billed</h3>
-      <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
+      {/* Folded, with its sum in the summary: on a phone the table of reasons is a screen of its own. */}
+      <details class="more">
+        <summary>
+          Views not billed: {count(notBilled)} of {count(notBilled + d.totals.billable_impressions)} recorded views
+        </summary>
+        <NonBillableTable id="delivery-views" billable={d.totals.billable_impressions} nonBillable={d.totals.non_billable} period={period} />
+      </details>
       <p class="muted">
         Read like <code>GET /v1/stats</code> with this campaign as the filter. <a href={`/portal/stats?campaign_id=${encodeURIComponent(props.campaign.campaign_id)}`}>More in Stats</a>.
       </p>
@@ -186,7 +195,7 @@ export function OrderFacts(props: { campaign: Campaign }) {
   return (
     <>
       <h2>Order</h2>
-      <dl class="facts">
+      <dl class="facts order-facts">
         <dt>Kind</dt>
         <dd>{c.kind === 'click' ? 'Click' : 'Impression'}</dd>
         <dt>Bid (CPM, USD)</dt>
@@ -213,13 +222,18 @@ export function OrderFacts(props: { campaign: Campaign }) {
   )
 }
 
-/** The public report: the button that shares it, or its link and the button that stops sharing. */
-export function SharePanel(props: { campaign: Campaign; base: string; csrf: string; publicUrl: string }) {
+/** The public report: the button that shares it, or its link (whole, with "Copy link") and the button that stops sharing. */
+export function SharePanel(props: { campaign: Campaign; base: string; csrf: string; publicUrl: string; notice?: string | null }) {
   const c = props.campaign
   const base = props.base
   return (
-    <>
-      <h2>Public report</h2>
+    <section id="share" aria-labelledby="share-h" class="share-panel">
+      <h2 id="share-h">Public report</h2>
+      {props.notice ? (
+        <p class="flash" role="status">
+          {props.notice}
+        </p>
+      ) : null}
       {c.report_uuid === null ? (
         <>
           <p>Share a read-only delivery report of this campaign: its name, brand, ad line and delivery, never your account or billing.</p>
@@ -230,9 +244,9 @@ export function SharePanel(props: { campaign: Campaign; base: string; csrf: stri
       ) : (
         <>
           <p>
-            Anyone with this link can see the report: <a href={reportUrl(props.publicUrl, c.report_uuid)}>Public report</a>{' '}
-            <code id="report-url">{reportUrl(props.publicUrl, c.report_uuid)}</code>
+            Anyone with this link can see the report: <a href={reportUrl(props.publicUrl, c.report_uuid)}>Public report</a>
           </p>
+          <CopyLink id="report-url" label="Report link" url={reportUrl(props.publicUrl, c.report_uuid)} />
           <PostForm action={`${base}/unshare`} csrf={props.csrf}>
             <button type="submit" class="secondary">
               Stop sharing
@@ -240,6 +254,45 @@ export function SharePanel(props: { campaign: Campaign; base: string; csrf: stri
           </PostForm>
         </>
       )}
-    </>
+    </section>
+  )
+}
+
+/** A preview just made (POST …/preview), where its button is: the line as the terminal and the editor show it, and its link to hand on. */
+export interface PreviewShown {
+  url: string
+  expiresAt: string
+  view: AdSurfaceView
+  destinationUrl: string
+  surface: 'extension' | 'terminal' | 'both'
+}
+
+export function PreviewPanel(props: { preview: PreviewShown }) {
+  const p = props.preview
+  return (
+    <section id="preview" aria-labelledby="preview-h" class="card preview-panel">
+      <h2 id="preview-h">Preview</h2>
+      <p role="status">This is how the ad line looks where it is shown. A preview serves nothing and costs nothing.</p>
+      {p.surface !== 'extension' ? (
+        <>
+          <h3>Terminal status line</h3>
+          <TerminalSurface view={p.view} />
+        </>
+      ) : null}
+      {p.surface !== 'terminal' ? (
+        <>
+          <h3>Editor extension</h3>
+          <EditorSurface view={p.view} />
+        </>
+      ) : null}
+      <p class="preview-dest">
+        Clicks go to: <code>{p.destinationUrl}</code>
+      </p>
+      <p>
+        To show it to someone, send them the link: <a href={p.url}>open the preview page</a> (light and dark; it works until {utc(p.expiresAt)},
+        and anyone with it can see the preview).
+      </p>
+      <CopyLink id="preview-url" label="Preview link" url={p.url} />
+    </section>
   )
 }

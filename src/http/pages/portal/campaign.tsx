@@ -7,11 +7,13 @@ import {
   CreativesTable,
   DeliverySection,
   OrderFacts,
+  PreviewPanel,
   SharePanel,
   TrafficCredits,
   unitOf,
   type Campaign,
   type DeliveryView,
+  type PreviewShown,
   type TrafficCredit,
 } from './campaign-sections.tsx'
 import { REWRITE_ANCHOR, shownStateOf, StateBadge, StateBanner } from './campaign-state.tsx'
@@ -27,8 +29,10 @@ export interface CampaignPageProps {
   /** The base of public addresses (PUBLIC_URL). */
   publicUrl: string
   notice?: string | null
-  /** A preview just made: its address and expiry. */
-  preview?: { url: string; expiresAt: string } | null
+  /** Where the notice goes: above the content, or in the public report's panel (after "Share report", the page opens there). */
+  noticeAt?: 'top' | 'share'
+  /** A preview just made: shown in place, under the button that made it. */
+  preview?: PreviewShown | null
   /** A refused action: beside its field, or above the forms. */
   error?: ActionError | null
   /** What was typed into the field of a refused action, shown again. */
@@ -88,15 +92,24 @@ export function CampaignPage(props: CampaignPageProps) {
   const creative = c.creatives[0]
   const shown = shownStateOf(c)
   const totals = props.delivery.ok ? props.delivery.delivery.totals : null
+  const shareNotice = props.noticeAt === 'share' ? (props.notice ?? null) : null
   return (
-    <Page title={c.name} heading={c.name} area="portal" path={base} session={{ csrf: props.csrf, who: props.email }} flash={props.notice ?? null}>
+    <Page
+      title={c.name}
+      heading={c.name}
+      area="portal"
+      path={base}
+      session={{ csrf: props.csrf, who: props.email }}
+      flash={shareNotice ? null : (props.notice ?? null)}
+      stylesheets={props.preview ? ['/assets/ad-surfaces.css'] : []}
+    >
       <p class="muted">
         <a href="/portal/campaigns">All campaigns</a> · Campaign <code>{c.campaign_id}</code>
       </p>
       <StateBanner shown={shown} />
       <ActionProblem error={error} />
 
-      <div class="grid">
+      <div class="grid campaign-figures">
         <div class="card">
           <div class="stat-label">Status</div>
           <p class="stat">
@@ -140,7 +153,8 @@ export function CampaignPage(props: CampaignPageProps) {
             <button type="submit">Resume</button>
           </PostForm>
         ) : null}
-        <PostForm action={`${base}/preview`} csrf={props.csrf}>
+        {/* The answer is this page again, opened at the preview (the fragment of the form's address). */}
+        <PostForm action={`${base}/preview#preview`} csrf={props.csrf}>
           <button type="submit" class="secondary">
             Preview
           </button>
@@ -153,12 +167,7 @@ export function CampaignPage(props: CampaignPageProps) {
           </form>
         ) : null}
       </div>
-      {props.preview ? (
-        <p class="flash" role="status">
-          Preview ready: <a href={props.preview.url}>open the preview of this line on the terminal and in the editor</a> (the link works
-          until {utc(props.preview.expiresAt)}; anyone with it can see the preview).
-        </p>
-      ) : null}
+      {props.preview ? <PreviewPanel preview={props.preview} /> : null}
 
       <PostForm action={`${base}/rename`} csrf={props.csrf} class="inline-form edit-line" label="Rename">
         <Field name="name" label="Name" type="text" value={props.values?.name ?? c.name} error={fieldError('name')} autocomplete="off" />
@@ -187,7 +196,7 @@ export function CampaignPage(props: CampaignPageProps) {
       <BlocksTable campaign={c} />
       <CreativesTable campaign={c} />
       <OrderFacts campaign={c} />
-      <SharePanel campaign={c} base={base} csrf={props.csrf} publicUrl={props.publicUrl} />
+      <SharePanel campaign={c} base={base} csrf={props.csrf} publicUrl={props.publicUrl} notice={shareNotice} />
 
     </Page>
   )

@@ -93,7 +93,7 @@ export function StatusPage(props: StatusView) {
       <DataTable
         label="Component states"
         columns={['Component', 'State', 'What it means']}
-        tableClass="stack-table"
+        stack
         captionClass="visually-hidden"
         caption="Component states"
       >

@@ -33,6 +33,9 @@ type CampaignRequest = FastifyRequest<{ Params: { campaign_id: string } }>
 /** Refusals a campaign action shows on the page (beside a field or above the forms); anything else is an error page. */
 const SHOWN_ON_PAGE = new Set([400, 402, 403, 409])
 
+/** The notices of the public report's panel. */
+const SHARE_NOTICES = new Set(['report_shared', 'report_unshared'])
+
 /**
  * `/portal/campaigns/{id}` and its actions (operations.md section 5). Every
  * action reads the campaign first (a foreign or unknown id is the 404 page),
@@ -55,7 +58,7 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
     request: FastifyRequest,
     reply: FastifyReply,
     graph: CampaignGraph,
-    extra: Pick<CampaignPageProps, 'notice' | 'preview' | 'error' | 'values'> = {},
+    extra: Pick<CampaignPageProps, 'notice' | 'noticeAt' | 'preview' | 'error' | 'values'> = {},
     status = 200,
   ) {
     const a = request.advertiser
@@ -96,11 +99,15 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
   }
 
   return async (app: App) => {
-    const redirect = (reply: FastifyReply, id: string, notice: string) => reply.redirect(`/portal/campaigns/${encodeURIComponent(id)}?notice=${notice}`, 303)
+    /** Back to the campaign with a notice, at the section the form was in (`#share`), else at the top. */
+    const redirect = (reply: FastifyReply, id: string, notice: string, anchor?: string) =>
+      reply.redirect(`/portal/campaigns/${encodeURIComponent(id)}?notice=${notice}${anchor ? `#${anchor}` : ''}`, 303)
 
     app.get('/portal/campaigns/:campaign_id', { schema: { hide: true, params: Params, querystring: NoticeQuery } }, async (request, reply) => {
       const graph = await readCampaign(deps, request.advertiser.user_id, request.params.campaign_id)
-      return show(request, reply, graph, { notice: portalNotice(request.query.notice) })
+      // The public report's notices are said in its panel, where "Share report" and "Stop sharing" land.
+      const noticeAt = SHARE_NOTICES.has(request.query.notice ?? '') ? 'share' : 'top'
+      return show(request, reply, graph, { notice: portalNotice(request.query.notice), noticeAt })
     })
 
     app.get('/portal/campaigns/:campaign_id/cancel', { schema: { hide: true, params: Params } }, async (request, reply) => {
@@ -115,7 +122,7 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
     const action = <B extends TSchema, R>(
       path: string,
       body: B,
-      options: { writes: boolean; notice: string | ((result: R) => string) },
+      options: { writes: boolean; notice: string | ((result: R) => string); anchor?: string },
       run: (userId: string, campaignId: string, form: Record<string, string>) => Promise<R>,
     ) =>
       app.post(`/portal/campaigns/:campaign_id/${path}`, { schema: { hide: true, params: Params, body }, errorHandler: refusal }, async (request, reply) => {
@@ -124,7 +131,7 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
         await readCampaign(deps, a.user_id, id)
         if (options.writes) await assertWriteAccess(deps, a)
         const result = await run(a.user_id, id, request.body as Record<string, string>)
-        return redirect(reply, id, typeof options.notice === 'string' ? options.notice : options.notice(result))
+        return redirect(reply, id, typeof options.notice === 'string' ? options.notice : options.notice(result), options.anchor)
       })
 
     action('pause', EmptyForm, { writes: true, notice: 'campaign_paused' }, (u, id) => pauseCampaign(deps, u, id))
@@ -135,15 +142,24 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
     const rewritten = (graph: CampaignGraph) => (graph.creative.moderation_status === 'pending' ? 'ad_line_in_review' : 'ad_line_rewritten')
     action('ad-line', AdLineForm, { writes: true, notice: rewritten }, (u, id, form) => editCampaign(deps, u, id, { ad_line: form.ad_line ?? '' }))
     // Publishing a report is a campaign write; taking it down is always allowed.
-    action('share', EmptyForm, { writes: true, notice: 'report_shared' }, (u, id) => shareCampaignReport(deps, u, id))
-    action('unshare', EmptyForm, { writes: false, notice: 'report_unshared' }, (u, id) => stopSharingCampaignReport(deps, u, id))
+    action('share', EmptyForm, { writes: true, notice: 'report_shared', anchor: 'share' }, (u, id) => shareCampaignReport(deps, u, id))
+    action('unshare', EmptyForm, { writes: false, notice: 'report_unshared', anchor: 'share' }, (u, id) => stopSharingCampaignReport(deps, u, id))
 
-    // A preview, like POST /v1/campaigns/{id}/preview (no write access needed): the page shows its address at once.
+    // A preview, like POST /v1/campaigns/{id}/preview (no write access needed): the page shows it at once, under its button
+    // (the form's address ends in #preview), with its address; the token is shown only now, so this answer is the page itself.
     app.post('/portal/campaigns/:campaign_id/preview', { schema: { hide: true, params: Params, body: EmptyForm }, errorHandler: refusal }, async (request, reply) => {
       const userId = request.advertiser.user_id
       const graph = await readCampaign(deps, userId, request.params.campaign_id)
       const { token, row } = await previewCampaign(deps, userId, graph.campaign.campaign_id)
-      return show(request, reply, graph, { preview: { url: previewUrl(deps.settings.publicUrl, token), expiresAt: row.expires_at.toISOString() } })
+      return show(request, reply, graph, {
+        preview: {
+          url: previewUrl(deps.settings.publicUrl, token),
+          expiresAt: row.expires_at.toISOString(),
+          view: { adLine: row.ad_line, brand: row.brand, iconUrl: row.icon_url },
+          destinationUrl: row.destination_url,
+          surface: row.target_surface,
+        },
+      })
     })
   }
 }
