@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { callService } from '../helpers/service.ts'
-import { browserSkip, checkPage, DESKTOP, field, PHONE, screenshot, setField, signUp, submit, useBrowser, visit, type BrowserHarness } from '../helpers/browser.ts'
+import { type BrowserHarness, browserSkip, checkPage, DESKTOP, field, letWrite, PHONE, screenshot, setField, signUp, submit, useBrowser, visit } from '../helpers/browser.ts'
 
 /**
  * The create form's live auction quote in Chromium: rendered with the page,
@@ -18,15 +18,7 @@ const COUNTRY = 'QA'
 async function competitor(h: BrowserHarness, cpm: number, impressions: number): Promise<void> {
   const created = await h.admin('POST', '/accounts', { email: `rival-${Math.random().toString(36).slice(2)}@example.dev` })
   assert.equal(created.status, 201, created.text)
-  const { user_id: userId, api_key: apiKey } = created.body
-  for (const [path, body] of [
-    [`/accounts/${userId}/write-approval`, { approved: true }],
-    [`/accounts/${userId}/terms`, { accepted: true }],
-    [`/accounts/${userId}/billing`, { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-  ] as const) {
-    assert.equal((await h.admin('POST', path, body)).status, 200)
-  }
-  const campaign = await h.api({ userId, apiKey }, 'POST', '/campaigns', {
+  const campaign = await h.api(await letWrite(h, created.body.user_id), 'POST', '/campaigns', {
     ad_line: 'Rival line for the quote',
     destination_url: 'https://rival.example/',
     brand: 'Rival Brand',

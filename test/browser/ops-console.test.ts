@@ -6,10 +6,12 @@ import { freshIp } from '../helpers/api.ts'
 import { ADMIN_TOKEN, callService } from '../helpers/service.ts'
 import {
   assertFieldError,
+  type BrowserHarness,
   browserSkip,
   checkPage,
   DESKTOP,
   field,
+  letWrite,
   noForeignRequests,
   noPageErrors,
   PHONE,
@@ -20,7 +22,6 @@ import {
   useBrowser,
   userIdOnPage,
   visit,
-  type BrowserHarness,
 } from '../helpers/browser.ts'
 
 /**
@@ -54,15 +55,7 @@ async function opsSignIn(page: Page, h: BrowserHarness): Promise<void> {
 async function servingCampaign(h: BrowserHarness, country: string): Promise<void> {
   const created = await h.admin<{ user_id: string; api_key: string }>('POST', '/accounts', { email: `traffic-${randomUUID().slice(0, 8)}@example.dev` })
   assert.equal(created.status, 201, created.text)
-  const { user_id: userId, api_key: apiKey } = created.body
-  for (const [path, body] of [
-    ['write-approval', { approved: true }],
-    ['terms', { accepted: true }],
-    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-  ] as const) {
-    assert.equal((await h.admin('POST', `/accounts/${userId}/${path}`, body)).status, 200)
-  }
-  const campaign = await h.api({ userId, apiKey }, 'POST', '/campaigns', {
+  const campaign = await h.api(await letWrite(h, created.body.user_id), 'POST', '/campaigns', {
     name: 'Acme CI',
     ad_line: 'Ship faster with Acme CI',
     destination_url: 'https://acme.dev/ci',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { callService } from '../helpers/service.ts'
-import { browserSkip, checkPage, navigate, screenshotBothWidths, signIn, signUp, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
+import { browserSkip, checkPage, letWrite, navigate, screenshotBothWidths, signIn, signUp, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
 import { campaignBody } from '../helpers/api.ts'
 
 /**
@@ -19,14 +19,7 @@ describe('portal: invalid traffic credited back', { skip: browserSkip }, () => {
     const email = `ivt-${process.pid}@example.dev`
     await signUp(page, h, email, 'correct horse battery')
     const userId = await userIdOnPage(page)
-    for (const [step, body] of [
-      ['write-approval', { approved: true }],
-      ['terms', { accepted: true }],
-      ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-    ] as const) {
-      assert.equal((await h.admin('POST', `/accounts/${userId}/${step}`, body)).status, 200)
-    }
-    const apiKey = (await h.admin('POST', `/accounts/${userId}/rotate-key`)).body.api_key as string
+    const { apiKey } = await letWrite(h, userId)
     const created = await h.api({ userId, apiKey }, 'POST', '/campaigns', campaignBody({ name: 'Spring push', target_countries: ['QV'], impressions: 1000, cpm_usd: 8 }))
     assert.equal(created.status, 201, created.text)
 

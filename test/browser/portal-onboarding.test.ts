@@ -2,16 +2,17 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import {
   assertFieldError,
+  type BrowserHarness,
   browserSkip,
   checkPage,
   field,
+  letWrite,
   screenshotBothWidths,
   signUp,
   submit,
   useBrowser,
   userIdOnPage,
   visit,
-  type BrowserHarness,
 } from '../helpers/browser.ts'
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
@@ -91,14 +92,7 @@ describe('a first-time advertiser in the portal', { skip: browserSkip }, () => {
     const { page } = h
     await signUp(page, h, newEmail(), PASSWORD)
     const userId = await userIdOnPage(page)
-    for (const [path, body] of [
-      ['write-approval', { approved: true }],
-      ['terms', { accepted: true }],
-      ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-    ] as const) {
-      assert.equal((await h.admin('POST', `/accounts/${userId}/${path}`, body)).status, 200)
-    }
-    const apiKey = (await h.admin<{ api_key: string }>('POST', `/accounts/${userId}/rotate-key`)).body.api_key
+    const { apiKey } = await letWrite(h, userId)
     const own = await h.api({ userId, apiKey }, 'POST', '/campaigns', {
       idempotency_key: 'own-ahead',
       ad_line: 'Our own earlier campaign',

@@ -5,10 +5,12 @@ import type { Page } from 'playwright-core'
 import { campaignBody } from '../helpers/api.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 import {
+  type BrowserHarness,
   browserSkip,
   checkPage,
   DESKTOP,
   field,
+  letWrite,
   navigate,
   openMenu,
   PHONE,
@@ -19,7 +21,6 @@ import {
   useBrowser,
   userIdOnPage,
   visit,
-  type BrowserHarness,
 } from '../helpers/browser.ts'
 
 /**
@@ -51,15 +52,7 @@ const SECTIONS = [
 async function readyAdvertiser(h: BrowserHarness, page: Page) {
   await signUp(page, h, `phone-${randomUUID().slice(0, 8)}@example.dev`, PASSWORD)
   const userId = await userIdOnPage(page)
-  for (const [step, body] of [
-    ['write-approval', { approved: true }],
-    ['terms', { accepted: true }],
-    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-  ] as const) {
-    assert.equal((await h.admin('POST', `/accounts/${userId}/${step}`, body)).status, 200)
-  }
-  const apiKey = (await h.admin('POST', `/accounts/${userId}/rotate-key`)).body.api_key as string
-  const credentials = { userId, apiKey }
+  const credentials = await letWrite(h, userId)
   const first = await h.api(credentials, 'POST', '/campaigns', campaignBody({ name: 'Autumn launch of Acme CI for teams', brand: 'Acme', cpm_usd: 4, target_surface: 'terminal' }))
   assert.equal(first.status, 201, first.text)
   const second = await h.api(credentials, 'POST', '/campaigns', campaignBody({ name: 'Spring push', impressions: 1000, kind: 'click' }))

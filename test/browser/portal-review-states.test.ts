@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { browserSkip, checkPage, field, lastEmail, navigate, screenshotBothWidths, setField, signUp, submit, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
+import { browserSkip, checkPage, field, lastEmail, letWrite, navigate, screenshotBothWidths, setField, signUp, submit, useBrowser, userIdOnPage, visit } from '../helpers/browser.ts'
 
 /**
  * A campaign whose ad line cannot serve says so (issue 36), in Chromium, by labels only: a line the
@@ -23,13 +23,7 @@ describe('portal: review states', { skip: browserSkip }, () => {
     const email = `review-${process.pid}@example.dev`
     await signUp(page, h, email, 'correct horse battery')
     const userId = await userIdOnPage(page)
-    for (const [step, body] of [
-      ['write-approval', { approved: true }],
-      ['terms', { accepted: true }],
-      ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-    ] as const) {
-      assert.equal((await h.admin('POST', `/accounts/${userId}/${step}`, body)).status, 200)
-    }
+    await letWrite(h, userId)
 
     await visit(page, h, '/portal/campaigns/new')
     await field(page, 'Name').fill('Crypto checkout')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { callService, CLOCK_START } from '../helpers/service.ts'
 import { campaignBody } from '../helpers/api.ts'
-import { browserSkip, charts, checkPage, navigate, screenshotBothWidths, signUp, useBrowser, userIdOnPage, type BrowserHarness } from '../helpers/browser.ts'
+import { type BrowserHarness, browserSkip, charts, checkPage, letWrite, navigate, screenshotBothWidths, signUp, useBrowser, userIdOnPage } from '../helpers/browser.ts'
 import type { Page } from 'playwright-core'
 
 /**
@@ -45,14 +45,7 @@ describe('portal: stats opens on today, with presets and charts that say what is
     const email = `stats-charts-${process.pid}@example.dev`
     await signUp(page, h, email, 'correct horse battery')
     const userId = await userIdOnPage(page)
-    for (const [step, body] of [
-      ['write-approval', { approved: true }],
-      ['terms', { accepted: true }],
-      ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-    ] as const) {
-      assert.equal((await h.admin('POST', `/accounts/${userId}/${step}`, body)).status, 200)
-    }
-    const apiKey = (await h.admin('POST', `/accounts/${userId}/rotate-key`)).body.api_key as string
+    const { apiKey } = await letWrite(h, userId)
     const created = await h.api({ userId, apiKey }, 'POST', '/campaigns', campaignBody({ name: 'Winter launch', target_countries: [COUNTRY], impressions: 1000, cpm_usd: 2.5 }))
     assert.equal(created.status, 201, created.text)
 

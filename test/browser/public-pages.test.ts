@@ -4,9 +4,11 @@ import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { callService } from '../helpers/service.ts'
 import {
+  type BrowserHarness,
   browserSkip,
   checkPage,
   DESKTOP,
+  letWrite,
   PHONE,
   screenshot,
   screenshotBothWidths,
@@ -15,7 +17,6 @@ import {
   useBrowser,
   userIdOnPage,
   visit,
-  type BrowserHarness,
 } from '../helpers/browser.ts'
 
 /**
@@ -49,17 +50,7 @@ async function advertiser(h: BrowserHarness, page: Page): Promise<Owner> {
   const email = `public-${advertisers++}@example.dev`
   await signUp(page, h, email, PASSWORD)
   const userId = await userIdOnPage(page)
-  for (const [path, body] of [
-    ['write-approval', { approved: true }],
-    ['terms', { accepted: true }],
-    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-  ] as const) {
-    const res = await h.admin('POST', `/accounts/${userId}/${path}`, body)
-    assert.equal(res.status, 200, res.text)
-  }
-  const rotated = await h.admin<{ api_key: string }>('POST', `/accounts/${userId}/rotate-key`)
-  assert.equal(rotated.status, 200, rotated.text)
-  return { email, userId, apiKey: rotated.body.api_key }
+  return { email, ...(await letWrite(h, userId)) }
 }
 
 /** A campaign through the advertiser API, the only one targeting `country`; returns its id. Without a name it gets the generated one. */

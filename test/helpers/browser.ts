@@ -243,6 +243,24 @@ export async function screenshotBothWidths(page: Page, name: string, folder?: st
 
 // ---------------------------------------------------------------------------------------------- driving pages
 
+/**
+ * Lets the account write, through the operator API (approval, terms, the always-working test
+ * card), and rotates its key: the credentials of the advertiser API for it.
+ */
+export async function letWrite(h: BrowserHarness, userId: string): Promise<{ userId: string; apiKey: string }> {
+  for (const [step, body] of [
+    ['write-approval', { approved: true }],
+    ['terms', { accepted: true }],
+    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
+  ] as const) {
+    const res = await h.admin('POST', `/accounts/${userId}/${step}`, body)
+    assert.equal(res.status, 200, `${step}: ${res.text}`)
+  }
+  const rotated = await h.admin<{ api_key: string }>('POST', `/accounts/${userId}/rotate-key`)
+  assert.equal(rotated.status, 200, rotated.text)
+  return { userId, apiKey: rotated.body.api_key }
+}
+
 /** Opens a path of the service and expects a page (2xx after redirects). */
 export async function visit(page: Page, h: BrowserHarness, path: string): Promise<Response> {
   const response = await page.goto(h.baseUrl + path)
