@@ -19,6 +19,14 @@ export const MAX_BACKOFF_MS = 30_000
 export const NO_FILL_PAUSE_MS = 15_000
 /** Views sent per pass at most (the rest go in the next). */
 const REPORTS_PER_PASS = 50
+/** The service bills a view from this dwell on. */
+export const BILLABLE_DWELL_MS = 9_500
+/**
+ * The service bills one view per viewer and surface per ten seconds of its own clock, counted on
+ * arrival: billable views leave at least this far apart, so two ads shown back to back for 10 s
+ * each are not judged too close because the first report was late.
+ */
+export const BILLABLE_SPACING_MS = 10_500
 
 /** @param {NodeJS.ProcessEnv} env */
 export function settings(env) {
@@ -60,9 +68,24 @@ export async function refresh(dir, env, clock) {
   let noFill = false
   let sent = 0
   recoverClaims(dir, clock())
+  let waited = false
   for (const file of pendingReports(dir).slice(0, REPORTS_PER_PASS)) {
     const claim = claimReport(dir, file, clock())
     if (!claim) continue
+    const billable = claim.report.dwell_ms >= BILLABLE_DWELL_MS
+    if (billable) {
+      const last = /** @type {{ at?: unknown } | null} */ (readJson(p.lastBillable))
+      const wait = typeof last?.at === 'number' ? last.at + BILLABLE_SPACING_MS - clock() : 0
+      if (wait > 0 && wait <= BILLABLE_SPACING_MS) {
+        // One wait per pass (the lock stays short-lived); the next refresher sends the rest.
+        if (waited) {
+          claim.retry()
+          break
+        }
+        waited = true
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
     let status = 0
     try {
       status = (await post(`${baseUrl}/serve/v1/impressions/${encodeURIComponent(claim.report.impression_id)}/view`, { dwell_ms: Math.round(claim.report.dwell_ms) })).status
@@ -72,6 +95,7 @@ export async function refresh(dir, env, clock) {
     // 204: recorded; 404/410: the service will never take it. Either way it is never sent again.
     if (status === 204 || status === 404 || status === 410) {
       claim.done()
+      if (billable && status === 204) writeAtomic(p.lastBillable, JSON.stringify({ at: clock() }))
       sent++
     } else {
       claim.retry()

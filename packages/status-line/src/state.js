@@ -25,6 +25,7 @@ export const paths = (/** @type {string} */ dir) => ({
   stateLock: join(dir, 'state.lock'),
   refreshLock: join(dir, 'refresh.lock'),
   backoff: join(dir, 'backoff.json'),
+  lastBillable: join(dir, 'last-billable.json'),
   viewer: join(dir, 'viewer-id'),
   reports: join(dir, 'reports'),
 })

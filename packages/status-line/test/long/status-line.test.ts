@@ -62,7 +62,7 @@ test('invoked every 300 ms for 12 s: the ad is shown, and exactly one billable i
   const runs = await invokeEvery(env, 300, 12_000)
   assertAllQuick(runs)
   const withAd = runs.filter((r) => r.stdout.includes('Ad · Acme · Ship faster with Acme CI'))
-  assert.ok(withAd.length >= runs.length - 3, `the ad from the first invocations on: ${withAd.length} of ${runs.length}`)
+  assert.ok(withAd.length >= runs.length - 5, `the ad from the first invocations on: ${withAd.length} of ${runs.length}`)
   assert.ok(runs.every((r) => r.stdout.startsWith('Opus')), 'the prefix from stdin')
   assert.ok(withAd[0]!.stdout.includes('\u001b]8;;'), 'an OSC 8 link outside tmux')
   assert.ok(await waitFor(() => unsent(dir).length === 0 && acknowledgedViews(proxy.calls).size >= 1, 10_000), 'the view is sent')
@@ -121,6 +121,6 @@ test('two terminals sharing one state directory never report one impression twic
   const ids = views.map((c) => c.path)
   assert.deepEqual(ids, [...new Set(ids)], 'each impression reported once')
   assert.ok(views.length >= 2, `${views.length} views`)
-  // Two 10 s exposures in 24 s, each billable once.
-  assert.ok((await servedOf(adv, campaignId)) >= 2)
+  // Two 10 s exposures in 24 s, each billable once (their views sent at least 10.5 s apart).
+  assert.equal(await servedOf(adv, campaignId), 2)
 })

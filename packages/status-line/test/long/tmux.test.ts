@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -51,7 +51,7 @@ test("tmux's status line shows the ad, with tmux's # escaped and no hyperlink", 
   const screen = join(mkdtempSync(join(tmpdir(), 'thinking-line-tmux-')), 'screen')
   const client = spawn('script', ['-qfec', `stty cols 160 rows 10; tmux -L ${socket} attach`, screen], { env, stdio: ['pipe', 'ignore', 'ignore'] })
   try {
-    const drawn = () => readFileSync(screen, 'utf8')
+    const drawn = () => (existsSync(screen) ? readFileSync(screen, 'utf8') : '')
     // The first #() run starts the refresher; the line shows the ad from the next run on.
     assert.ok(await waitFor(() => drawn().includes('Ad · Acme · Acme CI #1 for tmux'), 15_000, 250), `the status line: ${JSON.stringify(drawn().slice(-400))}`)
     assert.ok(!drawn().includes('\u001b]8;;'), 'no OSC 8 link inside tmux')
