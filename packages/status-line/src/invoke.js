@@ -118,8 +118,8 @@ export async function startRefresher(dir, now, env) {
   if (backoff && typeof backoff.until === 'number' && now < backoff.until) return false
   if (!tryLock(p.refreshLock, REFRESH_LOCK_STALE_MS, now)) return false
   try {
-    const { spawn } = await import('node:child_process')
-    const child = spawn(process.execPath, [new URL('./refresher.js', import.meta.url).pathname], {
+    const [{ spawn }, { fileURLToPath }] = await Promise.all([import('node:child_process'), import('node:url')])
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./refresher.js', import.meta.url))], {
       detached: true,
       stdio: 'ignore',
       env: { ...env, THINKING_LINE_STATE_DIR: dir },

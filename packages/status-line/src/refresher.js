@@ -6,6 +6,7 @@
  * another when there is work left.
  */
 import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import { addOffers } from './exposure.js'
 import { claimReport, paths, pendingReports, readJson, readState, recoverClaims, stateDir, unlock, viewerId, withStateLock, writeAtomic, writeState } from './state.js'
 
@@ -148,7 +149,7 @@ export async function refresh(dir, env, clock) {
   return { sent, fetched, failed, noFill }
 }
 
-const isMain = process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]
+const isMain = process.argv[1] === fileURLToPath(import.meta.url)
 if (isMain) {
   const dir = stateDir(process.env)
   try {
