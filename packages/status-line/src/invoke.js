@@ -4,7 +4,7 @@
  * move the exposure on from local state, print one line, start a detached refresher when an
  * offer is wanted or views are waiting, exit 0. Nothing here touches the network.
  */
-import { fstatSync, read, readFileSync, writeSync } from 'node:fs'
+import { fstatSync, readFileSync, writeSync } from 'node:fs'
 import { formatLine, renderPrefix } from './line.js'
 import { step } from './exposure.js'
 import { paths, pendingReports, queueReport, readJson, readState, stateDir, tryLock, unlock, withStateLock, writeState } from './state.js'
@@ -58,7 +58,10 @@ export function readStdin(waitMs) {
   }
   if (st.isFile()) return Promise.resolve(st.size <= 1 << 20 ? parseJson(readFileSync(0, 'utf8')) : null)
   if (!st.isFIFO() && !st.isSocket()) return Promise.resolve(null)
+  // A pipe or socket: read as a stream (libuv polls it). A blocking read in the thread pool would
+  // keep the process from exiting while a tool holds stdin open.
   return new Promise((resolve) => {
+    const stdin = process.stdin
     /** @type {Buffer[]} */
     const chunks = []
     let size = 0
@@ -67,21 +70,17 @@ export function readStdin(waitMs) {
       if (done) return
       done = true
       clearTimeout(timer)
+      stdin.pause()
       resolve(parseJson(Buffer.concat(chunks).toString('utf8')))
     }
     const timer = setTimeout(finish, waitMs)
-    const buf = Buffer.alloc(65_536)
-    const more = () =>
-      read(0, buf, 0, buf.length, null, (err, n) => {
-        if (done) return
-        if (err && 'code' in err && err.code === 'EAGAIN') return void setTimeout(more, 2)
-        if (err || n === 0) return finish()
-        chunks.push(Buffer.from(buf.subarray(0, n)))
-        size += n
-        if (size > 1 << 20) return finish()
-        more()
-      })
-    more()
+    stdin.on('data', (/** @type {Buffer} */ chunk) => {
+      chunks.push(chunk)
+      size += chunk.length
+      if (size > 1 << 20) finish()
+    })
+    stdin.on('end', finish)
+    stdin.on('error', finish)
   })
 }
 
