@@ -104,5 +104,14 @@ export default tseslint.config(
     files: ['src/platform/clock.ts', 'scripts/**', 'bench/**', 'tools/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  {
+    // The terminal status-line client (packages/status-line): plain ES modules for Node, no build step,
+    // typed by JSDoc (tsc checks them); it has no service clock, its time is the machine's.
+    files: ['packages/status-line/**'],
+    languageOptions: {
+      globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', NodeJS: 'readonly' },
+    },
+    rules: { 'no-restricted-properties': 'off' },
+  },
   // ---------------------------------------------------------------------------------------------------------------
 )

@@ -31,15 +31,19 @@ mkdirSync(tmp, { recursive: true })
  * schedules. `npm test` runs the rest (the core suite), `npm run test:long`
  * these, `npm run test:all` both; CI runs both.
  */
-const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/', 'test/property/']
+const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/', 'test/property/', 'packages/status-line/test/long/']
 
 const args = process.argv.slice(2)
 const suite = args.includes('--long') ? 'long' : args.includes('--all') ? 'all' : 'core'
 const only = args.filter((a) => !a.startsWith('--'))
 const isLong = (f: string) => LONG_SUITES.some((dir) => f.startsWith(dir))
-const files = (only.length > 0 ? only : readdirSync(join(root, 'test'), { recursive: true }).map(String))
+/** The workspaces' own tests (packages/<name>/test), beside the service's (test/). */
+const packageTests = () =>
+  readdirSync(join(root, 'packages'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(root, 'packages', d.name, 'test')))
+    .flatMap((d) => readdirSync(join(root, 'packages', d.name, 'test'), { recursive: true }).map((f) => join('packages', d.name, 'test', String(f))))
+const files = (only.length > 0 ? only.map((f) => (f.startsWith('test/') || f.startsWith('packages/') ? f : join('test', f))) : [...readdirSync(join(root, 'test'), { recursive: true }).map((f) => join('test', String(f))), ...packageTests()])
   .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => (f.startsWith('test/') ? f : join('test', f)))
   .filter((f) => only.length > 0 || suite === 'all' || (suite === 'long') === isLong(f))
   .sort()
 

@@ -1,0 +1,167 @@
+// @ts-check
+/**
+ * One invocation: read the tool's stdin (only when the prefix uses it, never waiting long),
+ * move the exposure on from local state, print one line, start a detached refresher when an
+ * offer is wanted or views are waiting, exit 0. Nothing here touches the network.
+ */
+import { fstatSync, readFileSync, writeSync } from 'node:fs'
+import { formatLine, renderPrefix } from './line.js'
+import { step } from './exposure.js'
+import { paths, pendingReports, queueReport, readJson, readState, stateDir, tryLock, unlock, withStateLock, writeState } from './state.js'
+
+/** How long an invocation waits for stdin that has not ended. */
+export const STDIN_WAIT_MS = 50
+/** How long an invocation waits for another terminal's state update. */
+const STATE_LOCK_WAIT_MS = 40
+/** A refresher lock older than this belongs to a refresher that died. */
+export const REFRESH_LOCK_STALE_MS = 20_000
+
+/**
+ * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function parseArgs(argv, env) {
+  let prefix = env.THINKING_LINE_PREFIX ?? ''
+  let tmux = false
+  let links = true
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? ''
+    if (a === '--tmux') tmux = true
+    else if (a === '--no-links') links = false
+    else if (a === '--prefix') prefix = argv[++i] ?? ''
+    else if (a.startsWith('--prefix=')) prefix = a.slice('--prefix='.length)
+  }
+  return { prefix, tmux, links }
+}
+
+/** @param {string} text */
+function parseJson(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The stdin JSON, or null: not read from a terminal or /dev/null, and read for at most `waitMs`
+ * from a pipe that does not end.
+ * @param {number} waitMs
+ * @returns {Promise<unknown>}
+ */
+export function readStdin(waitMs) {
+  let st
+  try {
+    st = fstatSync(0)
+  } catch {
+    return Promise.resolve(null)
+  }
+  if (st.isFile()) return Promise.resolve(st.size <= 1 << 20 ? parseJson(readFileSync(0, 'utf8')) : null)
+  if (!st.isFIFO() && !st.isSocket()) return Promise.resolve(null)
+  // A pipe or socket: read as a stream (libuv polls it). A blocking read in the thread pool would
+  // keep the process from exiting while a tool holds stdin open.
+  return new Promise((resolve) => {
+    const stdin = process.stdin
+    /** @type {Buffer[]} */
+    const chunks = []
+    let size = 0
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      stdin.pause()
+      resolve(parseJson(Buffer.concat(chunks).toString('utf8')))
+    }
+    const timer = setTimeout(finish, waitMs)
+    stdin.on('data', (/** @type {Buffer} */ chunk) => {
+      chunks.push(chunk)
+      size += chunk.length
+      if (size > 1 << 20) finish()
+    })
+    stdin.on('end', finish)
+    stdin.on('error', finish)
+  })
+}
+
+/**
+ * Moves the exposure on at `now` and queues the views it ends; the ad to print and whether a
+ * refresher is wanted. Answers from the state directory only.
+ * @param {string} dir @param {number} now @param {() => number} clock
+ */
+export function advance(dir, now, clock) {
+  const result = withStateLock(
+    dir,
+    STATE_LOCK_WAIT_MS,
+    () => {
+      const next = step(readState(dir), now)
+      for (const report of next.reports) queueReport(dir, report)
+      writeState(dir, next.state)
+      return next
+    },
+    clock,
+  )
+  // Another terminal kept the lock: show what is there, count nothing.
+  const shown = result ?? step(readState(dir), now)
+  return { ad: shown.ad, wantsRefresh: shown.wantsOffer || pendingReports(dir).length > 0 }
+}
+
+/**
+ * Starts a detached refresher unless one is running (the lock) or the service asked for a pause
+ * (the back-off file). The refresher removes the lock when it ends.
+ * @param {string} dir @param {number} now @param {NodeJS.ProcessEnv} env
+ */
+export async function startRefresher(dir, now, env) {
+  const p = paths(dir)
+  const backoff = /** @type {{ until?: unknown } | null} */ (readJson(p.backoff))
+  if (backoff && typeof backoff.until === 'number' && now < backoff.until) return false
+  if (!tryLock(p.refreshLock, REFRESH_LOCK_STALE_MS, now)) return false
+  try {
+    const [{ spawn }, { fileURLToPath }] = await Promise.all([import('node:child_process'), import('node:url')])
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./refresher.js', import.meta.url))], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...env, THINKING_LINE_STATE_DIR: dir },
+    })
+    child.on('error', () => unlock(p.refreshLock))
+    child.unref()
+    return true
+  } catch {
+    unlock(p.refreshLock)
+    return false
+  }
+}
+
+/**
+ * The command: always one line on stdout, always exit 0.
+ * @param {string[]} argv @param {NodeJS.ProcessEnv} env
+ */
+export async function main(argv, env) {
+  const clock = () => Date.now()
+  const { prefix: template, tmux, links } = parseArgs(argv, env)
+  let line = ''
+  let refresh = null
+  try {
+    const input = template.includes('{') ? await readStdin(STDIN_WAIT_MS) : null
+    const prefix = renderPrefix(template, input)
+    line = formatLine({ prefix, ad: null, tmux, links })
+    const dir = stateDir(env)
+    const now = clock()
+    const { ad, wantsRefresh } = advance(dir, now, clock)
+    line = formatLine({ prefix, ad, tmux, links })
+    if (wantsRefresh) refresh = () => startRefresher(dir, now, env)
+  } catch {
+    // Whatever went wrong, the tool still gets its line.
+  }
+  try {
+    writeSync(1, `${line}\n`)
+  } catch {
+    // Nobody reads stdout.
+  }
+  try {
+    if (refresh) await refresh()
+  } catch {
+    // The next invocation tries again.
+  }
+  process.exit(0)
+}

@@ -1,0 +1,162 @@
+// @ts-check
+/**
+ * The detached refresher an invocation starts: sends the views waiting in the state directory,
+ * fetches offers to fill the current and next place, records a back-off when the service is
+ * away, and removes the refresher lock. One pass, then it exits; the next invocation starts
+ * another when there is work left.
+ */
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import { addOffers } from './exposure.js'
+import { claimReport, paths, pendingReports, readJson, readState, recoverClaims, stateDir, unlock, viewerId, withStateLock, writeAtomic, writeState } from './state.js'
+
+/** @typedef {import('./line.js').Decision} Decision */
+
+/** Each request's bound. */
+export const REQUEST_TIMEOUT_MS = 3_000
+/** Back-off after a failure: 1 s, doubling, at most this. */
+export const MAX_BACKOFF_MS = 30_000
+/** Pause after "nothing to show" (a 204 to a decision). */
+export const NO_FILL_PAUSE_MS = 15_000
+/** Views sent per pass at most (the rest go in the next). */
+const REPORTS_PER_PASS = 50
+/** The service bills a view from this dwell on. */
+export const BILLABLE_DWELL_MS = 9_500
+/**
+ * The service bills one view per viewer and surface per ten seconds of its own clock, counted on
+ * arrival: billable views leave at least this far apart, so two ads shown back to back for 10 s
+ * each are not judged too close because the first report was late.
+ */
+export const BILLABLE_SPACING_MS = 10_500
+
+/** @param {NodeJS.ProcessEnv} env */
+export function settings(env) {
+  const country = (env.THINKING_LINE_COUNTRY ?? '').toUpperCase()
+  return {
+    baseUrl: (env.THINKING_LINE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    country: /^[A-Z]{2}$/.test(country) ? country : undefined,
+  }
+}
+
+/** @param {string} url @param {unknown} body */
+async function post(url, body) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
+  const text = await res.text()
+  return { status: res.status, text }
+}
+
+/** @param {unknown} raw @returns {Decision | null} */
+function decision(raw) {
+  if (raw === null || typeof raw !== 'object') return null
+  const d = /** @type {Record<string, unknown>} */ (raw)
+  if (typeof d.impression_id !== 'string' || typeof d.ad_line !== 'string' || typeof d.click_url !== 'string') return null
+  return { impression_id: d.impression_id, ad_line: d.ad_line, brand: typeof d.brand === 'string' ? d.brand : null, click_url: d.click_url }
+}
+
+/**
+ * One pass. Returns what happened (for tests and logs).
+ * @param {string} dir @param {NodeJS.ProcessEnv} env @param {() => number} clock
+ */
+export async function refresh(dir, env, clock) {
+  const { baseUrl, country } = settings(env)
+  const p = paths(dir)
+  let failed = false
+  let noFill = false
+  let sent = 0
+  recoverClaims(dir, clock())
+  let waited = false
+  for (const file of pendingReports(dir).slice(0, REPORTS_PER_PASS)) {
+    const claim = claimReport(dir, file, clock())
+    if (!claim) continue
+    const billable = claim.report.dwell_ms >= BILLABLE_DWELL_MS
+    if (billable) {
+      const last = /** @type {{ at?: unknown } | null} */ (readJson(p.lastBillable))
+      const wait = typeof last?.at === 'number' ? last.at + BILLABLE_SPACING_MS - clock() : 0
+      if (wait > 0 && wait <= BILLABLE_SPACING_MS) {
+        // One wait per pass (the lock stays short-lived); the next refresher sends the rest.
+        if (waited) {
+          claim.retry()
+          break
+        }
+        waited = true
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
+    let status = 0
+    try {
+      status = (await post(`${baseUrl}/serve/v1/impressions/${encodeURIComponent(claim.report.impression_id)}/view`, { dwell_ms: Math.round(claim.report.dwell_ms) })).status
+    } catch {
+      status = 0
+    }
+    // 204: recorded; 404/410: the service will never take it. Either way it is never sent again.
+    if (status === 204 || status === 404 || status === 410) {
+      claim.done()
+      if (billable && status === 204) writeAtomic(p.lastBillable, JSON.stringify({ at: clock() }))
+      sent++
+    } else {
+      claim.retry()
+      failed = true
+      break
+    }
+  }
+  let fetched = 0
+  if (!failed) {
+    const state = readState(dir)
+    const wanted = (state.current ? 0 : 1) + (state.next ? 0 : 1)
+    /** @type {Decision[]} */
+    const offers = []
+    if (wanted > 0) {
+      const viewer = viewerId(dir, randomUUID)
+      for (let i = 0; i < wanted; i++) {
+        let res
+        try {
+          res = await post(`${baseUrl}/serve/v1/decisions`, { surface: 'terminal', viewer_id: viewer, ...(country ? { country } : {}) })
+        } catch {
+          failed = true
+          break
+        }
+        if (res.status === 204) {
+          noFill = true
+          break
+        }
+        const d = res.status === 200 ? decision(JSON.parse(res.text)) : null
+        if (!d) {
+          failed = true
+          break
+        }
+        offers.push(d)
+      }
+    }
+    if (offers.length > 0) {
+      withStateLock(dir, 1_000, () => writeState(dir, addOffers(readState(dir), offers, clock())), clock)
+      fetched = offers.length
+    }
+  }
+  const previous = /** @type {{ failures?: unknown } | null} */ (readJson(p.backoff))
+  if (failed) {
+    const failures = (typeof previous?.failures === 'number' ? previous.failures : 0) + 1
+    writeAtomic(p.backoff, JSON.stringify({ failures, until: clock() + Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** (failures - 1)) }))
+  } else if (noFill) {
+    writeAtomic(p.backoff, JSON.stringify({ failures: 0, until: clock() + NO_FILL_PAUSE_MS }))
+  } else if (previous) {
+    unlock(p.backoff)
+  }
+  return { sent, fetched, failed, noFill }
+}
+
+const isMain = process.argv[1] === fileURLToPath(import.meta.url)
+if (isMain) {
+  const dir = stateDir(process.env)
+  try {
+    await refresh(dir, process.env, () => Date.now())
+  } catch {
+    // The next invocation starts another.
+  } finally {
+    unlock(paths(dir).refreshLock)
+  }
+}
