@@ -26,6 +26,8 @@ export function invoke(env: Record<string, string>, args: string[] = [], stdin =
       const code = err && typeof err.code === 'number' ? err.code : err ? null : 0
       resolve({ code, stdout, ms: performance.now() - started })
     })
+    // The bin reads stdin only when its prefix uses it, and may exit before the write lands (EPIPE), as a tool sees it.
+    child.stdin?.on('error', () => {})
     child.stdin?.end(stdin)
   })
 }

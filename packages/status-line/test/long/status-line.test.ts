@@ -121,6 +121,9 @@ test('two terminals sharing one state directory never report one impression twic
   const ids = views.map((c) => c.path)
   assert.deepEqual(ids, [...new Set(ids)], 'each impression reported once')
   assert.ok(views.length >= 2, `${views.length} views`)
-  // Two 10 s exposures in 24 s, each billable once (their views sent at least 10.5 s apart).
-  assert.equal(await servedOf(adv, campaignId), 2)
+  // Two 10 s exposures in 24 s, each billable at most once. The service judges one billable view per viewer
+  // per ten seconds by arrival, so on a loaded machine a late first report can cost the second its billing
+  // (decision 0435); more than two would be a double count.
+  const served = await servedOf(adv, campaignId)
+  assert.ok(served >= 1 && served <= 2, `${served} billable impressions for two exposures`)
 })
