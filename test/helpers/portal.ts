@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { Client, freshIp, type Advertiser, type BillingSetup, type TestHarness } from './api.ts'
-import { byId, csrfToken, fieldError, submitButtons, visibleText } from './html.ts'
+import { byId, csrfToken, fieldError, inputValue, submitButtons, visibleText } from './html.ts'
 
 /**
  * A browser without JavaScript for the HTML pages (portal, operator console,
@@ -128,12 +128,46 @@ let emailCounter = 0
 /** An email address no other test (or test process) uses. */
 export const newEmail = (what = 'portal') => `${what}-${process.pid}-${emailCounter++}-${randomBytes(3).toString('hex')}@example.dev`
 
-/** The newest outbox message to `to` (through the operator API). */
-export async function latestEmail(h: TestHarness, to: string): Promise<{ to: string; subject: string; text: string; sent_at: string }> {
+export interface OutboxEmail {
+  to: string
+  subject: string
+  text: string
+  sent_at: string
+}
+
+/** Every outbox message to `to`, newest first (through the operator API). */
+export async function outboxTo(h: TestHarness, to: string): Promise<OutboxEmail[]> {
   const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(to)}`)
   assert.equal(res.status, 200, res.text)
-  assert.ok(res.body.messages.length > 0, `no email to ${to}`)
-  return res.body.messages[0]
+  return res.body.messages
+}
+
+/** The newest outbox message to `to`. */
+export async function latestEmail(h: TestHarness, to: string): Promise<OutboxEmail> {
+  const messages = await outboxTo(h, to)
+  assert.ok(messages.length > 0, `no email to ${to}`)
+  return messages[0]!
+}
+
+/** The create form with the values a person would type (the key and token from the rendered form), `fields` over them. */
+export function campaignFormFields(form: PageReply, fields: Record<string, string> = {}): Record<string, string> {
+  return {
+    _csrf: csrfToken(form.text),
+    idempotency_key: inputValue(form.text, 'idempotency_key')!,
+    name: 'Spring launch',
+    ad_line: 'Ship faster with Acme CI',
+    brand: 'Acme',
+    cpm_usd: '2.50',
+    blocks: '3',
+    destination_url: 'https://acme.dev/ci',
+    target_surface: 'extension',
+    target_countries: '',
+    icon_url: '',
+    kind: 'impression',
+    pace_minutes: '',
+    optin_leaderboard: 'on',
+    ...fields,
+  }
 }
 
 /** The set-password link of an operator-made account's email, as a path. */

@@ -4,33 +4,12 @@ import pg from 'pg'
 import { useService } from '../helpers/api.ts'
 import { STORE } from '../helpers/service.ts'
 import { control, csrfToken, fieldError, fieldErrors, inputValue, labels, selectedOption, visibleText } from '../helpers/html.ts'
-import { portalAdvertiser, PortalClient, type PageReply, type PortalAdvertiser } from '../helpers/portal.ts'
+import { campaignFormFields, portalAdvertiser, PortalClient, type PageReply, type PortalAdvertiser } from '../helpers/portal.ts'
 
 // A lower block limit than the default, so "too many blocks" is the config's rule, not the schema's ceiling.
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null, max_blocks: 50 })
 
 const FORM = '/portal/campaigns/new'
-
-/** The create form with the typed values a person would enter (the key and token come from the rendered form). */
-function filled(form: PageReply, fields: Record<string, string> = {}): Record<string, string> {
-  return {
-    _csrf: csrfToken(form.text),
-    idempotency_key: inputValue(form.text, 'idempotency_key')!,
-    name: 'Spring launch',
-    ad_line: 'Ship faster with Acme CI',
-    brand: 'Acme',
-    cpm_usd: '2.50',
-    blocks: '3',
-    destination_url: 'https://acme.dev/ci',
-    target_surface: 'extension',
-    target_countries: '',
-    icon_url: '',
-    kind: 'impression',
-    pace_minutes: '',
-    optin_leaderboard: 'on',
-    ...fields,
-  }
-}
 
 async function openForm(adv: PortalAdvertiser): Promise<PageReply> {
   const form = await adv.browser.get(FORM)
@@ -39,7 +18,7 @@ async function openForm(adv: PortalAdvertiser): Promise<PageReply> {
 }
 
 async function submit(adv: PortalAdvertiser, fields: Record<string, string> = {}): Promise<PageReply> {
-  return adv.browser.post(FORM, filled(await openForm(adv), fields))
+  return adv.browser.post(FORM, campaignFormFields(await openForm(adv), fields))
 }
 
 const campaignIdOf = (res: PageReply) => {
@@ -136,7 +115,7 @@ test('create: 303 to the campaign; the API shows it with creation_channel websit
 test('create: an unchecked leaderboard box is false; an empty name gets the portal default name; the campaign serves at once', async () => {
   const adv = await portalAdvertiser(h)
   const form = await openForm(adv)
-  const fields = filled(form, { name: '' })
+  const fields = campaignFormFields(form, { name: '' })
   delete fields.optin_leaderboard // an unchecked box is not in the posted form
   const id = campaignIdOf(await adv.browser.post(FORM, fields))
   const c = (await adv.api.get(`/v1/campaigns/${id}`)).body
@@ -212,12 +191,12 @@ test('each rule error is shown at its field: too-long ad line, bad URL, too many
 
 test('a double submit of one form (same idempotency key) creates one campaign; both land on it', async () => {
   const adv = await portalAdvertiser(h)
-  const fields = filled(await openForm(adv))
+  const fields = campaignFormFields(await openForm(adv))
   const first = campaignIdOf(await adv.browser.post(FORM, fields))
   const again = campaignIdOf(await adv.browser.post(FORM, fields))
   assert.equal(again, first)
   // Two at once, from a second form.
-  const twice = filled(await openForm(adv), { name: 'Twice' })
+  const twice = campaignFormFields(await openForm(adv), { name: 'Twice' })
   const [a, b] = await Promise.all([adv.browser.post(FORM, twice), adv.browser.post(FORM, twice)])
   assert.equal(campaignIdOf(a), campaignIdOf(b))
   assert.notEqual(campaignIdOf(a), first)
@@ -226,7 +205,7 @@ test('a double submit of one form (same idempotency key) creates one campaign; b
 
 test('a form already used, submitted with other values: a form error with a link to the campaign and a fresh key', async () => {
   const adv = await portalAdvertiser(h)
-  const fields = filled(await openForm(adv))
+  const fields = campaignFormFields(await openForm(adv))
   const id = campaignIdOf(await adv.browser.post(FORM, fields))
   const changed = await adv.browser.post(FORM, { ...fields, name: 'Changed my mind' })
   assert.equal(changed.status, 409)
@@ -242,7 +221,7 @@ test('write prerequisites missing: the form shows the steps, and a submit is a f
   const pending = await portalAdvertiser(h, { approved: false, billing: 'none' })
   const form = await openForm(pending)
   assert.match(visibleText(form.text), /Before you can create campaigns/)
-  const refused = await pending.browser.post(FORM, filled(form))
+  const refused = await pending.browser.post(FORM, campaignFormFields(form))
   assert.equal(refused.status, 403)
   assert.match(visibleText(refused.text), /Your account is waiting for approval: we review new accounts within one business day/)
   assert.deepEqual(fieldErrors(refused.text), {})
@@ -259,7 +238,7 @@ test('write prerequisites missing: the form shows the steps, and a submit is a f
   assert.match(noBilling.text, /Billing blocks new campaigns \(billing not enrolled\):\s*<a href="\/portal\/billing">set up billing<\/a>/)
 
   // Write access comes before the body, as on the API: a bad bid from a pending account is still the 403.
-  const both = await pending.browser.post(FORM, filled(await openForm(pending), { cpm_usd: 'abc' }))
+  const both = await pending.browser.post(FORM, campaignFormFields(await openForm(pending), { cpm_usd: 'abc' }))
   assert.equal(both.status, 403)
   for (const adv of [pending, terms, unbilled]) assert.equal(await campaignCount(adv), 0)
 })
@@ -289,7 +268,7 @@ test('the create budget is the account\'s, shared with the API: over it the form
       idempotency_key: `api-${adv.userId}`,
     })
     assert.equal(viaApi.status, 201)
-    const fields = filled(await openForm(adv))
+    const fields = campaignFormFields(await openForm(adv))
     const id = campaignIdOf(await adv.browser.post(FORM, fields))
     const over = await submit(adv, { name: 'One too many' })
     assert.equal(over.status, 429)
@@ -313,7 +292,7 @@ test('the portal campaign enters the same auction: it serves to a viewer of its 
 
 test('POST without a CSRF token, or with a wrong one, is refused with 403 and creates nothing', async () => {
   const adv = await portalAdvertiser(h)
-  const fields = filled(await openForm(adv))
+  const fields = campaignFormFields(await openForm(adv))
   const withoutToken = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== '_csrf'))
   const missing = await adv.browser.request('POST', FORM, withoutToken)
   assert.equal(missing.status, 403)
@@ -325,7 +304,7 @@ test('POST without a CSRF token, or with a wrong one, is refused with 403 and cr
 
 test('signed out: the form sends the person to sign in, and a post goes nowhere', async () => {
   const adv = await portalAdvertiser(h)
-  const fields = filled(await openForm(adv))
+  const fields = campaignFormFields(await openForm(adv))
   const other = new PortalClient(h.baseUrl)
   const page = await other.get(FORM)
   assert.equal(page.status, 303)
@@ -342,7 +321,7 @@ test(
   async () => {
     const adv = await portalAdvertiser(h)
     const form = await openForm(adv)
-    const fields = filled(form, { name: 'Stalled launch' })
+    const fields = campaignFormFields(form, { name: 'Stalled launch' })
     // Another session holds the blocks table: the create's insert waits until statement_timeout cancels it.
     const locker = new pg.Client({ connectionString: h.svc.databaseUrl! })
     await locker.connect()
@@ -392,7 +371,7 @@ test('Target surface offers only what the live config accepts, and says the rule
     assert.equal(selectedOption(form.text, 'target_surface'), 'both')
     assert.match(visibleText(form.text), /The surface split is off: every order runs on both surfaces at one bid\./)
     assert.doesNotMatch(visibleText(form.text), /place two orders/)
-    const id = campaignIdOf(await adv.browser.post(FORM, filled(form, { target_surface: 'both' })))
+    const id = campaignIdOf(await adv.browser.post(FORM, campaignFormFields(form, { target_surface: 'both' })))
     const c = await adv.api.get(`/v1/campaigns/${id}`)
     assert.equal(c.status, 200, c.text)
     assert.equal(c.body.target_surface, 'blended')

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
-import { csrfToken, inputValue, visibleText } from '../helpers/html.ts'
-import { portalAdvertiser, type PortalAdvertiser } from '../helpers/portal.ts'
+import { visibleText } from '../helpers/html.ts'
+import { campaignFormFields, outboxTo, portalAdvertiser, type PortalAdvertiser } from '../helpers/portal.ts'
 import { signedInOperator } from '../helpers/ops.ts'
 
 /**
@@ -17,40 +17,17 @@ const h = useService({ PUBLIC_URL }, { create_rate_limit_per_min: 1000, read_rat
 
 const HELD_LINE = 'Accept crypto payments in your CI' // crypto_offer: accepted, held for review (domain/content-safety.ts)
 
-interface Message {
-  subject: string
-  text: string
-}
-
-async function outbox(to: string): Promise<Message[]> {
-  const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(to)}`)
-  assert.equal(res.status, 200, res.text)
-  return res.body.messages
-}
-
 /** The review emails to the account, newest first (its welcome email is left out). */
-const reviewEmails = async (adv: PortalAdvertiser) => (await outbox(adv.email)).filter((m) => m.subject.startsWith('Ad line '))
+const reviewEmails = async (adv: PortalAdvertiser) => (await outboxTo(h, adv.email)).filter((m) => m.subject.startsWith('Ad line '))
 
 /** Creates a campaign through the portal's form; answers the redirect. */
 async function createThroughForm(adv: PortalAdvertiser, name: string, adLine: string) {
   const form = await adv.browser.get('/portal/campaigns/new')
   assert.equal(form.status, 200)
-  const res = await adv.browser.post('/portal/campaigns/new', {
-    _csrf: csrfToken(form.text),
-    idempotency_key: inputValue(form.text, 'idempotency_key')!,
-    name,
-    ad_line: adLine,
-    brand: '',
-    cpm_usd: '2.50',
-    blocks: '1',
-    destination_url: 'https://acme.dev/pay',
-    target_surface: 'extension',
-    target_countries: '',
-    icon_url: '',
-    kind: 'impression',
-    pace_minutes: '',
-    optin_leaderboard: 'on',
-  })
+  const res = await adv.browser.post(
+    '/portal/campaigns/new',
+    campaignFormFields(form, { name, ad_line: adLine, brand: '', blocks: '1', destination_url: 'https://acme.dev/pay' }),
+  )
   assert.equal(res.status, 303, res.words.slice(0, 500))
   const m = /^\/portal\/campaigns\/([^/?]+)\?notice=(\w+)$/.exec(res.location ?? '')
   assert.ok(m, `redirects to the campaign: ${res.location}`)

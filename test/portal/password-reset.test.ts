@@ -5,7 +5,7 @@ import { hashPassword } from '../../src/platform/passwords.ts'
 import { sendSetPasswordLink } from '../../src/services/password-links.ts'
 import { updatePassword } from '../../src/store/logins.ts'
 import { useService } from '../helpers/api.ts'
-import { newEmail, PortalClient } from '../helpers/portal.ts'
+import { newEmail, outboxTo, PortalClient } from '../helpers/portal.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 
 /**
@@ -19,16 +19,7 @@ const h = useService()
 const db = () => h.svc.service.store.db
 const advance = (seconds: number) => h.admin.post('/admin/v1/clock', { advance_seconds: seconds })
 
-interface Message {
-  subject: string
-  text: string
-}
-
-async function messages(to: string): Promise<Message[]> {
-  const res = await h.admin.get(`/admin/v1/outbox?to=${encodeURIComponent(to)}`)
-  assert.equal(res.status, 200, res.text)
-  return res.body.messages
-}
+const messages = (to: string) => outboxTo(h, to)
 
 const LINK = /https?:\/\/\S+\/portal\/reset-password\?token=[A-Za-z0-9_%-]+/g
 

@@ -69,7 +69,11 @@ export function portalWebhookRoutes(deps: RouteDeps) {
   async function showProblem(error: unknown, request: FastifyRequest, reply: FastifyReply) {
     const body = request.body as Record<string, unknown> | undefined
     if (!(error instanceof ApiError) || body === undefined || request.advertiser === undefined) throw error
-    return renderList(request, reply, { values: formValues(body), problem: webhookProblem(error.status, error.detail), status: error.status })
+    const values = formValues(body)
+    // A refused input: every field's refusal at once (the API answers the first only); the cap (409) alone.
+    const problems = error.status === 400 ? await webhookInputProblems(deps, { url: values.url, events: values.events }) : []
+    const problem = webhookProblems(problems.length > 0 ? problems : [error])
+    return renderList(request, reply, { values, problem, status: error.status })
   }
 
   return async (app: App) => {
@@ -79,9 +83,6 @@ export function portalWebhookRoutes(deps: RouteDeps) {
 
     app.post('/portal/webhooks', { schema: { body: WebhookEndpointForm }, errorHandler: formErrorHandler(showProblem) }, async (request, reply) => {
       const values = formValues(request.body)
-      // Every field's refusal at once (the API answers the first only).
-      const problems = await webhookInputProblems(deps, { url: values.url, events: values.events })
-      if (problems.length > 0) return renderList(request, reply, { values, problem: webhookProblems(problems), status: problems[0]!.status })
       const body = asApiBody(request, WebhookEndpointCreateSchema, { url: values.url, events: values.events })
       const { endpoint, secret } = await createWebhookEndpoint(deps, request.advertiser.user_id, body)
       // The secret is on this answer only (no redirect: it is never put in a URL nor kept to show later).
