@@ -1,0 +1,230 @@
+import createClient, { type Client } from 'openapi-fetch'
+import { ApiError, detailOf } from './errors.js'
+import type { paths } from './openapi.js'
+import { retryAfterAnswer, retryDelayMs, retryPolicy, sleep, type RetryOptions, type RetryPolicy } from './retry.js'
+
+type Json<Op, Status extends number> = Op extends { responses: { [S in Status]: { content: { 'application/json': infer B } } } } ? B : never
+type Body<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } } ? B : Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
+
+export type Account = Json<paths['/account']['get'], 200>
+export type ComponentStatus = Json<paths['/status']['get'], 200>
+export type Campaign = Json<paths['/campaigns/{campaign_id}']['get'], 200>
+/** A campaign as lists show it (without its creatives; `get` has them). */
+export type CampaignSummary = Json<paths['/campaigns']['get'], 200>['campaigns'][number]
+export type CampaignCreate = Body<paths['/campaigns']['post']>
+export type CampaignCreated = Json<paths['/campaigns']['post'], 201>
+export type CampaignEdit = Body<paths['/campaigns/{campaign_id}']['patch']>
+export type Creative = Json<paths['/creatives/{creative_id}']['get'], 200>
+export type PreviewCreate = Body<paths['/preview']['post']>
+export type Preview = Json<paths['/preview']['post'], 201>
+export type ExportCreate = Body<paths['/exports']['post']>
+export type ExportJob = Json<paths['/exports/{export_id}']['get'], 200>
+export type ExportJobSummary = Json<paths['/exports']['get'], 200>['exports'][number]
+export type StatsQuery = Query<paths['/stats']['get']>
+export type Stats = Json<paths['/stats']['get'], 200>
+export type QuoteQuery = Query<paths['/auction/quote']['get']>
+export type Quote = Json<paths['/auction/quote']['get'], 200>
+export type WebhookEndpointCreate = Body<paths['/webhook-endpoints']['post']>
+export type WebhookEndpointCreated = Json<paths['/webhook-endpoints']['post'], 201>
+export type WebhookEndpoint = Json<paths['/webhook-endpoints/{endpoint_id}']['get'], 200>
+export type WebhookEndpointSummary = Json<paths['/webhook-endpoints']['get'], 200>['endpoints'][number]
+
+/** `campaigns.create` takes the API's body; the idempotency key is optional here (one is made when absent). */
+export type CampaignCreateInput = Omit<CampaignCreate, 'idempotency_key'> & { idempotency_key?: string }
+
+export interface AdvertiserClientOptions {
+  /**
+   * The service (`https://ads.example.com`) or the API's base URL (`https://ads.example.com/v1`):
+   * the `/v1` prefix is added when absent.
+   */
+  baseUrl: string
+  userId: string
+  apiKey: string
+  retry?: RetryOptions
+  /** How long one attempt may take before it is abandoned (default 30 s). */
+  timeoutMs?: number
+  /** The platform's fetch unless given (a proxy agent, a test double). */
+  fetch?: typeof globalThis.fetch
+  /** How a retry waits (default: a timer); tests pass one that moves a manual clock. */
+  sleep?: (ms: number) => Promise<void>
+  /** Sent as User-Agent where the platform allows it (browsers keep their own). */
+  userAgent?: string
+}
+
+interface Answer<T> {
+  data?: T
+  error?: unknown
+  response: Response
+}
+
+/** Export jobs that will not change any more. */
+const FINAL_EXPORT_STATES = new Set(['ready', 'failed'])
+
+/**
+ * A typed client of the Advertiser Campaign API. Credentials are given once; every call retries
+ * 429 and 503 as `retry.ts` says; refusals and failures throw `ApiError`.
+ *
+ * ```ts
+ * const client = new AdvertiserClient({ baseUrl, userId, apiKey })
+ * for await (const c of client.campaigns.list()) console.log(c.name, c.status)
+ * ```
+ */
+export class AdvertiserClient {
+  readonly baseUrl: string
+  readonly #api: Client<paths>
+  readonly #policy: RetryPolicy
+  readonly #timeoutMs: number
+  readonly #sleep: (ms: number) => Promise<void>
+
+  constructor(options: AdvertiserClientOptions) {
+    if (!options.userId || !options.apiKey) throw new TypeError('AdvertiserClient needs userId and apiKey')
+    const trimmed = options.baseUrl.replace(/\/+$/, '')
+    this.baseUrl = trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`
+    this.#policy = retryPolicy(options.retry)
+    this.#timeoutMs = options.timeoutMs ?? 30_000
+    this.#sleep = options.sleep ?? sleep
+    const fetchImpl = options.fetch ?? globalThis.fetch
+    this.#api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: (request) => fetchImpl(request),
+      headers: {
+        'x-service-user-id': options.userId,
+        'x-service-api-key': options.apiKey,
+        ...(options.userAgent ? { 'user-agent': options.userAgent } : {}),
+      },
+    })
+  }
+
+  /**
+   * One call with the retry policy. `safe` says whether a request that got no answer may be sent
+   * again (reads, and writes carrying an idempotency key).
+   */
+  async #call<T>(safe: boolean, send: (signal: AbortSignal) => Promise<Answer<T>>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let answer: Answer<T>
+      try {
+        answer = await send(AbortSignal.timeout(this.#timeoutMs))
+      } catch (error) {
+        const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
+        if (safe && attempt <= this.#policy.maxRetries) {
+          await this.#sleep(retryDelayMs(this.#policy, attempt, null))
+          continue
+        }
+        const reason = timedOut ? 'timeout' : 'network_error'
+        const detail = timedOut ? `no answer within ${this.#timeoutMs} ms` : `could not reach ${this.baseUrl}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`
+        throw new ApiError(0, detail, { reason, cause: error })
+      }
+      const { response } = answer
+      if (response.ok && answer.data !== undefined) return answer.data
+      const delay = retryAfterAnswer(this.#policy, attempt, response, Date.now())
+      if (delay !== null) {
+        await this.#sleep(delay)
+        continue
+      }
+      const retryAfter = response.headers.get('retry-after')
+      throw new ApiError(response.status, detailOf(answer.error, response), {
+        requestId: response.headers.get('x-request-id'),
+        retryAfterS: retryAfter === null || !Number.isFinite(Number(retryAfter)) ? null : Number(retryAfter),
+      })
+    }
+  }
+
+  /** GET /account: the account, its balance and the live order config. */
+  account = (): Promise<Account> => this.#call(true, (signal) => this.#api.GET('/account', { signal }))
+
+  /** GET /status: the public component status (no credentials needed, but they are sent). */
+  status = (): Promise<ComponentStatus> => this.#call(true, (signal) => this.#api.GET('/status', { signal }))
+
+  readonly campaigns = {
+    /**
+     * POST /campaigns. Without `idempotency_key` one is made (a random UUID), so the create is
+     * retried safely after a timeout, a lost answer or "order provisioning incomplete": a repeat
+     * answers the same campaign with `replayed: true`.
+     */
+    create: (input: CampaignCreateInput): Promise<CampaignCreated> => {
+      const body: CampaignCreate = { ...input, idempotency_key: input.idempotency_key ?? crypto.randomUUID() }
+      return this.#call(true, (signal) => this.#api.POST('/campaigns', { body, signal }))
+    },
+    /** GET /campaigns, every page: `for await (const c of client.campaigns.list())`. */
+    list: (query: { limit?: number } = {}): AsyncGenerator<CampaignSummary> =>
+      this.#pages((cursor, signal) => this.#api.GET('/campaigns', { params: { query: { ...query, cursor } }, signal }), (page) => page.campaigns),
+    get: (campaignId: string): Promise<Campaign> => this.#call(true, (signal) => this.#api.GET('/campaigns/{campaign_id}', { params: { path: { campaign_id: campaignId } }, signal })),
+    /** PATCH: rename (`name`) and/or rewrite the ad line (`ad_line`, a new creative in review). */
+    update: (campaignId: string, edit: CampaignEdit): Promise<Campaign> =>
+      this.#call(false, (signal) => this.#api.PATCH('/campaigns/{campaign_id}', { params: { path: { campaign_id: campaignId } }, body: edit, signal })),
+    pause: (campaignId: string): Promise<Campaign> => this.#call(false, (signal) => this.#api.POST('/campaigns/{campaign_id}/pause', { params: { path: { campaign_id: campaignId } }, signal })),
+    resume: (campaignId: string): Promise<Campaign> => this.#call(false, (signal) => this.#api.POST('/campaigns/{campaign_id}/resume', { params: { path: { campaign_id: campaignId } }, signal })),
+    /** DELETE: cancels; what was delivered stays billed, the rest is released. */
+    cancel: (campaignId: string): Promise<Campaign> => this.#call(false, (signal) => this.#api.DELETE('/campaigns/{campaign_id}', { params: { path: { campaign_id: campaignId } }, signal })),
+    /** POST /campaigns/{id}/preview: a presentation-only preview link of an owned campaign. */
+    preview: (campaignId: string): Promise<Preview> =>
+      this.#call(false, (signal) => this.#api.POST('/campaigns/{campaign_id}/preview', { params: { path: { campaign_id: campaignId } }, signal })),
+  }
+
+  readonly creatives = {
+    list: async (): Promise<Creative[]> => (await this.#call(true, (signal) => this.#api.GET('/creatives', { signal }))).creatives,
+    get: (creativeId: string): Promise<Creative> => this.#call(true, (signal) => this.#api.GET('/creatives/{creative_id}', { params: { path: { creative_id: creativeId } }, signal })),
+  }
+
+  readonly previews = {
+    /** POST /preview: how an unfunded line would look. */
+    create: (body: PreviewCreate): Promise<Preview> => this.#call(false, (signal) => this.#api.POST('/preview', { body, signal })),
+    revoke: (previewToken: string) => this.#call(false, (signal) => this.#api.DELETE('/previews/{preview_token}', { params: { path: { preview_token: previewToken } }, signal })),
+  }
+
+  /** GET /stats: delivery metrics over a window, by hour, day or month. */
+  stats = (query: StatsQuery = {}): Promise<Stats> => this.#call(true, (signal) => this.#api.GET('/stats', { params: { query }, signal }))
+
+  /** GET /auction/quote: where a bid would rank now and when it would start and finish. */
+  quote = (query: QuoteQuery): Promise<Quote> => this.#call(true, (signal) => this.#api.GET('/auction/quote', { params: { query }, signal }))
+
+  readonly exports = {
+    /** POST /exports: queues a CSV export of the raw ledger. */
+    create: (body: ExportCreate): Promise<ExportJob> => this.#call(false, (signal) => this.#api.POST('/exports', { body, signal })),
+    list: (query: { limit?: number } = {}): AsyncGenerator<ExportJobSummary> =>
+      this.#pages((cursor, signal) => this.#api.GET('/exports', { params: { query: { ...query, cursor } }, signal }), (page) => page.exports),
+    get: (exportId: string): Promise<ExportJob> => this.#call(true, (signal) => this.#api.GET('/exports/{export_id}', { params: { path: { export_id: exportId } }, signal })),
+    /**
+     * Polls a job until it is `ready` or `failed` (every `pollMs`, default 5 s, the spec's
+     * guidance), calling `onStatus` on each answer.
+     */
+    wait: async (exportId: string, options: { pollMs?: number; onStatus?: (job: ExportJob) => void } = {}): Promise<ExportJob> => {
+      for (;;) {
+        const job = await this.exports.get(exportId)
+        options.onStatus?.(job)
+        if (FINAL_EXPORT_STATES.has(job.status)) return job
+        await this.#sleep(options.pollMs ?? 5_000)
+      }
+    },
+    /** GET /exports/{id}/download: the CSV's exact bytes (409 before ready, 410 once expired). */
+    download: async (exportId: string): Promise<Uint8Array> => {
+      const bytes = await this.#call(true, (signal) => this.#api.GET('/exports/{export_id}/download', { params: { path: { export_id: exportId } }, parseAs: 'arrayBuffer', signal }))
+      return new Uint8Array(bytes)
+    },
+  }
+
+  readonly webhooks = {
+    /** POST /webhook-endpoints: the answer carries the signing secret, shown this once. */
+    create: (body: WebhookEndpointCreate): Promise<WebhookEndpointCreated> => this.#call(false, (signal) => this.#api.POST('/webhook-endpoints', { body, signal })),
+    list: async (): Promise<WebhookEndpointSummary[]> => (await this.#call(true, (signal) => this.#api.GET('/webhook-endpoints', { signal }))).endpoints,
+    get: (endpointId: string): Promise<WebhookEndpoint> =>
+      this.#call(true, (signal) => this.#api.GET('/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } }, signal })),
+    remove: (endpointId: string) =>
+      this.#call(false, (signal) => this.#api.DELETE('/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } }, signal })),
+    resend: (endpointId: string, deliveryId: string) =>
+      this.#call(false, (signal) =>
+        this.#api.POST('/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/resend', { params: { path: { endpoint_id: endpointId, delivery_id: deliveryId } }, signal }),
+      ),
+  }
+
+  /** Walks `next_cursor` page by page, yielding items as they arrive. */
+  async *#pages<P extends { next_cursor?: string | null }, I>(fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<Answer<P>>, items: (page: P) => I[]): AsyncGenerator<I> {
+    let cursor: string | undefined
+    do {
+      const page = await this.#call(true, (signal) => fetchPage(cursor, signal))
+      yield* items(page)
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+}

@@ -1,0 +1,6 @@
+export { AdvertiserClient } from './client.js'
+export type * from './client.js'
+export { ApiError, type ErrorDetail } from './errors.js'
+export { retryAfterSeconds, type RetryOptions } from './retry.js'
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.js'
+export type { paths } from './openapi.js'
