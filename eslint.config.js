@@ -116,6 +116,7 @@ export default tseslint.config(
   {
     // The SDK and adctl run on the advertiser's machine: their time is the machine's, not the service clock.
     files: ['packages/sdk/**', 'packages/cli/**'],
+    languageOptions: { globals: { process: 'readonly' } },
     rules: { 'no-restricted-properties': 'off' },
   },
   // ---------------------------------------------------------------------------------------------------------------
