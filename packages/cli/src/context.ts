@@ -4,9 +4,15 @@ import { apiUrlOf, resolveCredentials } from './credentials.js'
 import { noCredentials, usage } from './exit.js'
 import { Output } from './output.js'
 
+/** What a command writes to: process.stdout and process.stderr, or a test's capture. */
+export interface Stream {
+  write(chunk: string | Uint8Array): boolean
+  isTTY?: boolean
+}
+
 export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean }
-  stderr: NodeJS.WritableStream & { isTTY?: boolean }
+  stdout: Stream
+  stderr: Stream
   env: NodeJS.ProcessEnv
 }
 
@@ -52,7 +58,7 @@ export class Context {
     if (yes) return true
     if (!this.out.interactive) throw usage(`${question} Pass --yes to go ahead without a terminal to ask on.`)
     const { default: confirm } = await import('@inquirer/confirm')
-    return confirm({ message: question, default: false }, { output: this.io.stderr })
+    return confirm({ message: question, default: false }, { output: process.stderr })
   }
 
   /** Asks for a value on the terminal (hidden for secrets); without one it is a usage error naming the flag. */
@@ -61,9 +67,9 @@ export class Context {
     const validate = (v: string) => (v.trim() === '' ? 'required' : true)
     if (secret) {
       const { default: password } = await import('@inquirer/password')
-      return (await password({ message, mask: '*', validate }, { output: this.io.stderr })).trim()
+      return (await password({ message, mask: '*', validate }, { output: process.stderr })).trim()
     }
     const { default: input } = await import('@inquirer/input')
-    return (await input({ message, validate }, { output: this.io.stderr })).trim()
+    return (await input({ message, validate }, { output: process.stderr })).trim()
   }
 }

@@ -28,3 +28,6 @@ export function sparkline(values: number[]): string {
   if (max === 0) return TICKS[0]!.repeat(values.length)
   return values.map((v) => TICKS[Math.min(TICKS.length - 1, Math.round((Math.max(0, v) / max) * (TICKS.length - 1)))]).join('')
 }
+
+/** A bid as people write it: $2.50, $0.125. */
+export const usdPrice = (usd: number) => `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`

@@ -17,6 +17,7 @@ export function program(io: Io): Command {
     .option('--api-key <key>')
     .option('--json', 'print the API answer as JSON on stdout, nothing else there')
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
   accountCommands(p, io)

@@ -1,5 +1,6 @@
 import Table from 'cli-table3'
 import pc from 'picocolors'
+import type { Stream } from './context.js'
 
 /**
  * Where a command writes. With `--json` stdout carries exactly one JSON document (or, for
@@ -12,8 +13,8 @@ export class Output {
 
   constructor(
     readonly json: boolean,
-    readonly stdout: NodeJS.WritableStream & { isTTY?: boolean },
-    readonly stderr: NodeJS.WritableStream & { isTTY?: boolean },
+    readonly stdout: Stream,
+    readonly stderr: Stream,
     env: NodeJS.ProcessEnv,
   ) {
     const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''

@@ -68,7 +68,7 @@ test('create shows the auction quote, asks (or takes --yes), buys; list, show, p
   const order = buy()
   const unasked = await adctl(['campaigns', 'create', ...order], env)
   assert.equal(unasked.code, 2, unasked.stderr)
-  assert.match(unasked.stdout, /Auction quote for 1,000 impressions at \$2\.5 CPM/)
+  assert.match(unasked.stdout, /Auction quote for 1,000 impressions at \$2\.50 CPM/)
   assert.match(unasked.stderr, /Pass --yes/)
   assert.equal((await adv.get('/v1/campaigns')).body.campaigns.length, 0, 'nothing bought without a yes')
 
@@ -91,7 +91,7 @@ test('create shows the auction quote, asks (or takes --yes), buys; list, show, p
   assert.deepEqual(new Set(listed.campaigns.map((c: { campaign_id: string }) => c.campaign_id)), new Set([id, doc.campaign.campaign_id]))
   const table = await adctl(['campaigns', 'list'], env)
   assert.match(table.stdout, /ID\s+Name\s+Status\s+Bid CPM\s+Delivered\s+Spend/)
-  assert.match(table.stdout, new RegExp(`${id}\\s+CLI launch\\s+active\\s+\\$2\\.5\\s+0 / 1,000\\s+\\$0\\.00`))
+  assert.match(table.stdout, new RegExp(`${id}\\s+CLI launch\\s+active\\s+\\$2\\.50\\s+0 / 1,000\\s+\\$0\\.00`))
 
   assert.match((await adctl(['campaigns', 'show', id], env)).stdout, /Delivered\s+0 of 1,000/)
   assert.match((await adctl(['campaigns', 'pause', id], env)).stdout, /paused/)

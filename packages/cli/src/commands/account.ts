@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { credentialsPath, forget, store } from '../credentials.js'
 import { noCredentials } from '../exit.js'
-import { usdFromCents, usdFromMicros } from '../format.js'
+import { count, instant, usdFromCents, usdFromMicros, usdPrice } from '../format.js'
 
 export function accountCommands(program: Command, io: Io): void {
   program
@@ -47,12 +47,12 @@ export function accountCommands(program: Command, io: Io): void {
       ctx.out.data(a)
       ctx.out.pairs([
         ['User id', a.user_id],
-        ['Key', `${a.key_prefix}… (last used ${a.key_last_used_at ?? 'never'})`],
+        ['Key', `${a.key_prefix}… (last used ${a.key_last_used_at ? instant(a.key_last_used_at) : 'never'})`],
         ['Billing', `${a.billing} · collection ${a.billing_profile.collection_status}`],
         ['Owed', `${usdFromCents(a.balance.owed_cents)} (invoiced ${usdFromCents(a.balance.invoiced_cents)}, pending ${usdFromCents(a.balance.pending_cents)})`],
         ['Delivered, not yet billed', usdFromMicros(a.balance.unbilled_delivered_micros)],
         ['Campaign writes', [a.access.campaign_writes, !a.access.write_approved && 'awaiting approval', !a.access.terms_accepted && 'API terms not accepted', a.access.billing_reason].filter(Boolean).join(' · ')],
-        ['Order limits', `bid ≥ $${a.config.min_cpm_usd} CPM · ≤ ${a.config.max_blocks} blocks of ${a.config.block_impressions} · ≤ $${a.config.max_total_usd} an order`],
+        ['Order limits', `bid ≥ ${usdPrice(a.config.min_cpm_usd)} CPM · ≤ ${count(a.config.max_blocks)} blocks of ${count(a.config.block_impressions)} · ≤ ${usdPrice(a.config.max_total_usd)} an order`],
       ])
     })
 }

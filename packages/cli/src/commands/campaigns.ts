@@ -1,8 +1,9 @@
-import type { Campaign, CampaignCreateInput, CampaignSummary, Quote } from 'advertiser-campaign-sdk'
+import type { Campaign, CampaignCreateInput, CampaignSummary } from 'advertiser-campaign-sdk'
 import { Option, type Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { usage } from '../exit.js'
-import { count, instant, usdFromMicros } from '../format.js'
+import { count, instant, usdFromMicros, usdPrice } from '../format.js'
+import { showQuote } from '../quote.js'
 import { cpm, impressions, list, positiveInt, seconds } from '../parsers.js'
 
 /** Statuses after which a campaign delivers nothing more. */
@@ -38,7 +39,7 @@ export function campaignCommands(program: Command, io: Io): void {
       if (all.length === 0) return ctx.out.line('No campaigns yet: `adctl campaigns create --help` shows how to buy one.')
       ctx.out.table(
         ['ID', 'Name', 'Status', 'Bid CPM', 'Delivered', 'Spend'],
-        all.map((c) => [c.campaign_id, c.name, c.status, `$${c.cpm_usd}`, `${count(c.impressions_served)} / ${count(c.impressions)}`, usdFromMicros(c.lifetime_spent_micros)]),
+        all.map((c) => [c.campaign_id, c.name, c.status, usdPrice(c.cpm_usd), `${count(c.impressions_served)} / ${count(c.impressions)}`, usdFromMicros(c.lifetime_spent_micros)]),
         ['left', 'left', 'left', 'right', 'right', 'right'],
       )
     })
@@ -79,9 +80,11 @@ export function campaignCommands(program: Command, io: Io): void {
         ...(flags.countries ? { target_countries: flags.countries.join(',') } : {}),
         ...(flags.kind ? { kind: flags.kind } : {}),
       })
-      showQuote(ctx, flags, quote)
+      ctx.out.line(`Auction quote for ${count(flags.impressions)} impressions at ${usdPrice(flags.cpm)} CPM:`)
+      showQuote(ctx.out, quote)
+      ctx.out.line()
       const total = Math.round(flags.cpm * 1_000_000) * (flags.impressions / 1000)
-      if (!(await ctx.confirm(`Buy ${count(flags.impressions)} impressions at $${flags.cpm} CPM (at most ${usdFromMicros(total)}, billed on delivery)?`, flags.yes))) {
+      if (!(await ctx.confirm(`Buy ${count(flags.impressions)} impressions at ${usdPrice(flags.cpm)} CPM (at most ${usdFromMicros(total)}, billed on delivery)?`, flags.yes))) {
         ctx.out.note('Nothing bought.')
         return
       }
@@ -137,24 +140,13 @@ export function campaignCommands(program: Command, io: Io): void {
     })
 }
 
-function showQuote(ctx: Context, flags: CreateFlags, q: Quote): void {
-  ctx.out.line(`Auction quote for ${count(flags.impressions)} impressions at $${flags.cpm} CPM:`)
-  ctx.out.pairs([
-    ['Rank', `${q.rank} (${q.rank === 1 ? 'next to serve' : `${count(q.impressions_ahead)} impressions queued ahead`})`],
-    ['Clearing CPM', q.clearing_cpm_usd === null ? '-' : `$${q.clearing_cpm_usd}`],
-    ['Starts', instant(q.estimated_start_at)],
-    ['Completes', instant(q.estimated_completion_at)],
-  ])
-  ctx.out.line()
-}
-
 function showCampaign(ctx: Context, c: Campaign): void {
   ctx.out.pairs([
     ['Campaign', `${c.campaign_id} · ${c.name}`],
     ['Status', `${c.status}${c.moderation_status ? ` · review ${c.moderation_status}` : ''}`],
     ['Ad line', c.brand ? `${c.brand} · ${c.ad_line ?? '-'}` : (c.ad_line ?? '-')],
     ['Destination', c.destination_url ?? '-'],
-    ['Bid', `$${c.cpm_usd} CPM · ${c.kind}`],
+    ['Bid', `${usdPrice(c.cpm_usd)} CPM · ${c.kind}`],
     ['Delivered', `${count(c.impressions_served)} of ${count(c.impressions)}`],
     ['Spend', usdFromMicros(c.lifetime_spent_micros)],
     ['Targeting', `${c.target_surface}${c.target_countries ? ` · ${c.target_countries.join(', ')}` : ' · all countries'}${c.pace_minutes ? ` · paced over ${c.pace_minutes} min` : ''}`],
@@ -175,7 +167,7 @@ async function watch(ctx: Context, id: string, options: { interval: number; unti
   const { default: cliProgress } = await import('cli-progress')
   const bar = progress
     ? new cliProgress.SingleBar(
-        { format: `${c.campaign_id} [{bar}] {percentage}% · {value}/{total} impressions · spend {spend} · {status}`, stream: ctx.io.stderr, hideCursor: true, clearOnComplete: false },
+        { format: `${c.campaign_id} [{bar}] {percentage}% · {value}/{total} impressions · spend {spend} · {status}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
         cliProgress.Presets.shades_classic,
       )
     : null

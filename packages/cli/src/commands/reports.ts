@@ -3,6 +3,7 @@ import type { Stats, StatsQuery } from 'advertiser-campaign-sdk'
 import { Context, type Io } from '../context.js'
 import { usage } from '../exit.js'
 import { count, instant, sparkline, usdFromMicros } from '../format.js'
+import { showQuote } from '../quote.js'
 import { cpm, impressions, list, positiveInt, when } from '../parsers.js'
 
 export function reportCommands(program: Command, io: Io): void {
@@ -24,12 +25,7 @@ export function reportCommands(program: Command, io: Io): void {
         ...(o.kind ? { kind: o.kind } : {}),
       })
       ctx.out.data(q)
-      ctx.out.pairs([
-        ['Rank', `${q.rank} (${q.rank === 1 ? 'next to serve' : `${count(q.impressions_ahead)} impressions queued ahead`})`],
-        ['Clearing CPM', q.clearing_cpm_usd === null ? '-' : `$${q.clearing_cpm_usd}`],
-        ['Starts', instant(q.estimated_start_at)],
-        ['Completes', instant(q.estimated_completion_at)],
-      ])
+      showQuote(ctx.out, q)
     })
 
   program

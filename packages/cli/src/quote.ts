@@ -1,0 +1,14 @@
+import type { Quote } from 'advertiser-campaign-sdk'
+import type { Output } from './output.js'
+import { count, instant, usdPrice } from './format.js'
+
+/** The auction quote as label/value pairs (shared by `quote` and `campaigns create`). */
+export function showQuote(out: Output, q: Quote): void {
+  const estimate = (at: string | null) => (at === null ? `unknown (no billable impression on this traffic in the last hour to estimate from)` : instant(at))
+  out.pairs([
+    ['Rank', `${q.rank} (${q.rank === 1 ? 'next to serve' : `${count(q.impressions_ahead)} impressions queued ahead`})`],
+    ['Clearing CPM', q.clearing_cpm_usd === null ? 'none (nothing ranks ahead)' : usdPrice(q.clearing_cpm_usd)],
+    ['Starts', estimate(q.estimated_start_at)],
+    ['Completes', estimate(q.estimated_completion_at)],
+  ])
+}
