@@ -172,6 +172,11 @@ async function watch(ctx: Context, id: string, options: { interval: number; unti
       )
     : null
   bar?.start(c.impressions, c.impressions_served, { spend: usdFromMicros(c.lifetime_spent_micros), status: c.status })
+  // Ctrl-C leaves the terminal as it was (the bar hides the cursor while it draws).
+  process.once('SIGINT', () => {
+    bar?.stop()
+    process.exit(130)
+  })
   let last = ''
   for (;;) {
     const seen = `${c.status}/${c.impressions_served}/${c.lifetime_spent_micros}`
