@@ -1,4 +1,4 @@
-import { AdvertiserClient } from 'advertiser-campaign-sdk'
+import { AdvertiserClient } from 'advertiser-campaign-sdk/client'
 import type { Command } from 'commander'
 import { apiUrlOf, resolveCredentials } from './credentials.js'
 import { noCredentials, usage } from './exit.js'

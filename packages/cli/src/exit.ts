@@ -1,4 +1,4 @@
-import { ApiError } from 'advertiser-campaign-sdk'
+import { ApiError } from 'advertiser-campaign-sdk/client'
 
 /** operations.md section 8: what the process's exit code says. */
 export const EXIT = {

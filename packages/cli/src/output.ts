@@ -1,4 +1,4 @@
-import Table from 'cli-table3'
+import { createRequire } from 'node:module'
 import pc from 'picocolors'
 import type { Stream } from './context.js'
 
@@ -49,6 +49,8 @@ export class Output {
 
   table(head: string[], rows: (string | number)[][], align: ('left' | 'right')[] = []): void {
     if (this.json) return
+    // Loaded on first use: most of adctl's start-up is module loading, and --json never draws a table.
+    const Table: typeof import('cli-table3') = createRequire(import.meta.url)('cli-table3')
     const table = new Table({
       head: head.map((h) => this.colors.bold(h)),
       colAligns: head.map((_, i) => align[i] ?? 'left'),

@@ -1,4 +1,4 @@
-import type { Quote } from 'advertiser-campaign-sdk'
+import type { Quote } from 'advertiser-campaign-sdk/client'
 import type { Output } from './output.js'
 import { count, instant, usdPrice } from './format.js'
 

@@ -1,4 +1,4 @@
-import { ApiError } from 'advertiser-campaign-sdk'
+import { ApiError } from 'advertiser-campaign-sdk/client'
 import type { Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { credentialsPath, forget, store } from '../credentials.js'

@@ -1,4 +1,4 @@
-import type { Campaign, CampaignCreateInput, CampaignSummary } from 'advertiser-campaign-sdk'
+import type { Campaign, CampaignCreateInput, CampaignSummary } from 'advertiser-campaign-sdk/client'
 import { Option, type Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { usage } from '../exit.js'

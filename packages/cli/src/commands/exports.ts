@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
-import type { AdvertiserClient, ExportCreate, ExportJob, ExportJobSummary } from 'advertiser-campaign-sdk'
+import type { AdvertiserClient, ExportCreate, ExportJob, ExportJobSummary } from 'advertiser-campaign-sdk/client'
 import type { Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { usage, verificationFailed } from '../exit.js'

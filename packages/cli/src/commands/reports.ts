@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander'
-import type { Stats, StatsQuery } from 'advertiser-campaign-sdk'
+import type { Stats, StatsQuery } from 'advertiser-campaign-sdk/client'
 import { Context, type Io } from '../context.js'
 import { usage } from '../exit.js'
 import { count, instant, sparkline, usdFromMicros } from '../format.js'

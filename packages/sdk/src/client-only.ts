@@ -1,0 +1,8 @@
+/**
+ * The client without webhook verification (and its hashing dependency): what a program that only
+ * calls the API imports (`advertiser-campaign-sdk/client`), to start faster. adctl does.
+ */
+export { AdvertiserClient } from './client.js'
+export type * from './client.js'
+export { ApiError, type ErrorDetail } from './errors.js'
+export { retryAfterSeconds, type RetryOptions } from './retry.js'
