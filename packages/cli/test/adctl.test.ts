@@ -94,6 +94,7 @@ test('create shows the auction quote, asks (or takes --yes), buys; list, show, p
   assert.match(table.stdout, new RegExp(`${id}\\s+CLI launch\\s+active\\s+\\$2\\.50\\s+0 / 1,000\\s+\\$0\\.00`))
 
   assert.match((await adctl(['campaigns', 'show', id], env)).stdout, /Delivered\s+0 of 1,000/)
+  assert.match((await adctl(['campaigns', 'preview', id], env)).stdout, /\/preview\/\S+\nValid until /)
   assert.match((await adctl(['campaigns', 'pause', id], env)).stdout, /paused/)
   assert.match((await adctl(['campaigns', 'resume', id], env)).stdout, /active/)
   assert.match((await adctl(['campaigns', 'rename', id, 'CLI launch, renamed'], env)).stdout, /CLI launch, renamed/)

@@ -129,6 +129,18 @@ export function campaignCommands(program: Command, io: Io): void {
   }).option('-y, --yes', 'cancel without asking')
 
   campaigns
+    .command('preview')
+    .description('A link showing how the campaign looks in the editor and the terminal (valid 24 hours)')
+    .argument('<campaign_id>')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const ctx = Context.of(command, io)
+      const preview = await (await ctx.client()).campaigns.preview(id)
+      ctx.out.data(preview)
+      ctx.out.line(`${preview.preview_url}`)
+      ctx.out.line(`Valid until ${instant(preview.expires_at)}; anyone with the link sees the ad, nothing else.`)
+    })
+
+  campaigns
     .command('watch')
     .description('Live delivery as a progress bar with spend, polled every --interval seconds')
     .argument('<campaign_id>')
