@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
@@ -202,21 +202,14 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
 }
 
 /**
- * The workspaces with a build (tsconfig.build.json: the SDK, then adctl on top of it) are compiled
- * when a source file is newer than their dist, so the CLI tests run the binary of the code in the tree.
+ * The workspaces with a build (the SDK, and adctl on top of it, by project references) are brought
+ * up to date by `tsc -b` (which skips what is current), so the CLI tests run the code in the tree.
  */
-function buildStalePackages(): void {
-  for (const name of ['sdk', 'cli']) {
-    const dir = join(root, 'packages', name)
-    if (!existsSync(join(dir, 'tsconfig.build.json'))) continue
-    const newest = (sub: string) => (existsSync(join(dir, sub)) ? Math.max(0, ...readdirSync(join(dir, sub), { recursive: true }).map((f) => statSync(join(dir, sub, String(f))).mtimeMs)) : 0)
-    if (newest('src') <= newest('dist')) continue
-    console.log(`building packages/${name} (its dist is older than its src)`)
-    const built = spawnSync('npx', ['tsc', '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit', cwd: dir })
-    if (built.status !== 0) process.exit(1)
-  }
+function buildPackages(): void {
+  const built = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', join(root, 'packages/cli/tsconfig.build.json')], { stdio: 'inherit' })
+  if (built.status !== 0) process.exit(1)
 }
-if (files.some((f) => f.startsWith('packages/'))) buildStalePackages()
+if (files.some((f) => f.startsWith('packages/'))) buildPackages()
 
 const results = [run('embedded', { TEST_PGLITE_TEMPLATE: await pgliteTemplate() })]
 if (process.env.TEST_DATABASE_URL) results.push(run('postgres', { TEST_PG_TEMPLATE: await postgresTemplate(process.env.TEST_DATABASE_URL) }))
