@@ -33,3 +33,9 @@ export async function readOwnInvoice(ctx: Pick<ServiceContext, 'db'>, userId: st
   if (!invoice || invoice.user_id !== userId) throw notFound('invoice')
   return (await withDays(ctx, [invoice]))[0]!
 }
+
+/** The day lists of the account's invoices (the portal's billing page), by invoice id; another account's invoice has none. */
+export async function invoiceDaysByInvoice(ctx: Pick<ServiceContext, 'db'>, userId: string, invoices: readonly InvoiceRow[]): Promise<Map<string, InvoiceWithDays['days']>> {
+  const own = invoices.filter((i) => i.user_id === userId)
+  return new Map((await withDays(ctx, own)).map((i) => [i.invoice_id, i.days]))
+}

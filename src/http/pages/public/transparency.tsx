@@ -31,6 +31,7 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number }
       ) : (
         <DataTable
           label="Published tree heads"
+          tableClass="tree-heads"
           columns={['Day (UTC)', { label: 'Accounts (leaves)', num: true }, 'Root hash (SHA-256)']}
           captionClass="visually-hidden"
           caption={<>Tree heads of the last {count(props.heads.length)} closed days, newest first</>}
