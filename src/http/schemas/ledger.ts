@@ -67,7 +67,7 @@ export const AccountInvoiceSchema = Type.Object({
     description:
       'round_half_up((delivered micros of this and every earlier invoice) / 10,000) − the amount_cents of every earlier invoice: cumulative rounding, so the cents never drift.',
   }),
-  credits_applied_cents: Type.Integer({ minimum: 0, description: 'Posted credits applied to this invoice (oldest first), at most `amount_cents`.' }),
+  credits_applied_cents: Type.Integer({ minimum: 0, description: 'Posted credits not yet applied when the invoice was finalized, applied to it up to `amount_cents`; the rest carries over.' }),
   total_cents: Type.Integer({ description: '`amount_cents` − `credits_applied_cents`: what is charged or due.' }),
   status: StringEnum(INVOICE_STATUSES),
   finalized_at: DateTime,
