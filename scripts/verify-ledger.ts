@@ -100,7 +100,20 @@ async function exportWindow(api: ApiAccess, startMs: number, endMs: number): Pro
 
 /** Everything the verifier needs about [from, to], read from the API and the public log. */
 export async function collectEvidence(api: ApiAccess, from: string, to: string): Promise<VerifyInput> {
-  const days = await allPages<LedgerDay>(api, `/v1/ledger/days?from=${from}&to=${to}`, 'days')
+  const days: LedgerDay[] = []
+  let closedThrough: string | null = null
+  let cursor: string | null = null
+  do {
+    const page: { body: { days: LedgerDay[]; closed_through: string | null; next_cursor: string | null } } = await call(
+      api,
+      'GET',
+      `/v1/ledger/days?from=${from}&to=${to}&limit=400${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    )
+    days.push(...page.body.days)
+    // The first page's watermark: a day closing while paging is verified next time.
+    if (cursor === null) closedThrough = page.body.closed_through
+    cursor = page.body.next_cursor
+  } while (cursor)
   const proofs: Record<string, InclusionProof> = {}
   for (const d of days) proofs[d.date] = (await call<InclusionProof>(api, 'GET', `/v1/ledger/days/${d.date}/proof`)).body
   const heads = (await call<{ heads: TreeHead[] }>(api, 'GET', `/transparency.json?from=${from}&to=${to}`)).body.heads
@@ -110,7 +123,7 @@ export async function collectEvidence(api: ApiAccess, from: string, to: string):
   for (let start = dayStart(from); start <= dayStart(to); start += windowMs) {
     exports.push(...(await exportWindow(api, start, Math.min(start + windowMs, dayStart(to) + DAY_MS))))
   }
-  return { userId: api.userId, from, to, days, exports, proofs, heads, invoices }
+  return { userId: api.userId, from, to, days, closedThrough, exports, proofs, heads, invoices }
 }
 
 export async function verifyRange(api: ApiAccess, from: string, to: string): Promise<VerifyResult> {
@@ -121,7 +134,7 @@ function describe(result: VerifyResult): string {
   if (result.verified) {
     const f = result.figures
     return [
-      `verified: ${f.days_closed} closed days with rows, ${f.rows} rows, ${f.billable_impressions} billable impressions, ${f.clicks} clicks`,
+      `verified: ${f.days_closed} closed days with rows (${f.days_open} days not closed yet), ${f.rows} rows, ${f.billable_impressions} billable impressions, ${f.clicks} clicks`,
       `debits ${f.debit_micros} micros: ${f.invoiced_micros} invoiced, ${f.uninvoiced_micros} not yet invoiced (${f.invoices_checked} invoices checked)`,
       `chain ${f.chain_from ?? '-'} -> ${f.chain_to ?? '-'}`,
     ].join('\n')

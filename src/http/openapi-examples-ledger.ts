@@ -34,6 +34,7 @@ export const LEDGER_EXAMPLES: Record<string, OperationExamples> = {
         { date: '2026-11-02', rows: 4, billable_impressions: 1, clicks: 1, debit_micros: 3_700, invoiced_micros: 3_700, root: ROOT_1, previous_root: ZERO, closed_at: '2026-11-03T00:15:00.000Z' },
         { date: '2026-11-03', rows: 1, billable_impressions: 1, clicks: 0, debit_micros: 3_700, invoiced_micros: 3_700, root: ROOT_2, previous_root: ROOT_1, closed_at: '2026-11-04T00:15:00.000Z' },
       ],
+      closed_through: '2026-11-08',
       next_cursor: null,
     },
     errors: { 400: { detail: { field: 'to', reason: 'to_before_from' } } },

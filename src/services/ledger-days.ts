@@ -7,14 +7,15 @@ import {
   accountsWithRows,
   chainRowPage,
   dayLeaves,
-  firstLedgerEventAt,
   insertLedgerDays,
   insertTreeHead,
   ledgerDayOf,
   listLedgerDays,
   listTreeHeads,
   previousRoot,
-  sealedThrough,
+  closedThrough,
+  nextLedgerRowAt,
+  writeClosedThrough,
   treeHeadOf,
   type LedgerDayRow,
   type RowKey,
@@ -43,30 +44,39 @@ async function reviewStillOwed(db: Db, day: string, yesterday: string): Promise<
 
 /**
  * Closes every UTC day after the last closed one up to yesterday (called by the rollups job at 00:15,
- * after the rollups): from the first day with ledger rows on, each day gets its accounts' roots and its
- * tree head, in day order, in one transaction per day. Stops before a day the traffic review still
- * owes (the next run closes it). A day is closed once: a rerun or an overlapping instance writes
- * nothing new (the head's primary key).
+ * after the rollups): each day with ledger rows gets its accounts' roots and its tree head, in day order,
+ * in one transaction per day; days without rows are stepped over (they have no head). Stops before a day
+ * the traffic review still owes (the next run closes it). A day is closed once: a rerun or an overlapping
+ * instance writes nothing new (the head's primary key), and the watermark only moves forward.
  */
 export async function sealLedgerDays(db: Db, now: Date): Promise<{ days_sealed: number; sealed_through: string | null }> {
-  const yesterday = isoDay(utcMidnight(now.getTime()) - DAY_MS)
-  const through = await sealedThrough(db)
-  let day: string
-  if (through === null) {
-    const first = await firstLedgerEventAt(db)
-    if (first === null) return { days_sealed: 0, sealed_through: null }
-    day = isoDay(utcMidnight(first.getTime()))
-  } else day = isoDay(dayMs(through) + DAY_MS)
+  const today = utcMidnight(now.getTime())
+  const yesterday = isoDay(today - DAY_MS)
+  const through = await closedThrough(db)
+  let cursor = through === null ? Number.NEGATIVE_INFINITY : dayMs(through) + DAY_MS
   let sealed = 0
   let last = through
-  while (day <= yesterday) {
-    if (await reviewStillOwed(db, day, yesterday)) break
+  while (cursor <= today - DAY_MS) {
+    const next = await nextLedgerRowAt(db, new Date(Number.isFinite(cursor) ? cursor : -62_135_596_800_000), new Date(today))
+    // No rows up to yesterday: every day to it is closed (and empty).
+    const day = next === null ? null : isoDay(utcMidnight(next.getTime()))
+    if (day === null) {
+      last = yesterday
+      break
+    }
+    if (await reviewStillOwed(db, day, yesterday)) {
+      // Closed up to the day before the one the review owes.
+      last = isoDay(dayMs(day) - DAY_MS)
+      break
+    }
     await sealDay(db, day, now)
     sealed++
     last = day
-    day = isoDay(dayMs(day) + DAY_MS)
+    cursor = dayMs(day) + DAY_MS
   }
-  return { days_sealed: sealed, sealed_through: last }
+  if (last !== null && (through === null || last > through)) await writeClosedThrough(db, last, now)
+  const after = last !== null && (through === null || last > through) ? last : through
+  return { days_sealed: sealed, sealed_through: after }
 }
 
 async function sealDay(db: Db, day: string, now: Date): Promise<void> {
@@ -122,16 +132,16 @@ export async function readLedgerDays(
   ctx: { db: Db },
   userId: string,
   q: LedgerDaysQuery,
-): Promise<{ days: (LedgerDayRow & { invoiced_micros: number })[]; nextCursor: string | null }> {
+): Promise<{ days: (LedgerDayRow & { invoiced_micros: number })[]; nextCursor: string | null; closedThrough: string | null }> {
   const from = calendarDay('from', q.from)
   const to = calendarDay('to', q.to)
   if (to < from) throw invalid('to', 'to_before_from')
   const afterDay = q.cursor ? decodeCursor('ledger_days', q.cursor, (k) => (typeof k[0] === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(k[0]) ? k[0] : null)) : null
   const limit = q.limit ?? LEDGER_DAYS_PAGE_DEFAULT
-  const rows = await listLedgerDays(ctx.db, userId, { from, to, afterDay, limit })
-  if (rows.length <= limit) return { days: rows, nextCursor: null }
+  const [rows, closed] = await Promise.all([listLedgerDays(ctx.db, userId, { from, to, afterDay, limit }), closedThrough(ctx.db)])
+  if (rows.length <= limit) return { days: rows, nextCursor: null, closedThrough: closed }
   const days = rows.slice(0, limit)
-  return { days, nextCursor: encodeCursor('ledger_days', [days.at(-1)!.day]) }
+  return { days, nextCursor: encodeCursor('ledger_days', [days.at(-1)!.day]), closedThrough: closed }
 }
 
 export interface InclusionProof {
@@ -157,9 +167,10 @@ export async function readInclusionProof(ctx: { db: Db }, userId: string, date: 
 
 export const TRANSPARENCY_DAYS = 400
 
-/** The published tree heads, newest first: the last TRANSPARENCY_DAYS closed days (the public log). */
-export async function readTreeHeads(ctx: { db: Db }, range?: { from: string; to: string }): Promise<TreeHeadRow[]> {
+/** The published tree heads, newest first: the last TRANSPARENCY_DAYS closed days with rows (the public log), and the last day closed. */
+export async function readTreeHeads(ctx: { db: Db }, range?: { from: string; to: string }): Promise<{ heads: TreeHeadRow[]; closedThrough: string | null }> {
   const to = range?.to ?? '9999-12-31'
   const from = range?.from ?? '0001-01-01'
-  return listTreeHeads(ctx.db, from, to, TRANSPARENCY_DAYS)
+  const [heads, closed] = await Promise.all([listTreeHeads(ctx.db, from, to, TRANSPARENCY_DAYS), closedThrough(ctx.db)])
+  return { heads, closedThrough: closed }
 }

@@ -101,7 +101,7 @@ export interface ExportPlan {
 const microsOf = (at: RawBuilder<unknown>) => sql`(extract(epoch FROM ${at}) * 1000000)::bigint::text`
 // Back to the exact instant: whole days plus microseconds, each small enough for the interval
 // arithmetic (double precision) to be exact, on a timestamp without time zone (no DST in day steps).
-const instantOf = (micros: LedgerInstant) =>
+export const instantOf = (micros: LedgerInstant) =>
   sql`((timestamp 'epoch' + (${micros}::bigint / 86400000000) * interval '1 day' + (${micros}::bigint % 86400000000) * interval '1 microsecond') AT TIME ZONE 'UTC')`
 
 /**

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Db } from './db.ts'
 import { CSV_BOOLEAN } from '../domain/export-csv.ts'
 import type { ChainRow } from '../domain/ledger-chain.ts'
-import { nonBillableReasonSql } from './exports.ts'
+import { instantOf, nonBillableReasonSql } from './exports.ts'
 
 // The verifiable ledger's store (migration 0035): closed days' roots per account and the public
 // tree heads. The rows a root is computed from are read here exactly as the export writes them.
@@ -29,20 +29,35 @@ export interface TreeHeadRow {
 
 const dayText = sql<string>`day::text`.as('day')
 
-/** The last UTC day whose tree head is written, or null before the first. */
-export async function sealedThrough(db: Db): Promise<string | null> {
-  const row = await db.selectFrom('ledger_tree_heads').select(sql<string | null>`max(day)::text`.as('day')).executeTakeFirstOrThrow()
+/** The last UTC day closed, or null before the first close. */
+export async function closedThrough(db: Db): Promise<string | null> {
+  const row = await db.selectFrom('ledger_close_state').select(sql<string | null>`closed_through::text`.as('day')).where('id', '=', 1).executeTakeFirstOrThrow()
   return row.day
+}
+
+/** Moves the close watermark forward (never back: an overlapping run that closed less leaves it). */
+export async function writeClosedThrough(db: Db, day: string, now: Date): Promise<void> {
+  await db
+    .updateTable('ledger_close_state')
+    .set({ closed_through: day, updated_at: now })
+    .where('id', '=', 1)
+    .where((eb) => eb.or([eb('closed_through', 'is', null), eb('closed_through', '<', day)]))
+    .execute()
+}
+
+/** The first instant with a ledger row in [from, before), or null. */
+export async function nextLedgerRowAt(db: Db, from: Date, before: Date): Promise<Date | null> {
+  const row = await db
+    .selectFrom('ledger_events')
+    .select(sql<Date | null>`min(occurred_at)`.as('at'))
+    .where('occurred_at', '>=', from)
+    .where('occurred_at', '<', before)
+    .executeTakeFirstOrThrow()
+  return row.at ? new Date(row.at) : null
 }
 
 export async function treeHeadOf(db: Db, day: string): Promise<TreeHeadRow | undefined> {
   return db.selectFrom('ledger_tree_heads').select([dayText, 'tree_size', 'root_hash', 'sealed_at']).where('day', '=', day).executeTakeFirst()
-}
-
-/** The first instant with a ledger row, or null on an empty ledger. */
-export async function firstLedgerEventAt(db: Db): Promise<Date | null> {
-  const row = await db.selectFrom('ledger_events').select(sql<Date | null>`min(occurred_at)`.as('at')).executeTakeFirstOrThrow()
-  return row.at ? new Date(row.at) : null
 }
 
 /** The accounts with ledger rows in [start, end), in no particular order (the caller sorts by bytes). */
@@ -87,8 +102,9 @@ export interface ChainRowPage {
  * recomputed from a download hash the same text.
  */
 export async function chainRowPage(db: Db, userId: string, start: Date, end: Date, after: RowKey | null, limit: number): Promise<ChainRowPage> {
+  // On the exact instant (µs), so the index on (user_id, occurred_at) serves every page.
   const afterCond = after
-    ? sql`AND ((extract(epoch FROM e.occurred_at) * 1000000)::bigint, e.event_id) > (${after.micros}::bigint, ${after.eventId}::bigint)`
+    ? sql`AND e.occurred_at >= ${instantOf(after.micros)} AND (e.occurred_at > ${instantOf(after.micros)} OR e.event_id > ${after.eventId})`
     : sql``
   const { rows } = await sql<{
     timestamp: string

@@ -150,6 +150,13 @@ export interface LedgerTreeHeadsTable {
   sealed_at: Timestamp
 }
 
+/** The last UTC day the verifiable ledger closed (migration 0035). */
+export interface LedgerCloseStateTable {
+  id: number
+  closed_through: ColumnType<string | null, string | null, string | null>
+  updated_at: Timestamp | null
+}
+
 /** The serving ledger and the tables that judge and count it. */
 export interface LedgerTables {
   ledger_events: LedgerEventsTable
@@ -167,4 +174,5 @@ export interface LedgerTables {
   ledger_retention: LedgerRetentionTable
   ledger_days: LedgerDaysTable
   ledger_tree_heads: LedgerTreeHeadsTable
+  ledger_close_state: LedgerCloseStateTable
 }

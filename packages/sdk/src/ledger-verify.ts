@@ -64,6 +64,8 @@ export interface VerifyInput {
   to: string
   /** Every closed day of the account in [from, to] (all pages). */
   days: LedgerDay[]
+  /** GET /v1/ledger/days' `closed_through`: the last day closed (null before the first close). */
+  closedThrough: string | null
   /** `ledger-export-v3` CSV texts whose windows together cover [from 00:00, to+1 00:00) exactly once, in time order. */
   exports: string[]
   /** The proof of each listed day, by date. */
@@ -86,7 +88,9 @@ export interface DayFigures {
 }
 
 export interface VerifiedFigures {
+  /** Closed days in the range with rows of the account; `days_open` the days of the range not closed yet. */
   days_closed: number
+  days_open: number
   rows: number
   billable_impressions: number
   clicks: number
@@ -289,6 +293,12 @@ function readExports(texts: readonly string[]): Map<string, ExportRow[]> | Discr
 
 const nextDate = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
 
+function countOpenDays(input: VerifyInput): number {
+  let n = 0
+  for (let date = input.from; date <= input.to; date = nextDate(date)) if (input.closedThrough === null || date > input.closedThrough) n++
+  return n
+}
+
 /** Verifies [from, to] of one account. See the module comment. */
 export function verifyLedger(input: VerifyInput, sha256: Sha256): VerifyResult {
   const fail = (kind: DiscrepancyKind, date: string | null, message: string, row: RowRef | null = null): VerifyResult => ({
@@ -311,11 +321,13 @@ export function verifyLedger(input: VerifyInput, sha256: Sha256): VerifyResult {
     const rows = rowsByDay.get(date) ?? []
     const day = listed.get(date)
     const head = heads.get(date)
+    const closed = input.closedThrough !== null && date <= input.closedThrough
     if (!day) {
-      // A closed day without a root had no rows when it closed.
-      if (head && rows.length > 0) return fail('rows_without_root', date, `the export has ${rows.length} rows on a closed day that has no root`, rows[0]!.ref)
+      // A closed day without a root had no rows when it closed; an open day is not verified yet.
+      if (closed && rows.length > 0) return fail('rows_without_root', date, `the export has ${rows.length} rows on a closed day that has no root`, rows[0]!.ref)
       continue
     }
+    if (!closed) return fail('chain_broken', date, `a root is listed for ${date}, after the last closed day ${input.closedThrough ?? '(none)'}`)
     if (previousRoot !== null && day.previous_root !== previousRoot) {
       return fail('chain_broken', date, `previous_root ${day.previous_root} is not the root of the account's previous day (${previousRoot})`)
     }
@@ -405,6 +417,7 @@ export function verifyLedger(input: VerifyInput, sha256: Sha256): VerifyResult {
     verified: true,
     figures: {
       days_closed: days.length,
+      days_open: countOpenDays(input),
       rows: sum('rows'),
       billable_impressions: sum('billable_impressions'),
       clicks: sum('clicks'),

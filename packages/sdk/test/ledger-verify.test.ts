@@ -93,7 +93,7 @@ function scenario(): VerifyInput {
       { date: '2026-11-03', root: null, micros: 3700 },
     ],
   }
-  return { userId: USER, from: '2026-11-02', to: '2026-11-03', days, exports: [csv([...DAY1, ...DAY2])], proofs, heads, invoices: [invoice] }
+  return { userId: USER, from: '2026-11-02', to: '2026-11-03', days, closedThrough: '2026-11-03', exports: [csv([...DAY1, ...DAY2])], proofs, heads, invoices: [invoice] }
 }
 
 test('the published data verifies, with its figures', () => {

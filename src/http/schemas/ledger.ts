@@ -37,6 +37,7 @@ export const LedgerDaySchema = Type.Object({
 
 export const LedgerDaysSchema = Type.Object({
   days: Type.Array(LedgerDaySchema, { description: 'The account\'s closed days with ledger rows in [from, to], oldest first. Days without rows have no root and are not listed.' }),
+  closed_through: Nullable(Day('The last UTC day closed, for every account (null before the first close): a day up to it that is not listed had no rows of the account.')),
   next_cursor: NextCursor,
 })
 

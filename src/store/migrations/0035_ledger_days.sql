@@ -18,13 +18,21 @@ CREATE TABLE IF NOT EXISTS ledger_days (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS ledger_days_leaf ON ledger_days (day, leaf_index);
 
--- One head per closed day from the first day with ledger rows on, empty days included (size 0).
+-- One head per closed day with ledger rows.
 CREATE TABLE IF NOT EXISTS ledger_tree_heads (
   day       date PRIMARY KEY,
   tree_size int4 NOT NULL CHECK (tree_size >= 0),
   root_hash text NOT NULL CHECK (root_hash ~ '^[0-9a-f]{64}$'),
   sealed_at timestamptz NOT NULL
 );
+
+-- The last UTC day closed (null before the first close): every day up to it without a head had no rows.
+CREATE TABLE IF NOT EXISTS ledger_close_state (
+  id            int4 PRIMARY KEY CHECK (id = 1),
+  closed_through date,
+  updated_at    timestamptz
+);
+INSERT INTO ledger_close_state (id, closed_through, updated_at) VALUES (1, NULL, NULL) ON CONFLICT (id) DO NOTHING;
 
 -- What each invoice took from each UTC day: the debits of billable rows before its period_end not
 -- taken by an earlier invoice, fixed when the invoice is finalized. Invoices finalized before this

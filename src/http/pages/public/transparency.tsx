@@ -13,7 +13,7 @@ export interface TreeHeadView {
  * `/transparency` (pure rendering): the published head of every closed day's ledger tree, newest first.
  * No account data: a head is a date, a count of leaves and one hash.
  */
-export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number }) {
+export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; closedThrough: string | null }) {
   return (
     <Page title="Transparency log" heading="Ledger transparency log" area="public" path="/transparency" stylesheets={['/assets/public.css']}>
       <p>
@@ -26,8 +26,18 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number }
         and that the root matches its exported rows. Rewriting a closed day changes its roots, so the head published here would no longer
         match. The byte formats are documented for anyone who wants to write their own verifier.
       </p>
+      <p>
+        {props.closedThrough === null ? (
+          'No day is closed yet.'
+        ) : (
+          <>
+            Closed through <time dateTime={props.closedThrough}>{props.closedThrough}</time> (UTC). A closed day with no ledger rows has no tree and is
+            not listed.
+          </>
+        )}
+      </p>
       {props.heads.length === 0 ? (
-        <p>No day is closed yet.</p>
+        <p>No closed day has ledger rows yet.</p>
       ) : (
         <DataTable
           label="Published tree heads"
@@ -50,7 +60,7 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number }
         </DataTable>
       )}
       <p class="muted">
-        At most the last {count(props.shown)} closed days. The same heads as JSON:{' '}
+        At most the last {count(props.shown)} closed days with rows. The same heads as JSON:{' '}
         <a href="/transparency.json">
           <code>/transparency.json</code>
         </a>{' '}

@@ -21,9 +21,10 @@ export function transparencyRoutes(deps: RouteDeps) {
     const limit = limitByAddress(deps, STATUS_RATE_PER_MIN)
 
     app.get('/transparency', { onRequest: limit }, async (request, reply) => {
-      const heads = await readTreeHeads(deps)
+      const { heads, closedThrough } = await readTreeHeads(deps)
       const html = renderDocument(
         TransparencyPage({
+          closedThrough,
           heads: heads.map((h) => ({ date: h.day, treeSize: h.tree_size, rootHash: h.root_hash, closedAt: h.sealed_at })),
           shown: TRANSPARENCY_DAYS,
         }),
@@ -36,11 +37,12 @@ export function transparencyRoutes(deps: RouteDeps) {
       json.setErrorHandler(apiErrorHandler(json))
       json.get('/transparency.json', { onRequest: limit, schema: { querystring: RangeQuery, hide: true } }, async (request, reply) => {
         const { from, to } = request.query as Static<typeof RangeQuery>
-        const heads = await readTreeHeads(deps, { from: from ?? '0001-01-01', to: to ?? '9999-12-31' })
+        const { heads, closedThrough } = await readTreeHeads(deps, { from: from ?? '0001-01-01', to: to ?? '9999-12-31' })
         const body = JSON.stringify({
           hash: 'sha256',
           tree: 'rfc6962',
           leaf: 'enc(user_id) || day_root',
+          closed_through: closedThrough,
           heads: heads.map((h) => ({ date: h.day, tree_size: h.tree_size, root_hash: h.root_hash, closed_at: h.sealed_at.toISOString() })),
         })
         return sendCacheable(request, reply, 'application/json; charset=utf-8', body)

@@ -64,6 +64,7 @@ export function ledgerRoutes(deps: RouteDeps) {
             previous_root: d.previous_root,
             closed_at: d.sealed_at.toISOString(),
           })),
+          closed_through: page.closedThrough,
           next_cursor: page.nextCursor,
         }
       },
