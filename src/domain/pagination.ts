@@ -11,7 +11,7 @@ export const PAGE_LIMIT_DEFAULT = 50
 export const PAGE_LIMIT_MAX = 200
 
 /** The advertiser's lists, and the operator's (accounts, invoices, the moderation queue, the audit log). */
-export type ListName = 'campaigns' | 'exports' | 'accounts' | 'invoices' | 'moderation' | 'audit'
+export type ListName = 'campaigns' | 'exports' | 'accounts' | 'invoices' | 'moderation' | 'audit' | 'ledger_days' | 'account_invoices'
 
 export function encodeCursor(list: ListName, key: readonly (string | number)[]): string {
   return Buffer.from(JSON.stringify([list, ...key]), 'utf8').toString('base64url')

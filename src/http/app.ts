@@ -21,6 +21,7 @@ import { exportRoutes } from './routes/v1/exports.ts'
 import { statsRoutes } from './routes/v1/stats.ts'
 import { auctionRoutes } from './routes/v1/auction.ts'
 import { webhookRoutes } from './routes/v1/webhooks.ts'
+import { ledgerRoutes } from './routes/v1/ledger.ts'
 import { adminRoutes } from './routes/admin/index.ts'
 import { adminAuth } from './plugins/admin-auth.ts'
 import { UNMATCHED_ROUTE } from '../platform/metric-names.ts'
@@ -212,7 +213,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
         authed.addHook('onSend', async (_request, reply) => {
           if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
         })
-        for (const routes of [accountRoutes, campaignRoutes, creativeRoutes, previewRoutes, exportRoutes, statsRoutes, auctionRoutes, webhookRoutes]) {
+        for (const routes of [accountRoutes, campaignRoutes, creativeRoutes, previewRoutes, exportRoutes, statsRoutes, auctionRoutes, webhookRoutes, ledgerRoutes]) {
           await authed.register(routes(deps))
         }
       })

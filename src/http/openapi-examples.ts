@@ -17,6 +17,7 @@
  */
 
 import { WEBHOOK_EXAMPLES } from './openapi-examples-webhooks.ts'
+import { LEDGER_EXAMPLES } from './openapi-examples-ledger.ts'
 
 type Json = unknown
 
@@ -381,6 +382,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     errors: { 400: { detail: { field: 'cpm_usd', reason: 'below_minimum', minimum: 0.5 } } },
   },
   ...WEBHOOK_EXAMPLES,
+  ...LEDGER_EXAMPLES,
 }
 
 export interface ErrorAnswer {

@@ -2,6 +2,7 @@ import type { Job } from './scheduler.ts'
 import type { Db } from '../store/db.ts'
 import { DAY_MS, dayMs, isoDay, utcMidnight } from '../domain/stats.ts'
 import { nextEventAt, readRolledThrough, rollUpDay, writeRolledThrough } from '../store/rollups.ts'
+import { sealLedgerDays } from '../services/ledger-days.ts'
 
 /** Daily rollups close each UTC day shortly after midnight (00:15 UTC). */
 export const ROLLUP_OFFSET_MS = 15 * 60_000
@@ -9,7 +10,8 @@ export const ROLLUP_OFFSET_MS = 15 * 60_000
 /**
  * Rolls up every closed day after the watermark, up to yesterday: days with
  * ledger events are aggregated, empty days only move the watermark. Reruns
- * and catch-ups converge (each day is replaced, never added to).
+ * and catch-ups converge (each day is replaced, never added to). Then the
+ * closed days are sealed into the verifiable ledger (services/ledger-days.ts).
  */
 export async function runRollups(db: Db, now: Date): Promise<Record<string, unknown>> {
   const today = utcMidnight(now.getTime())
@@ -31,7 +33,8 @@ export async function runRollups(db: Db, now: Date): Promise<Record<string, unkn
     cursor = day + DAY_MS
   }
   if (through === null || dayMs(through) < yesterday) await writeRolledThrough(db, isoDay(yesterday), now)
-  return { days_rolled: rolled, rolled_through: isoDay(yesterday) }
+  const sealed = await sealLedgerDays(db, now)
+  return { days_rolled: rolled, rolled_through: isoDay(yesterday), ledger_days_sealed: sealed.days_sealed, ledger_sealed_through: sealed.sealed_through }
 }
 
 export function rollupsJob(db: Db): Job {

@@ -54,17 +54,73 @@ export async function lockDeliveredMicros(db: Db, userId: string, before: Date):
   return lifetime - Number(later.micros)
 }
 
-export async function invoicedTotals(db: Db, userId: string): Promise<{ micros: number; cents: number; lastPeriodEnd: Date | null }> {
+/** What an invoice takes from one UTC day (migration 0035). */
+export interface InvoiceDay {
+  day: string
+  micros: number
+}
+
+/**
+ * The debits not yet invoiced per UTC day, of the account's billable rows before `periodEnd` and at or
+ * after `from` (null: the whole ledger): each day's billable debits less what earlier invoices took from
+ * it (`invoice_days`). Days with nothing left are not listed; oldest first.
+ */
+export async function uninvoicedDebitsByDay(db: Db, userId: string, from: Date | null, periodEnd: Date): Promise<InvoiceDay[]> {
+  const fromCond = from ? sql`AND e.occurred_at >= ${from}` : sql``
+  const { rows } = await sql<{ day: string; micros: string }>`
+    WITH debits AS (
+      SELECT (e.occurred_at AT TIME ZONE 'UTC')::date AS day, sum(e.debit_micros) AS micros
+      FROM ledger_events e
+      WHERE e.user_id = ${userId} AND e.billable AND e.occurred_at < ${periodEnd} ${fromCond}
+      GROUP BY 1
+    ),
+    taken AS (
+      SELECT i.day, sum(i.micros) AS micros FROM invoice_days i
+      WHERE i.user_id = ${userId} AND i.day IN (SELECT day FROM debits)
+      GROUP BY 1
+    )
+    SELECT d.day::text AS day, (d.micros - coalesce(t.micros, 0))::text AS micros
+    FROM debits d LEFT JOIN taken t ON t.day = d.day
+    WHERE d.micros > coalesce(t.micros, 0)
+    ORDER BY d.day`.execute(db)
+  return rows.map((r) => ({ day: r.day, micros: Number(r.micros) }))
+}
+
+/** Whether the invoice has its day list (invoices finalized before migration 0035 have none). */
+export async function hasInvoiceDays(db: Db, invoiceId: string): Promise<boolean> {
+  return (await db.selectFrom('invoice_days').select('day').where('invoice_id', '=', invoiceId).limit(1).executeTakeFirst()) !== undefined
+}
+
+export async function insertInvoiceDays(db: Db, invoiceId: string, userId: string, days: readonly InvoiceDay[]): Promise<void> {
+  if (days.length > 0) await db.insertInto('invoice_days').values(days.map((d) => ({ invoice_id: invoiceId, user_id: userId, day: d.day, micros: d.micros }))).execute()
+}
+
+/** The days of these invoices, each with the day's root once it is closed (null before), oldest day first. */
+export async function invoiceDaysOf(db: Db, invoiceIds: readonly string[]): Promise<(InvoiceDay & { invoice_id: string; root: string | null })[]> {
+  if (invoiceIds.length === 0) return []
+  const rows = await db
+    .selectFrom('invoice_days as i')
+    .leftJoin('ledger_days as d', (j) => j.onRef('d.user_id', '=', 'i.user_id').onRef('d.day', '=', 'i.day'))
+    .select(['i.invoice_id', sql<string>`i.day::text`.as('day'), 'i.micros', 'd.root'])
+    .where('i.invoice_id', 'in', invoiceIds)
+    .orderBy('i.invoice_id')
+    .orderBy('i.day')
+    .execute()
+  return rows.map((r) => ({ invoice_id: r.invoice_id, day: r.day, micros: Number(r.micros), root: r.root ?? null }))
+}
+
+export async function invoicedTotals(db: Db, userId: string): Promise<{ micros: number; cents: number; lastPeriodEnd: Date | null; lastInvoiceId: string | null }> {
   const row = await db
     .selectFrom('invoices')
     .select([
       sql<string>`coalesce(sum(delivered_micros), 0)`.as('micros'),
       sql<string>`coalesce(sum(amount_cents), 0)`.as('cents'),
       sql<Date | null>`max(period_end)`.as('last'),
+      sql<string | null>`(array_agg(invoice_id ORDER BY period_end DESC))[1]`.as('last_id'),
     ])
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow()
-  return { micros: Number(row.micros), cents: Number(row.cents), lastPeriodEnd: row.last ? new Date(row.last) : null }
+  return { micros: Number(row.micros), cents: Number(row.cents), lastPeriodEnd: row.last ? new Date(row.last) : null, lastInvoiceId: row.last_id }
 }
 
 /** Posted credits not yet applied to an invoice; a voided invoice gives its applied credits back. */
@@ -188,13 +244,15 @@ export async function reopenUnpaidAsNet30(db: Db, userId: string, dueAt: Date): 
     .execute()
 }
 
-/** Every account's invoices, newest first by (finalized_at, invoice_id), optionally of one status; at most `rows`, after `before`. */
+/** Every account's invoices (or one account's), newest first by (finalized_at, invoice_id), optionally of one status; at most `rows`, after `before`. */
 export async function listAllInvoices(
   db: Db,
   status: InvoiceRow['status'] | null,
   page: { rows: number; before: { finalizedAt: Date; invoiceId: string } | null },
+  userId?: string,
 ): Promise<InvoiceRow[]> {
   let q = db.selectFrom('invoices').selectAll()
+  if (userId !== undefined) q = q.where('user_id', '=', userId)
   if (status !== null) q = q.where('status', '=', status)
   const before = page.before
   if (before) q = q.where((eb) => eb(eb.refTuple('finalized_at', 'invoice_id'), '<', eb.tuple(before.finalizedAt, before.invoiceId)))

@@ -74,7 +74,7 @@ export function exportLineSql(version: ExportSchemaVersion, billingCountryField:
  * report or a voided row under its current name, blank on every other row. Reasons are tokens of the one vocabulary
  * (CHECK ledger_view_reason_known, migration 0025): no quoting needed.
  */
-const nonBillableReasonSql = sql`CASE WHEN e.event_type IN (${sql.join(REASONED_EVENT_TYPES.map((t) => sql.lit(t)))})
+export const nonBillableReasonSql = sql`CASE WHEN e.event_type IN (${sql.join(REASONED_EVENT_TYPES.map((t) => sql.lit(t)))})
     THEN coalesce(CASE e.reason ${sql.join(
       Object.entries(LEGACY_REASONS).map(([old, current]) => sql`WHEN ${sql.lit(old)} THEN ${sql.lit(current)}`),
       sql` `,
@@ -101,7 +101,7 @@ export interface ExportPlan {
 const microsOf = (at: RawBuilder<unknown>) => sql`(extract(epoch FROM ${at}) * 1000000)::bigint::text`
 // Back to the exact instant: whole days plus microseconds, each small enough for the interval
 // arithmetic (double precision) to be exact, on a timestamp without time zone (no DST in day steps).
-const instantOf = (micros: LedgerInstant) =>
+export const instantOf = (micros: LedgerInstant) =>
   sql`((timestamp 'epoch' + (${micros}::bigint / 86400000000) * interval '1 day' + (${micros}::bigint % 86400000000) * interval '1 microsecond') AT TIME ZONE 'UTC')`
 
 /**

@@ -48,9 +48,18 @@ export interface BillingEventsTable {
   detail: ColumnType<unknown, string | null, never>
 }
 
+/** The micros an invoice took from one UTC day (migration 0035). */
+export interface InvoiceDaysTable {
+  invoice_id: string
+  user_id: string
+  day: ColumnType<string, string, never>
+  micros: Int8
+}
+
 /** Invoices, credits and billing events. */
 export interface BillingTables {
   invoices: InvoicesTable
   credits: CreditsTable
   billing_events: BillingEventsTable
+  invoice_days: InvoiceDaysTable
 }

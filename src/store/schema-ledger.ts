@@ -127,6 +127,36 @@ export interface LedgerRetentionTable {
   updated_at: Timestamp | null
 }
 
+/** An account's closed UTC day (migration 0035): the chain's root over its rows and the day's figures. */
+export interface LedgerDaysTable {
+  user_id: string
+  day: ColumnType<string, string, never>
+  rows: Int8
+  billable_impressions: Int8
+  clicks: Int8
+  debit_micros: Int8
+  root: string
+  previous_root: string
+  /** The account's leaf in the day's public tree (account-id order). */
+  leaf_index: number
+  sealed_at: Timestamp
+}
+
+/** The head of a closed day's public Merkle tree (migration 0035): no account data. */
+export interface LedgerTreeHeadsTable {
+  day: ColumnType<string, string, never>
+  tree_size: number
+  root_hash: string
+  sealed_at: Timestamp
+}
+
+/** The last UTC day the verifiable ledger closed (migration 0035). */
+export interface LedgerCloseStateTable {
+  id: number
+  closed_through: ColumnType<string | null, string | null, string | null>
+  updated_at: Timestamp | null
+}
+
 /** The serving ledger and the tables that judge and count it. */
 export interface LedgerTables {
   ledger_events: LedgerEventsTable
@@ -142,4 +172,7 @@ export interface LedgerTables {
   serving_epoch: ServingEpochTable
   ledger_claims: LedgerClaimsTable
   ledger_retention: LedgerRetentionTable
+  ledger_days: LedgerDaysTable
+  ledger_tree_heads: LedgerTreeHeadsTable
+  ledger_close_state: LedgerCloseStateTable
 }

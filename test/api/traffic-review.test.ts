@@ -6,6 +6,7 @@ import { advance, decide, privateCountry, type Decision } from '../helpers/servi
 import { portalAdvertiser, signInAgain } from '../helpers/portal.ts'
 import { microsToCents } from '../../src/domain/money.ts'
 import { exportCsv } from '../helpers/exports.ts'
+import { verifyRange } from '../../scripts/verify-ledger.ts'
 
 // The daily traffic review (issue 32, part 2; docs/invalid-traffic.md): at 00:10 UTC the closed day's
 // traffic is scored per source and per viewer; what invalid ones billed is voided (it then counts as
@@ -103,4 +104,11 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
   assert.equal(invoice.credits_applied_cents, 60)
   assert.equal(invoice.amount_cents, microsToCents((honest + 120) * 5_000))
   assert.equal(invoice.total_cents, invoice.amount_cents - 60)
+
+  // The verifiable ledger (issue 39): the day closed after its review, voided rows included, and the invoice took all of it.
+  const api = { baseUrl: h.baseUrl, userId: adv.userId, apiKey: adv.api.apiKey, headers: { 'x-forwarded-for': adv.api.ip }, pollMs: 10 }
+  const verified = await verifyRange(api, DAY, '2026-11-08')
+  assert.ok(verified.verified, JSON.stringify(verified))
+  assert.equal(verified.figures.days[0]!.rows, verified.figures.rows)
+  assert.equal(verified.figures.uninvoiced_micros, 0)
 })

@@ -6,6 +6,7 @@ import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
 import { microsToCents } from '../../src/domain/money.ts'
 import { withLeaseUse } from '../../src/store/lease-use.ts'
+import { verifyRange } from '../../scripts/verify-ledger.ts'
 
 /**
  * Random schedules of deliveries, pauses, cancels, credits, card failures and
@@ -129,10 +130,15 @@ test('money reconciles to the micro-dollar under random schedules', { timeout: 6
   await fc.assert(
     fc.asyncProperty(fc.array(action, { minLength: 6, maxLength: 24 }), fc.boolean(), async (actions, workingCard) => {
       const adv = await h.advertiser({ billing: workingCard ? 'card' : 'failing_card' })
+      const from = h.svc.clock.now().toISOString().slice(0, 10)
       await run(adv, privateCountry(), actions)
       // Close the schedule with a full billing cycle so invoices exist to check.
       await advance(h, 8 * 24 * 3600)
       await checkInvariants(adv)
+      // The verifiable ledger (issue 39): every closed day of the schedule verifies, invoices included.
+      const to = new Date(h.svc.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10)
+      const verified = await verifyRange({ baseUrl: h.baseUrl, userId: adv.userId, apiKey: adv.apiKey, headers: { 'x-forwarded-for': adv.ip }, pollMs: 10 }, from, to)
+      assert.ok(verified.verified, JSON.stringify(verified))
     }),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 25), seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined },
   )

@@ -23,6 +23,7 @@ const PORTAL_NAV: NavItem[] = [
 const PUBLIC_NAV: NavItem[] = [
   { href: '/status', label: 'Status' },
   { href: '/leaderboard', label: 'Leaderboard' },
+  { href: '/transparency', label: 'Transparency' },
   { href: '/docs', label: 'API reference' },
 ]
 

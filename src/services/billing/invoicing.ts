@@ -6,13 +6,19 @@ import {
   accountsInMode,
   availableCreditsCents,
   findInvoiceForPeriod,
+  hasInvoiceDays,
   insertInvoice,
+  insertInvoiceDays,
   invoicedTotals,
   lockDeliveredMicros,
   recordBillingEvent,
   unchargedAutopayInvoices,
+  uninvoicedDebitsByDay,
+  type InvoiceDay,
   type InvoiceRow,
 } from '../../store/billing.ts'
+import type { Db } from '../../store/db.ts'
+import { utcMidnight } from '../../domain/stats.ts'
 import { enqueueWebhookEvent } from '../../store/webhooks.ts'
 import type { EmailContext } from '../email.ts'
 import { chargeInvoice, type BillingContext } from './charges.ts'
@@ -45,11 +51,14 @@ export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: B
     if (await findInvoiceForPeriod(trx, userId, periodEnd)) return null
     const prior = await invoicedTotals(trx, userId)
     if (prior.lastPeriodEnd && prior.lastPeriodEnd >= periodEnd) return null
-    const delivered = await lockDeliveredMicros(trx, userId, periodEnd)
+    // The locks keep ledger batches of this account out until commit; the figure is read from the ledger itself.
+    await lockDeliveredMicros(trx, userId, periodEnd)
+    const days = await takenDays(trx, userId, prior, periodEnd)
+    const newMicros = days.reduce((sum, d) => sum + d.micros, 0)
     const figures = invoiceFigures({
       priorInvoicedMicros: prior.micros,
       priorInvoicedCents: prior.cents,
-      newDeliveredMicros: delivered - prior.micros,
+      newDeliveredMicros: newMicros,
       availableCreditsCents: await availableCreditsCents(trx, userId),
     })
     // Nothing to bill yet: the delivered micros carry into the next period.
@@ -61,7 +70,7 @@ export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: B
       billing_mode: mode,
       period_start: prior.lastPeriodEnd ?? account.created_at,
       period_end: periodEnd,
-      delivered_micros: delivered - prior.micros,
+      delivered_micros: newMicros,
       amount_cents: figures.amountCents,
       credits_applied_cents: figures.creditsAppliedCents,
       total_cents: figures.totalCents,
@@ -74,6 +83,7 @@ export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: B
       pending_charge_id: null,
     }
     await insertInvoice(trx, invoice)
+    await insertInvoiceDays(trx, invoice.invoice_id, userId, days)
     const base = { user_id: userId, occurred_at: now, invoice_id: invoice.invoice_id }
     await recordBillingEvent(trx, {
       ...base,
@@ -105,6 +115,21 @@ export async function finalizeInvoice(ctx: EmailContext, userId: string, mode: B
   })
   if (invoice) await emailFinalizedInvoice(ctx, invoice)
   return invoice
+}
+
+/**
+ * What a new invoice takes, per UTC day (docs/ledger-verification.md, "Invoices"): the debits of the
+ * account's billable rows before the period end not taken by an earlier invoice. Rows before the previous
+ * period end were taken by then, except a batch that committed after that run: so the search starts at the
+ * UTC midnight before the previous period end (at the period end itself after an invoice finalized before
+ * day lists existed, whose takings are unknown by day).
+ */
+async function takenDays(db: Db, userId: string, prior: { lastPeriodEnd: Date | null; lastInvoiceId: string | null }, periodEnd: Date): Promise<InvoiceDay[]> {
+  let from: Date | null = null
+  if (prior.lastPeriodEnd && prior.lastInvoiceId) {
+    from = (await hasInvoiceDays(db, prior.lastInvoiceId)) ? new Date(utcMidnight(prior.lastPeriodEnd.getTime())) : prior.lastPeriodEnd
+  }
+  return uninvoicedDebitsByDay(db, userId, from, periodEnd)
 }
 
 /**

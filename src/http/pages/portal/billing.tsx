@@ -6,6 +6,7 @@ import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
 import { DataTable } from '../data-table.tsx'
+import { InvoiceLedgers, type InvoiceLedgerDay } from './invoice-ledger.tsx'
 
 /** `/portal/billing` (pure rendering): collection status and next step, enrollment, Net 30, balance, invoices. */
 
@@ -45,6 +46,8 @@ export function BillingPage(props: {
   email: string
   account: Account
   invoices: Invoice[]
+  /** Each invoice's ledger days, by invoice id (issue 39). */
+  invoiceDays: Map<string, InvoiceLedgerDay[]>
   credits: CreditLine[]
   errors?: BillingErrors
   notice?: string | null
@@ -111,6 +114,7 @@ export function BillingPage(props: {
 
       <h2 id="invoices-h">Invoices</h2>
       <Invoices invoices={props.invoices} overdue={new Set(account.balance.overdue_invoices.map((i) => i.invoice_id))} />
+      <InvoiceLedgers invoices={props.invoices.map((i) => ({ ...i, days: props.invoiceDays.get(i.invoice_id) ?? [] }))} />
       <h2 id="credits-h">Credits</h2>
       <Credits credits={props.credits} />
     </Page>

@@ -11,6 +11,7 @@ import { enrollBilling, readAccountOverview } from '../../../services/accounts.t
 import { completeAuthentication, requestNet30 } from '../../../services/billing-profile.ts'
 import { listAccountInvoices } from '../../../services/operator-billing.ts'
 import { listAccountCredits } from '../../../services/credits.ts'
+import { invoiceDaysByInvoice } from '../../../services/invoices.ts'
 
 const hide = { hide: true } as const
 
@@ -35,6 +36,9 @@ export function portalBillingRoutes(deps: RouteDeps) {
       email: account.email,
       account: presentAccount(account, overview),
       invoices: invoices.map(presentInvoice),
+      invoiceDays: new Map(
+        [...(await invoiceDaysByInvoice(deps, account.user_id, invoices))].map(([id, days]) => [id, days.map((d) => ({ date: d.day, root: d.root, micros: d.micros }))]),
+      ),
       credits: credits.map(({ posted_at, memo, amount_cents, ivt_day }) => ({ posted_at, memo, amount_cents, ivt_day })),
       errors: options.errors,
       notice: options.notice,

@@ -5,6 +5,7 @@ import { statusPageRoutes } from './status.ts'
 import { docsRoutes } from './docs.ts'
 import { publicReportRoutes } from './report.ts'
 import { notFoundPageRoutes } from './not-found.ts'
+import { transparencyRoutes } from './transparency.ts'
 
 /**
  * The public pages (operations.md section 5, issue 22) and the home page `/`
@@ -16,7 +17,7 @@ import { notFoundPageRoutes } from './not-found.ts'
  */
 export function publicRoutes(deps: RouteDeps) {
   return async (app: App) => {
-    for (const routes of [homeRoutes, leaderboardRoutes, statusPageRoutes, docsRoutes, publicReportRoutes]) await app.register(routes(deps))
+    for (const routes of [homeRoutes, leaderboardRoutes, statusPageRoutes, docsRoutes, publicReportRoutes, transparencyRoutes]) await app.register(routes(deps))
     // Last: any other path a browser asks for (not-found.ts).
     await app.register(notFoundPageRoutes())
   }
