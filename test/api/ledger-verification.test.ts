@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { decide, deliver, privateCountry, view, advance } from '../helpers/serving.ts'
-import { verifyRange, type ApiAccess } from '../../scripts/verify-ledger.ts'
+import { verifyRange, type ApiAccess } from '../helpers/ledger.ts'
 
 // Issue 39: closed days' roots, the public log, invoices' day lists, and the verifier over them.
 // The clock starts Monday 2026-11-02 09:00 UTC; each test runs in its own stretch of service time.

@@ -6,7 +6,7 @@ import { advance, decide, privateCountry, type Decision } from '../helpers/servi
 import { portalAdvertiser, signInAgain } from '../helpers/portal.ts'
 import { microsToCents } from '../../src/domain/money.ts'
 import { exportCsv } from '../helpers/exports.ts'
-import { verifyRange } from '../../scripts/verify-ledger.ts'
+import { verifyRange } from '../helpers/ledger.ts'
 
 // The daily traffic review (issue 32, part 2; docs/invalid-traffic.md): at 00:10 UTC the closed day's
 // traffic is scored per source and per viewer; what invalid ones billed is voided (it then counts as

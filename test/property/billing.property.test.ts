@@ -6,7 +6,7 @@ import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, deliver, privateCountry } from '../helpers/serving.ts'
 import { microsToCents } from '../../src/domain/money.ts'
 import { withLeaseUse } from '../../src/store/lease-use.ts'
-import { verifyRange } from '../../scripts/verify-ledger.ts'
+import { verifyRange } from '../helpers/ledger.ts'
 
 /**
  * Random schedules of deliveries, pauses, cancels, credits, card failures and

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import { callService, createDatabase, startService, STORE, ADMIN_TOKEN, type TestService } from '../helpers/service.ts'
 import { sealLedgerDays } from '../../src/services/ledger-days.ts'
 import { chainSeed, chainStep, bytesToHex, leafHash, ZERO_ROOT } from '../../packages/sdk/src/ledger-verify.ts'
-import { nodeSha256 } from '../../scripts/verify-ledger.ts'
+import { nodeSha256 } from '../helpers/ledger.ts'
 
 // A day root is a function of the rows alone: the same rows give the same hex on both stores, after a
 // restart, and from the SDK's independent implementation. The rows are written directly, with fixed ids

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { sql } from 'kysely'
 import { useService, type Advertiser } from '../../../test/helpers/api.ts'
 import { advance, deliver, offersWritten, privateCountry } from '../../../test/helpers/serving.ts'
 import { adctl, freshConfigHome, start } from './run.ts'
@@ -119,7 +120,7 @@ test('a refused create shows the API reason first, then the whole detail, and ex
 
 test('exit codes: 2 for bad usage (an unknown command, a bad flag), 3 for no credentials or a 401', async () => {
   const { env } = await as()
-  for (const args of [['ledger', 'verify'], ['campaigns', 'create', '--line', 'x'], ['quote', '--cpm', 'cheap'], ['campaigns', 'create', ...line.slice(0, 6), '--impressions', '1500']]) {
+  for (const args of [['ledger', 'audit'], ['ledger', 'verify', '--from', '2026-11-02'], ['ledger', 'verify', '--from', '2026-11-02', '--to', 'yesterday'], ['campaigns', 'create', '--line', 'x'], ['quote', '--cpm', 'cheap'], ['campaigns', 'create', ...line.slice(0, 6), '--impressions', '1500']]) {
     const run = await adctl(args, env)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.equal(run.stdout, '')
@@ -217,4 +218,34 @@ test('webhooks add shows the secret once; list; remove', async () => {
   assert.match((await adctl(['webhooks', 'list'], env)).stdout, new RegExp(`${id}\\s+${url.replace(/[/.]/g, '\\$&')}\\s+campaign.exhausted, export.ready`))
   assert.equal((await adctl(['webhooks', 'remove', id], env)).code, 0)
   assert.deepEqual(JSON.parse((await adctl(['webhooks', 'list', '--json'], env)).stdout), { endpoints: [] })
+})
+
+test('ledger verify proves closed days (exit 0, figures and roots) and names the day of a changed row (exit 4)', async () => {
+  // Last in the file: it moves the service clock days ahead.
+  const { adv, env } = await as()
+  const country = privateCountry()
+  await adctl(['campaigns', 'create', ...buy(country), '--yes'], env)
+  const moveTo = async (iso: string) => assert.equal((await h.admin.post('/admin/v1/clock', { now: iso })).status, 200)
+  await moveTo('2026-12-01T09:00:00Z')
+  assert.equal(await deliver(h, country, 3), 3)
+  await moveTo('2026-12-02T09:00:00Z')
+  assert.equal(await deliver(h, country, 2), 2)
+  await moveTo('2026-12-03T00:20:00Z')
+
+  const verified = await adctl(['ledger', 'verify', '--from', '2026-12-01', '--to', '2026-12-02'], env)
+  assert.equal(verified.code, 0, verified.stderr)
+  assert.match(verified.stdout, /^Verified 2026-12-01 to 2026-12-02: 2 closed days with rows\./)
+  assert.match(verified.stdout, /Billable impressions\s+5/)
+  assert.match(verified.stdout, /2026-12-01\s+\d+\s+3\s+\$0\.0075\s+\$0\.00\s+[0-9a-f]{12}…/)
+  const json = JSON.parse((await adctl(['ledger', 'verify', '--from', '2026-12-01', '--to', '2026-12-02', '--json'], env)).stdout)
+  assert.equal(json.verified, true)
+  assert.equal(json.figures.billable_impressions, 5)
+
+  const db = h.svc.service.store.db
+  const row = await db.selectFrom('ledger_events').select('event_id').where('user_id', '=', adv.userId).where('event_type', '=', 'impression').where('occurred_at', '>=', new Date('2026-12-02T00:00:00Z')).executeTakeFirstOrThrow()
+  await sql`UPDATE ledger_events SET debit_micros = debit_micros + 1 WHERE event_id = ${row.event_id}`.execute(db)
+  const caught = await adctl(['ledger', 'verify', '--from', '2026-12-01', '--to', '2026-12-02'], env)
+  assert.equal(caught.code, 4, caught.stderr)
+  assert.match(caught.stderr, /^adctl: NOT verified: figures mismatch on 2026-12-02: /)
+  assert.equal(caught.stdout, '')
 })

@@ -1,5 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch'
 import { ApiError, detailOf } from './errors.js'
+import type { LedgerVerifyOptions } from './ledger.js'
+import type { VerifyResult } from './ledger-verify.js'
 import type { paths } from './openapi.js'
 import { retryAfterAnswer, retryDelayMs, retryPolicy, sleep, type RetryOptions, type RetryPolicy } from './retry.js'
 
@@ -28,6 +30,18 @@ export type Quote = Json<paths['/auction/quote']['get'], 200>
 export type WebhookEndpointCreate = Body<paths['/webhook-endpoints']['post']>
 export type WebhookEndpointCreated = Json<paths['/webhook-endpoints']['post'], 201>
 export type WebhookEndpoint = Json<paths['/webhook-endpoints/{endpoint_id}']['get'], 200>
+export type LedgerDaysQuery = Query<paths['/ledger/days']['get']>
+export type LedgerDaysPage = Json<paths['/ledger/days']['get'], 200>
+export type LedgerDay = LedgerDaysPage['days'][number]
+export type InclusionProof = Json<paths['/ledger/days/{date}/proof']['get'], 200>
+export type Invoice = Json<paths['/invoices/{invoice_id}']['get'], 200>
+export type InvoiceSummary = Json<paths['/invoices']['get'], 200>['invoices'][number]
+/** A day's published tree head (`/transparency.json`, outside /v1, no credentials). */
+export interface TreeHead {
+  date: string
+  tree_size: number
+  root_hash: string
+}
 export type WebhookEndpointSummary = Json<paths['/webhook-endpoints']['get'], 200>['endpoints'][number]
 
 /** `campaigns.create` takes the API's body; the idempotency key is optional here (one is made when absent). */
@@ -72,19 +86,23 @@ const FINAL_EXPORT_STATES = new Set(['ready', 'failed'])
  */
 export class AdvertiserClient {
   readonly baseUrl: string
+  readonly userId: string
   readonly #api: Client<paths>
   readonly #policy: RetryPolicy
   readonly #timeoutMs: number
   readonly #sleep: (ms: number) => Promise<void>
+  readonly #fetch: typeof globalThis.fetch
 
   constructor(options: AdvertiserClientOptions) {
     if (!options.userId || !options.apiKey) throw new TypeError('AdvertiserClient needs userId and apiKey')
     const trimmed = options.baseUrl.replace(/\/+$/, '')
     this.baseUrl = trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`
+    this.userId = options.userId
     this.#policy = retryPolicy(options.retry)
     this.#timeoutMs = options.timeoutMs ?? 30_000
     this.#sleep = options.sleep ?? sleep
     const fetchImpl = options.fetch ?? globalThis.fetch
+    this.#fetch = fetchImpl
     this.#api = createClient<paths>({
       baseUrl: this.baseUrl,
       fetch: (request) => fetchImpl(request),
@@ -218,6 +236,44 @@ export class AdvertiserClient {
       ),
   }
 
+  readonly ledger = {
+    /** GET /ledger/days: one page of closed days with their roots, and `closed_through`. */
+    daysPage: (query: LedgerDaysQuery): Promise<LedgerDaysPage> => this.#call(true, (signal) => this.#api.GET('/ledger/days', { params: { query }, signal })),
+    /** Every closed day with rows in [from, to] (all pages). */
+    days: (query: Omit<LedgerDaysQuery, 'cursor'>): AsyncGenerator<LedgerDay> =>
+      this.#pages((cursor, signal) => this.#api.GET('/ledger/days', { params: { query: { ...query, cursor } }, signal }), (page) => page.days),
+    /** GET /ledger/days/{date}/proof: the account root's inclusion proof in that day's public tree. */
+    proof: (date: string): Promise<InclusionProof> => this.#call(true, (signal) => this.#api.GET('/ledger/days/{date}/proof', { params: { path: { date } }, signal })),
+    /**
+     * Proves [from, to] from the outside (docs/ledger-verification.md): downloads the days' exports,
+     * recomputes each day's root and the chain, checks each root's inclusion in the published tree
+     * and that the invoices' micros per day add up. `{ verified: true, figures }`, or the first
+     * discrepancy with its day and, where the data can tell, the row.
+     */
+    verify: async (options: LedgerVerifyOptions): Promise<VerifyResult> => {
+      const { verifyLedgerRange } = await import('./ledger.js')
+      return verifyLedgerRange(this, this.userId, options)
+    },
+  }
+
+  readonly invoices = {
+    list: (query: { limit?: number } = {}): AsyncGenerator<InvoiceSummary> =>
+      this.#pages((cursor, signal) => this.#api.GET('/invoices', { params: { query: { ...query, cursor } }, signal }), (page) => page.invoices),
+    get: (invoiceId: string): Promise<Invoice> => this.#call(true, (signal) => this.#api.GET('/invoices/{invoice_id}', { params: { path: { invoice_id: invoiceId } }, signal })),
+  }
+
+  /** The public log's tree heads (`/transparency.json` at the service's root), optionally of [from, to]. */
+  transparency = async (range: { from?: string; to?: string } = {}): Promise<TreeHead[]> => {
+    const url = new URL(`${this.baseUrl.replace(/\/v1$/, '')}/transparency.json`)
+    if (range.from) url.searchParams.set('from', range.from)
+    if (range.to) url.searchParams.set('to', range.to)
+    const body: unknown = await this.#call(true, async (signal) => {
+      const response = await this.#fetch(url, { signal })
+      return response.ok ? { data: await response.json(), response } : { error: await response.json().catch(() => undefined), response }
+    })
+    return treeHeads(body)
+  }
+
   /** Walks `next_cursor` page by page, yielding items as they arrive. */
   async *#pages<P extends { next_cursor?: string | null }, I>(fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<Answer<P>>, items: (page: P) => I[]): AsyncGenerator<I> {
     let cursor: string | undefined
@@ -227,4 +283,17 @@ export class AdvertiserClient {
       cursor = page.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
+}
+
+/** The heads of a `/transparency.json` answer, checked field by field (it is outside the typed /v1 document). */
+function treeHeads(body: unknown): TreeHead[] {
+  const heads = typeof body === 'object' && body !== null && 'heads' in body ? body.heads : undefined
+  if (!Array.isArray(heads)) throw new ApiError(200, '/transparency.json did not answer { heads: [...] }', { reason: 'bad_transparency_log' })
+  return heads.map((h: unknown) => {
+    if (typeof h === 'object' && h !== null && 'date' in h && 'tree_size' in h && 'root_hash' in h) {
+      const { date, tree_size, root_hash } = h
+      if (typeof date === 'string' && typeof tree_size === 'number' && typeof root_hash === 'string') return { date, tree_size, root_hash }
+    }
+    throw new ApiError(200, `/transparency.json carries a malformed head: ${JSON.stringify(h)}`, { reason: 'bad_transparency_log' })
+  })
 }

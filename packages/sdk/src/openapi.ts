@@ -5779,6 +5779,957 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description The account's invoices, each with what it took from each UTC day and that day's root, newest first by `finalized_at` then `invoice_id`, one page at a time: `limit` per page (default 50, at most 200); follow `next_cursor` (null on the last page) as `cursor`. A read. How to verify: docs/ledger-verification.md (the byte formats), or the SDK's ledger verifier. Unknown query parameters are 400 `unknown_parameter`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque: the `next_cursor` of the previous page, sent back unchanged. A malformed cursor is 400 `{field: "cursor", reason: "malformed_cursor"}`; one from another list is 400 `foreign_cursor`. */
+                    cursor?: string;
+                    /** @description Items per page, 1-200; 50 when omitted. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "invoices": [
+                         *         {
+                         *           "invoice_id": "inv_Vd3kQ8rT1mXz6bPq2sLw9n",
+                         *           "billing_mode": "weekly_autopay",
+                         *           "period": {
+                         *             "start": "2026-11-02T09:00:00.000Z",
+                         *             "end": "2026-11-09T06:00:00.000Z"
+                         *           },
+                         *           "delivered_micros": 7400,
+                         *           "amount_cents": 1,
+                         *           "credits_applied_cents": 0,
+                         *           "total_cents": 1,
+                         *           "status": "paid",
+                         *           "finalized_at": "2026-11-09T06:00:00.000Z",
+                         *           "due_at": "2026-11-09T06:00:00.000Z",
+                         *           "paid_at": "2026-11-09T06:00:00.000Z",
+                         *           "days": [
+                         *             {
+                         *               "date": "2026-11-02",
+                         *               "root": "014af1c6f5b2ec6a3cc7f99e752b83b741938a3443d3b06e747554c94987225b",
+                         *               "micros": 3700
+                         *             },
+                         *             {
+                         *               "date": "2026-11-03",
+                         *               "root": "8d235f78ec95f46cd28748e2d911e4b3b0f54b282826dd40a6a8892a85d42dc8",
+                         *               "micros": 3700
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "next_cursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description One page of the account's invoices, newest first (`finalized_at`, then `invoice_id`). */
+                            invoices: {
+                                /** @description round_half_up((delivered micros of this and every earlier invoice) / 10,000) − the amount_cents of every earlier invoice: cumulative rounding, so the cents never drift. */
+                                amount_cents: number;
+                                /** @description The cadence it was billed on: `weekly_autopay`, `net30_invoice` or `legacy_semimonthly_autopay`. */
+                                billing_mode: string;
+                                /** @description Posted credits not yet applied when the invoice was finalized, applied to it up to `amount_cents`; the rest carries over. */
+                                credits_applied_cents: number;
+                                /** @description Per UTC day it took from, oldest first. Empty for invoices finalized before day lists existed. */
+                                days: {
+                                    /**
+                                     * Format: date
+                                     * @description A UTC day the invoice took from.
+                                     */
+                                    date: string;
+                                    /** @description The debits of that day's billable rows before `period.end` not taken by an earlier invoice. */
+                                    micros: number;
+                                    root: string | null;
+                                }[];
+                                /** @description The invoice's micros: the sum of `days[].micros` (for invoices that list days). */
+                                delivered_micros: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp, UTC, from the service clock.
+                                 */
+                                due_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp, UTC, from the service clock.
+                                 */
+                                finalized_at: string;
+                                /** @description Invoice id (`inv_…`). */
+                                invoice_id: string;
+                                paid_at: string | null;
+                                /** @description Periods tile: each starts where the previous invoice ended, and ends at a cadence instant (06:00 UTC). */
+                                period: {
+                                    /**
+                                     * Format: date-time
+                                     * @description RFC 3339 timestamp, UTC, from the service clock.
+                                     */
+                                    end: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description RFC 3339 timestamp, UTC, from the service clock.
+                                     */
+                                    start: string;
+                                };
+                                /** @enum {string} */
+                                status: "open" | "paid" | "payment_failed" | "void";
+                                /** @description `amount_cents` − `credits_applied_cents`: what is charged or due. */
+                                total_cents: number;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description The request is invalid. `detail` is `{field, reason, ...facts}`: a validation reason (`required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_short`, `too_long`, `below_minimum`, `above_maximum`, `not_a_multiple`, `too_many_items`, `unknown_field`, `empty_body`), an edge reason (`unknown_parameter`, `invalid_json`, `control_characters`, … in the table of the description) or one of the operation's own (its description lists them). */
+                400: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "sort",
+                         *         "reason": "unknown_parameter"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, wrong, revoked or unknown-user credentials: always this same body; the cause is never told. */
+                401: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "invalid credentials"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (per account: `config.read_rate_limit_per_min`, or `config.create_rate_limit_per_min` for creates; per address for GET /status), or this address is locked out after failed authentication. Wait `Retry-After` seconds; never busy-loop. */
+                429: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After": string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded: 60 requests per minute"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An error on our side; nothing internal is told. */
+                500: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "internal error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable: the store is unreachable (retry after `Retry-After`), a component is switched off by an operator, or the service is shutting down. */
+                503: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again, when a retry can help (store unavailable, shutting down). */
+                        "Retry-After"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "store temporarily unavailable; retry after a pause"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One invoice
+         * @description The invoice with the days it took from. Unknown and other accounts' ids are the same 404. How to verify: docs/ledger-verification.md (the byte formats), or the SDK's ledger verifier.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invoice_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "invoice_id": "inv_Vd3kQ8rT1mXz6bPq2sLw9n",
+                         *       "billing_mode": "weekly_autopay",
+                         *       "period": {
+                         *         "start": "2026-11-02T09:00:00.000Z",
+                         *         "end": "2026-11-09T06:00:00.000Z"
+                         *       },
+                         *       "delivered_micros": 7400,
+                         *       "amount_cents": 1,
+                         *       "credits_applied_cents": 0,
+                         *       "total_cents": 1,
+                         *       "status": "paid",
+                         *       "finalized_at": "2026-11-09T06:00:00.000Z",
+                         *       "due_at": "2026-11-09T06:00:00.000Z",
+                         *       "paid_at": "2026-11-09T06:00:00.000Z",
+                         *       "days": [
+                         *         {
+                         *           "date": "2026-11-02",
+                         *           "root": "014af1c6f5b2ec6a3cc7f99e752b83b741938a3443d3b06e747554c94987225b",
+                         *           "micros": 3700
+                         *         },
+                         *         {
+                         *           "date": "2026-11-03",
+                         *           "root": "8d235f78ec95f46cd28748e2d911e4b3b0f54b282826dd40a6a8892a85d42dc8",
+                         *           "micros": 3700
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description round_half_up((delivered micros of this and every earlier invoice) / 10,000) − the amount_cents of every earlier invoice: cumulative rounding, so the cents never drift. */
+                            amount_cents: number;
+                            /** @description The cadence it was billed on: `weekly_autopay`, `net30_invoice` or `legacy_semimonthly_autopay`. */
+                            billing_mode: string;
+                            /** @description Posted credits not yet applied when the invoice was finalized, applied to it up to `amount_cents`; the rest carries over. */
+                            credits_applied_cents: number;
+                            /** @description Per UTC day it took from, oldest first. Empty for invoices finalized before day lists existed. */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description A UTC day the invoice took from.
+                                 */
+                                date: string;
+                                /** @description The debits of that day's billable rows before `period.end` not taken by an earlier invoice. */
+                                micros: number;
+                                root: string | null;
+                            }[];
+                            /** @description The invoice's micros: the sum of `days[].micros` (for invoices that list days). */
+                            delivered_micros: number;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp, UTC, from the service clock.
+                             */
+                            due_at: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp, UTC, from the service clock.
+                             */
+                            finalized_at: string;
+                            /** @description Invoice id (`inv_…`). */
+                            invoice_id: string;
+                            paid_at: string | null;
+                            /** @description Periods tile: each starts where the previous invoice ended, and ends at a cadence instant (06:00 UTC). */
+                            period: {
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp, UTC, from the service clock.
+                                 */
+                                end: string;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp, UTC, from the service clock.
+                                 */
+                                start: string;
+                            };
+                            /** @enum {string} */
+                            status: "open" | "paid" | "payment_failed" | "void";
+                            /** @description `amount_cents` − `credits_applied_cents`: what is charged or due. */
+                            total_cents: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid. `detail` is `{field, reason, ...facts}`: a validation reason (`required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_short`, `too_long`, `below_minimum`, `above_maximum`, `not_a_multiple`, `too_many_items`, `unknown_field`, `empty_body`), an edge reason (`unknown_parameter`, `invalid_json`, `control_characters`, … in the table of the description) or one of the operation's own (its description lists them). */
+                400: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "sort",
+                         *         "reason": "unknown_parameter"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, wrong, revoked or unknown-user credentials: always this same body; the cause is never told. */
+                401: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "invalid credentials"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown id, or another account's (the two are indistinguishable). */
+                404: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "invoice not found"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A path segment is longer than 1,024 characters. */
+                414: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "path",
+                         *         "reason": "uri_too_long",
+                         *         "max_length": 1024
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (per account: `config.read_rate_limit_per_min`, or `config.create_rate_limit_per_min` for creates; per address for GET /status), or this address is locked out after failed authentication. Wait `Retry-After` seconds; never busy-loop. */
+                429: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After": string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded: 60 requests per minute"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An error on our side; nothing internal is told. */
+                500: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "internal error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable: the store is unreachable (retry after `Retry-After`), a component is switched off by an operator, or the service is shutting down. */
+                503: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again, when a retry can help (store unavailable, shutting down). */
+                        "Retry-After"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "store temporarily unavailable; retry after a pause"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/days": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Closed ledger days and their roots
+         * @description The account's closed UTC days with ledger rows in [from, to], oldest first: the day's figures and its root, a SHA-256 chain over the day's rows (every field a `ledger-export-v3` export carries but the billing country) started at the previous day's root. A day closes at 00:15 UTC the next day (after the daily traffic review), and its root never changes. Paged by `limit` and `cursor` (follow `next_cursor` until null). A read. How to verify: docs/ledger-verification.md (the byte formats), or the SDK's ledger verifier.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Opaque: the `next_cursor` of the previous page, sent back unchanged. A malformed cursor is 400 `{field: "cursor", reason: "malformed_cursor"}`; one from another list is 400 `foreign_cursor`. */
+                    cursor?: string;
+                    /** @description First UTC day (inclusive), YYYY-MM-DD. */
+                    from: string;
+                    /** @description Days per page, 1-400; 100 when omitted. */
+                    limit?: number;
+                    /** @description Last UTC day (inclusive), YYYY-MM-DD; not before `from` (else 400 `to_before_from`). */
+                    to: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "days": [
+                         *         {
+                         *           "date": "2026-11-02",
+                         *           "rows": 4,
+                         *           "billable_impressions": 1,
+                         *           "clicks": 1,
+                         *           "debit_micros": 3700,
+                         *           "invoiced_micros": 3700,
+                         *           "root": "014af1c6f5b2ec6a3cc7f99e752b83b741938a3443d3b06e747554c94987225b",
+                         *           "previous_root": "0000000000000000000000000000000000000000000000000000000000000000",
+                         *           "closed_at": "2026-11-03T00:15:00.000Z"
+                         *         },
+                         *         {
+                         *           "date": "2026-11-03",
+                         *           "rows": 1,
+                         *           "billable_impressions": 1,
+                         *           "clicks": 0,
+                         *           "debit_micros": 3700,
+                         *           "invoiced_micros": 3700,
+                         *           "root": "8d235f78ec95f46cd28748e2d911e4b3b0f54b282826dd40a6a8892a85d42dc8",
+                         *           "previous_root": "014af1c6f5b2ec6a3cc7f99e752b83b741938a3443d3b06e747554c94987225b",
+                         *           "closed_at": "2026-11-04T00:15:00.000Z"
+                         *         }
+                         *       ],
+                         *       "closed_through": "2026-11-08",
+                         *       "next_cursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            closed_through: string | null;
+                            /** @description The account's closed days with ledger rows in [from, to], oldest first. Days without rows have no root and are not listed. */
+                            days: {
+                                /** @description Rows with `event_type` `impression` and `billable` true (voided ones included: their money comes back as a credit). */
+                                billable_impressions: number;
+                                /** @description Rows with `event_type` `click`, billable or not. */
+                                clicks: number;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp, UTC, from the service clock.
+                                 */
+                                closed_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The UTC day.
+                                 */
+                                date: string;
+                                /** @description Sum of the rows' `debit_micros`: the day's billable debits. */
+                                debit_micros: number;
+                                /** @description What invoices took from the day so far (the sum of their `days[].micros` for this date); `debit_micros` − this is not yet invoiced. */
+                                invoiced_micros: number;
+                                /** @description The account's root of its latest earlier day with rows; 64 zeros on its first day. */
+                                previous_root: string;
+                                /** @description The account's day root: the SHA-256 chain over the day's rows in export order, started at `previous_root` (docs/ledger-verification.md). */
+                                root: string;
+                                /** @description Ledger rows of the account that day: the rows of a `ledger-export-v3` export of the day. */
+                                rows: number;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description The request is invalid. `detail` is `{field, reason, ...facts}`: a validation reason (`required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_short`, `too_long`, `below_minimum`, `above_maximum`, `not_a_multiple`, `too_many_items`, `unknown_field`, `empty_body`), an edge reason (`unknown_parameter`, `invalid_json`, `control_characters`, … in the table of the description) or one of the operation's own (its description lists them). */
+                400: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "to",
+                         *         "reason": "to_before_from"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, wrong, revoked or unknown-user credentials: always this same body; the cause is never told. */
+                401: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "invalid credentials"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (per account: `config.read_rate_limit_per_min`, or `config.create_rate_limit_per_min` for creates; per address for GET /status), or this address is locked out after failed authentication. Wait `Retry-After` seconds; never busy-loop. */
+                429: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After": string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded: 60 requests per minute"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An error on our side; nothing internal is told. */
+                500: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "internal error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable: the store is unreachable (retry after `Retry-After`), a component is switched off by an operator, or the service is shutting down. */
+                503: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again, when a retry can help (store unavailable, shutting down). */
+                        "Retry-After"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "store temporarily unavailable; retry after a pause"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/days/{date}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inclusion proof of a closed day's root
+         * @description The account's leaf in the day's public Merkle tree (RFC 6962 hashing; the tree's head is published at /transparency.json) and its audit path (RFC 9162 section 2.1.3). 404 when the day is not closed or the account has no rows that day; 400 `invalid_date` for a date that is not a calendar day. How to verify: docs/ledger-verification.md (the byte formats), or the SDK's ledger verifier.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A closed UTC day, YYYY-MM-DD. */
+                    date: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "date": "2026-11-02",
+                         *       "root": "014af1c6f5b2ec6a3cc7f99e752b83b741938a3443d3b06e747554c94987225b",
+                         *       "leaf_hash": "c665bfb81705a637a60eb1dda585d24e9a9fcaf2f1d73a9777db2e8705ba3a2b",
+                         *       "leaf_index": 0,
+                         *       "tree_size": 2,
+                         *       "audit_path": [
+                         *         "fd0c9a39b090bda398eff7e45094b66676142282e594e60ece8c681e29a4bcdf"
+                         *       ],
+                         *       "tree_root": "1113b247c48bbaa274b1c588f96aa5764d4fa049bd20129ece244dc9de06de6c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description RFC 6962 / RFC 9162 audit path, nearest the leaf first. */
+                            audit_path: string[];
+                            /**
+                             * Format: date
+                             * @description The UTC day.
+                             */
+                            date: string;
+                            /** @description SHA-256(0x00 ‖ enc(user_id) ‖ root bytes): the leaf of the account in the day's tree. */
+                            leaf_hash: string;
+                            /** @description The leaf's position: accounts with rows that day, in byte order of their ids. */
+                            leaf_index: number;
+                            /** @description The account's day root (as GET /ledger/days lists it). */
+                            root: string;
+                            /** @description The day's tree head `root_hash` as published at /transparency.json; check it there, not here. */
+                            tree_root: string;
+                            /** @description Leaves in the day's tree (equals the head's `tree_size`). */
+                            tree_size: number;
+                        };
+                    };
+                };
+                /** @description The request is invalid. `detail` is `{field, reason, ...facts}`: a validation reason (`required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_short`, `too_long`, `below_minimum`, `above_maximum`, `not_a_multiple`, `too_many_items`, `unknown_field`, `empty_body`), an edge reason (`unknown_parameter`, `invalid_json`, `control_characters`, … in the table of the description) or one of the operation's own (its description lists them). */
+                400: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "sort",
+                         *         "reason": "unknown_parameter"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, wrong, revoked or unknown-user credentials: always this same body; the cause is never told. */
+                401: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "invalid credentials"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown id, or another account's (the two are indistinguishable). */
+                404: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "closed ledger day of this account not found"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A path segment is longer than 1,024 characters. */
+                414: {
+                    headers: {
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": {
+                         *         "field": "path",
+                         *         "reason": "uri_too_long",
+                         *         "max_length": 1024
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limited (per account: `config.read_rate_limit_per_min`, or `config.create_rate_limit_per_min` for creates; per address for GET /status), or this address is locked out after failed authentication. Wait `Retry-After` seconds; never busy-loop. */
+                429: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again. */
+                        "Retry-After": string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded: 60 requests per minute"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An error on our side; nothing internal is told. */
+                500: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "internal error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable: the store is unreachable (retry after `Retry-After`), a component is switched off by an operator, or the service is shutting down. */
+                503: {
+                    headers: {
+                        /** @description What is left of it: `"requests";r=57;t=42` (r calls remaining, t seconds until the window resets). */
+                        RateLimit?: string;
+                        /** @description The budget this call counts against (IETF draft RateLimit headers): `"requests";q=60;w=60` (reads, per account; per address for GET /status) or `"creates";q=5;w=60` (POST /campaigns). Sent once the caller is known (not on 401). */
+                        "RateLimit-Policy"?: string;
+                        /** @description Seconds to wait before trying again, when a retry can help (store unavailable, shutting down). */
+                        "Retry-After"?: string;
+                        /** @description The id of this request in the service logs; quote it when reporting a problem. */
+                        "X-Request-Id": string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "store temporarily unavailable; retry after a pause"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/preview": {
         parameters: {
             query?: never;
