@@ -5,8 +5,15 @@ import type { ServingEngine } from '../../serving/engine.ts'
 import { RATE_WINDOW_MS, windowStart, windowState } from '../../domain/rate-limits.ts'
 import { sourceOf } from '../../domain/traffic-source.ts'
 import type { ServingRules } from '../../services/serving-limits.ts'
-import { DecisionBody, DecisionSchema, ImpressionParams, ViewBody } from '../schemas/serving.ts'
+import { TOPICS } from '../../domain/topics.ts'
+import { DecisionBody, DecisionSchema, ImpressionParams, TopicsSchema, ViewBody } from '../schemas/serving.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
+import { sendCacheable } from './public/cache.ts'
+
+/** The vocabulary changes only with a release: clients and shared caches may keep it for an hour. */
+const TOPICS_CACHE_CONTROL = 'public, max-age=3600'
+/** The vocabulary's body, built once (the list is data in the build). */
+const TOPICS_BODY = JSON.stringify({ topics: TOPICS.map(({ topic, label, group }) => ({ topic, label, group })) })
 
 /**
  * The public serving endpoints (operations.md section 2), called by the
@@ -70,6 +77,11 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
         click_url: `${base}/click`,
       }
     })
+
+    /** The published topic vocabulary (operations.md section 2, "Topics"): static, with an ETag and 304. */
+    app.get('/topics', { schema: { response: { 200: TopicsSchema } } }, async (request, reply) =>
+      sendCacheable(request, reply, 'application/json; charset=utf-8', TOPICS_BODY, TOPICS_CACHE_CONTROL),
+    )
 
     app.post(
       '/impressions/:impression_id/view',
