@@ -372,3 +372,51 @@ export function topicsMatch(targetTopics: ReadonlySet<string> | null, decisionTo
   for (const t of decisionTopics) if (targetTopics.has(t)) return true
   return false
 }
+
+/**
+ * The one topic a billable impression is attributed to in reporting (/v1/stats group_by=topic):
+ * for a campaign with topics, the first of the decision's topics (in the order sent) it targets,
+ * the reason it matched; for one without, the decision's first topic; null when the decision
+ * carried none. One topic per impression keeps the rows of a report summing to its total and
+ * keeps one attribute, not a project's whole stack, per ledger row.
+ */
+export function attributedTopic(targetTopics: ReadonlySet<string> | null | undefined, decisionTopics: readonly string[]): string | null {
+  if (decisionTopics.length === 0) return null
+  if (targetTopics == null || targetTopics.size === 0) return decisionTopics[0]!
+  for (const t of decisionTopics) if (targetTopics.has(t)) return t
+  return null
+}
+
+/** A topic is shown in a report only with at least this many billable impressions in the window. */
+export const TOPIC_REPORT_MIN_IMPRESSIONS = 10
+/** The row summing the topics under the threshold (never a topic name: the vocabulary contract test holds it). */
+export const OTHER_TOPICS = 'other'
+/** The row of billable impressions whose decision carried no topic. */
+export const NO_TOPIC = 'none'
+
+export interface TopicReportRow {
+  topic: string
+  billable_impressions: number
+}
+
+/**
+ * A campaign's billable impressions by attributed topic (`attributedTopic`) as a report shows them:
+ * each topic with at least TOPIC_REPORT_MIN_IMPRESSIONS, most first (then by name); the topics
+ * under it summed as `other`, so no small group is exposed; impressions without a topic as `none`.
+ * `other` and `none` appear only when non-zero. The rows sum to the impressions counted.
+ */
+export function topicReport(counts: ReadonlyArray<{ topic: string | null; billable: number }>): TopicReportRow[] {
+  const shown: TopicReportRow[] = []
+  let other = 0
+  let none = 0
+  for (const { topic, billable } of counts) {
+    if (billable <= 0) continue
+    if (topic === null) none += billable
+    else if (billable >= TOPIC_REPORT_MIN_IMPRESSIONS) shown.push({ topic, billable_impressions: billable })
+    else other += billable
+  }
+  shown.sort((a, b) => b.billable_impressions - a.billable_impressions || (a.topic < b.topic ? -1 : 1))
+  if (other > 0) shown.push({ topic: OTHER_TOPICS, billable_impressions: other })
+  if (none > 0) shown.push({ topic: NO_TOPIC, billable_impressions: none })
+  return shown
+}

@@ -77,6 +77,7 @@ const CAMPAIGN = {
   amount_cents: 750,
   target_surface: 'extension',
   target_countries: null,
+  target_topics: null,
   pace_minutes: null,
   blocks: BLOCKS,
 }

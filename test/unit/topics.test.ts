@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
+  attributedTopic,
   checkTargetTopics,
+  NO_TOPIC,
+  OTHER_TOPICS,
+  TOPIC_REPORT_MIN_IMPRESSIONS,
+  topicReport,
   isTopic,
   MAX_DECISION_TOPICS,
   MAX_TARGET_TOPICS,
@@ -63,4 +68,34 @@ test('topicsMatch: without topics eligible for all; with topics only for a decis
   assert.equal(topicsMatch(new Set(['python']), []), false)
   // A name later removed from the vocabulary stays stored but never matches: decisions cannot carry it.
   assert.equal(topicsMatch(new Set(['retired-topic']), normaliseDecisionTopics(['retired-topic'])), false)
+})
+
+test('attributedTopic: the first decision topic the campaign targets; without targets the first; none without topics', () => {
+  assert.equal(attributedTopic(new Set(['django', 'pytest']), ['python', 'pytest', 'django']), 'pytest')
+  assert.equal(attributedTopic(null, ['python', 'pytest']), 'python')
+  assert.equal(attributedTopic(undefined, []), null)
+  assert.equal(attributedTopic(new Set(['go']), ['python']), null)
+})
+
+test('topicReport: topics under ten billable impressions summed as other, no topic as none, most first; the rows sum to the count', () => {
+  const rows = topicReport([
+    { topic: 'python', billable: 25 },
+    { topic: 'go', billable: 9 },
+    { topic: 'rust', billable: 10 },
+    { topic: 'zig', billable: 1 },
+    { topic: null, billable: 4 },
+    { topic: 'java', billable: 0 },
+  ])
+  assert.deepEqual(rows, [
+    { topic: 'python', billable_impressions: 25 },
+    { topic: 'rust', billable_impressions: 10 },
+    { topic: OTHER_TOPICS, billable_impressions: 10 },
+    { topic: NO_TOPIC, billable_impressions: 4 },
+  ])
+  assert.equal(TOPIC_REPORT_MIN_IMPRESSIONS, 10)
+  assert.deepEqual(topicReport([]), [])
+  assert.deepEqual(topicReport([{ topic: 'go', billable: 3 }]), [{ topic: OTHER_TOPICS, billable_impressions: 3 }])
+  // The summary rows' names can never be mistaken for a topic.
+  assert.equal(isTopic(OTHER_TOPICS), false)
+  assert.equal(isTopic(NO_TOPIC), false)
 })

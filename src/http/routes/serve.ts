@@ -5,7 +5,7 @@ import type { ServingEngine } from '../../serving/engine.ts'
 import { RATE_WINDOW_MS, windowStart, windowState } from '../../domain/rate-limits.ts'
 import { sourceOf } from '../../domain/traffic-source.ts'
 import type { ServingRules } from '../../services/serving-limits.ts'
-import { TOPICS } from '../../domain/topics.ts'
+import { normaliseDecisionTopics, TOPICS } from '../../domain/topics.ts'
 import { DecisionBody, DecisionSchema, ImpressionParams, TopicsSchema, ViewBody } from '../schemas/serving.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
 import { sendCacheable } from './public/cache.ts'
@@ -56,7 +56,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       refuse(reply, 429, 'too many requests', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))) })
 
     app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
-      const { surface, viewer_id, country } = request.body
+      const { surface, viewer_id, country, topics } = request.body
       const { decisionsPerAddress, decisionsPerViewer } = await limits(request)
       // Per source (an IPv4 address or IPv6 /64), like the invalid-traffic bounds the offer carries it to.
       const source = sourceOf(request.ip)
@@ -65,7 +65,8 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       const viewerKey = serving.viewerKey(viewer_id)
       const viewerWait = await overLimit(request, `serve-viewer:${viewerKey}`, decisionsPerViewer)
       if (viewerWait !== null) return tooMany(reply, viewerWait)
-      const decision = await serving.decide({ surface, country: country ?? null, viewerKey, source })
+      // Unknown names are dropped, never refused: old clients and new topics coexist (domain/topics.ts).
+      const decision = await serving.decide({ surface, country: country ?? null, topics: normaliseDecisionTopics(topics), viewerKey, source })
       if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
