@@ -387,6 +387,12 @@ export function attributedTopic(targetTopics: ReadonlySet<string> | null | undef
   return null
 }
 
+/**
+ * Decisions counted by topic are kept this long (the auction quote reads the last hour); the
+ * ledger-partitions job deletes older minutes daily.
+ */
+export const TOPIC_COUNTS_KEPT_MS = 7 * 86_400_000
+
 /** A topic is shown in a report only with at least this many billable impressions in the window. */
 export const TOPIC_REPORT_MIN_IMPRESSIONS = 10
 /** The row summing the topics under the threshold (never a topic name: the vocabulary contract test holds it). */

@@ -21,3 +21,9 @@ export async function addTopicDecisionCounts(db: Db, counts: readonly TopicDecis
     ON CONFLICT (minute, topic) DO UPDATE SET decisions = t.decisions + excluded.decisions`.compile(db),
   )
 }
+
+/** Deletes the counts of the minutes before `before`; returns how many rows went. */
+export async function pruneTopicDecisionCounts(db: Db, before: Date): Promise<number> {
+  const res = await db.deleteFrom('topic_decision_counts').where('minute', '<', before).executeTakeFirst()
+  return Number(res.numDeletedRows)
+}

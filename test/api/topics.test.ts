@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, privateCountry, view, viewerAddress, type Decision } from '../helpers/serving.ts'
-import { TOPIC_GROUPS, TOPICS } from '../../src/domain/topics.ts'
+import { TOPIC_COUNTS_KEPT_MS, TOPIC_GROUPS, TOPICS } from '../../src/domain/topics.ts'
+import { runLedgerPartitions } from '../../src/jobs/ledger-partitions.ts'
 
 /**
  * Topic targeting (issue 40; operations.md section 2, "Topics"): the published vocabulary,
@@ -188,4 +189,15 @@ test('quote with target_topics: the share of recent decisions carrying them; the
   const unknown = await quote({ target_topics: 'python,cobol-85' })
   assert.equal(unknown.status, 400)
   assert.deepEqual(unknown.body.detail, { field: 'target_topics', reason: 'unknown_topic', topic: 'cobol-85' })
+})
+
+test('decisions counted by topic are kept a week: the ledger-partitions job deletes older minutes', async () => {
+  const db = h.svc.service.store.db
+  const nowMs = h.svc.clock.nowMs()
+  const old = new Date(nowMs - TOPIC_COUNTS_KEPT_MS - 60_000)
+  await db.insertInto('topic_decision_counts').values({ minute: old, topic: 'python', decisions: 3 }).execute()
+  const result = await runLedgerPartitions(db, new Date(nowMs), 400)
+  assert.ok((result.topic_counts_deleted as number) >= 1)
+  const left = await db.selectFrom('topic_decision_counts').select('minute').where('minute', '<', new Date(nowMs - TOPIC_COUNTS_KEPT_MS)).execute()
+  assert.equal(left.length, 0)
 })
