@@ -72,6 +72,8 @@ describe('topics on the create form and the campaign page', { skip: browserSkip 
     await filter.fill('')
     await tick(page, 'Infrastructure', 'Helm')
     assert.match(await picker(page).innerText(), /2 of 10 chosen/)
+    // The live quote follows the ticked topics (no decision counted yet in this service: the share is not known).
+    await page.locator('#auction-quote').filter({ hasText: /share carrying your topics is not known yet/ }).waitFor()
     await checkPage(page)
     await screenshotBothWidths(page, 'campaign-topics')
 
