@@ -1,5 +1,6 @@
 import type { CampaignKind } from './campaign-order.ts'
 import { compareFractions, type Fraction } from './ctr.ts'
+import { topicsMatch } from './topics.ts'
 
 /**
  * The live auction (operations.md section 2). Among eligible campaigns the
@@ -21,6 +22,11 @@ export interface Candidate {
   kind: CampaignKind
   targetSurface: Surface | 'blended'
   targetCountries: ReadonlySet<string> | null
+  /**
+   * Topics of the vocabulary the campaign targets (domain/topics.ts); null or absent: every decision.
+   * A name no longer in the vocabulary stays here and never matches.
+   */
+  targetTopics?: ReadonlySet<string> | null
   paceMinutes: number | null
   impressions: number
   /** Units delivered: billable impressions, or billable clicks for a click campaign (authoritative after each commit; refreshed from the store). */
@@ -38,6 +44,8 @@ export interface Candidate {
 export interface DecisionRequest {
   surface: Surface
   country: string | null
+  /** The decision's topics, normalised (`topics.ts#normaliseDecisionTopics`: known names, at most 5); absent: none. */
+  topics?: readonly string[]
 }
 
 /** What the auction order reads of a campaign (a live candidate, or a bid being quoted: domain/quote.ts). */
@@ -158,12 +166,24 @@ export class EligibleLists {
 }
 
 /**
- * The winner among `eligible` (campaigns whose targeting accepts the request,
- * in auction order: `EligibleLists#of`), or null when none may take an offer
- * now. `outstanding` gives a campaign's offers not yet resolved, in its unit
- * (`outstandingUnits`).
+ * The winner among `eligible` (campaigns whose surface and country targeting accepts the request,
+ * in auction order: `EligibleLists#of`), or null when none may take an offer now. A campaign with
+ * topics is skipped unless the decision carries one of them (`topics.ts#topicsMatch`): a set
+ * lookup per topic, in memory, and nothing for a campaign without topics, so price ranking and the
+ * walk are otherwise unchanged. `outstanding` gives a campaign's offers not yet resolved, in its
+ * unit (`outstandingUnits`).
  */
-export function runAuction(eligible: readonly Candidate[], nowMs: number, outstanding: (c: Candidate) => number): Candidate | null {
-  for (const c of eligible) if (mayTakeOffer(c, outstanding(c), nowMs)) return c
+export function runAuction(
+  eligible: readonly Candidate[],
+  nowMs: number,
+  outstanding: (c: Candidate) => number,
+  topics: readonly string[] = NO_TOPICS,
+): Candidate | null {
+  for (const c of eligible) {
+    if (c.targetTopics != null && !topicsMatch(c.targetTopics, topics)) continue
+    if (mayTakeOffer(c, outstanding(c), nowMs)) return c
+  }
   return null
 }
+
+const NO_TOPICS: readonly string[] = []

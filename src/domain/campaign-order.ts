@@ -7,6 +7,7 @@ import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, 
 import { screenAdLine } from './content-safety.ts'
 import type { OrderConfig } from './order-config.ts'
 import type { Surface } from './auction.ts'
+import { checkTargetTopics } from './topics.ts'
 
 export const CAMPAIGN_KINDS = ['impression', 'click'] as const
 export type CampaignKind = (typeof CAMPAIGN_KINDS)[number]
@@ -36,6 +37,7 @@ export interface CampaignCreateInput {
   kind?: CampaignKind
   target_surface?: Surface
   target_countries?: string[]
+  target_topics?: string[]
   pace_minutes?: number
   icon_url?: string
   optin_leaderboard?: boolean
@@ -53,6 +55,7 @@ export interface Order {
   kind: CampaignKind
   targetSurface: TargetSurface
   targetCountries: string[] | null
+  targetTopics: string[] | null
   paceMinutes: number | null
   iconUrl: string | null
   optinLeaderboard: boolean
@@ -82,6 +85,8 @@ export function createFingerprint(input: CampaignCreateInput): string {
     input.icon_url ?? null,
     input.optin_leaderboard ?? true,
     input.start_paused ?? false,
+    // Appended only when sent, so the fingerprints of orders made before topics existed stay as they were.
+    ...(input.target_topics === undefined ? [] : [input.target_topics]),
   ]
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex')
 }
@@ -130,6 +135,7 @@ export interface BidInput {
   kind?: CampaignKind
   target_surface?: Surface
   target_countries?: string[]
+  target_topics?: string[]
 }
 
 export interface Bid {
@@ -139,6 +145,8 @@ export interface Bid {
   kind: CampaignKind
   targetSurface: TargetSurface
   targetCountries: string[] | null
+  /** Sorted, distinct, each in the vocabulary (domain/topics.ts); null: none (every decision). */
+  targetTopics: string[] | null
   /** The order's maximum face value, cpm × blocks. */
   faceMicros: number
 }
@@ -186,7 +194,18 @@ export function checkBid(input: BidInput, config: OrderConfig): Bid {
     targetCountries = [...new Set(input.target_countries)].sort()
   }
 
-  return { cpmMicros, impressions: input.impressions, blocks, kind: input.kind ?? 'impression', targetSurface, targetCountries, faceMicros }
+  let targetTopics: string[] | null = null
+  if (input.target_topics !== undefined) {
+    const checked = checkTargetTopics(input.target_topics)
+    if (!checked.ok) {
+      throw checked.reason === 'unknown_topic'
+        ? invalid('target_topics', 'unknown_topic', { topic: checked.topic })
+        : invalid('target_topics', 'too_many_topics', { max: checked.max })
+    }
+    targetTopics = checked.topics.length > 0 ? checked.topics : null
+  }
+
+  return { cpmMicros, impressions: input.impressions, blocks, kind: input.kind ?? 'impression', targetSurface, targetCountries, targetTopics, faceMicros }
 }
 
 /** Applies every CampaignCreate rule that depends on the live config. Throws 400 naming the input. */
@@ -194,7 +213,7 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
   const { adLine, moderation } = checkAdLine(input.ad_line)
   const destinationUrl = checkDestinationUrl(input.destination_url)
 
-  const { cpmMicros, blocks, targetSurface, targetCountries, faceMicros } = checkBid(input, config)
+  const { cpmMicros, blocks, targetSurface, targetCountries, targetTopics, faceMicros } = checkBid(input, config)
 
   return {
     adLine,
@@ -207,6 +226,7 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
     kind: input.kind ?? 'impression',
     targetSurface,
     targetCountries,
+    targetTopics,
     paceMinutes: input.pace_minutes ?? null,
     iconUrl: checkIcon(input.icon_url),
     optinLeaderboard: input.optin_leaderboard ?? true,

@@ -18,4 +18,6 @@ export interface Offer {
   offeredAtMs: number
   /** A tag of the instance that made the offer (it counts its own outstanding offers). */
   origin: number
+  /** The topic the impression is attributed to (domain/topics.ts#attributedTopic); absent or null: none. */
+  topic?: string | null
 }

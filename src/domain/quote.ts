@@ -24,10 +24,10 @@ export const CLEARING_STEP_MICROS = 100_000
 export const NEW_BID_SEQ = Number.MAX_SAFE_INTEGER
 
 /** What a quote reads of a live campaign (a serving candidate: `store/serving.ts#loadCandidates`). */
-export type QueuedCampaign = Ranked & Pick<Candidate, 'targetSurface' | 'targetCountries' | 'impressions' | 'billed'>
+export type QueuedCampaign = Ranked & Pick<Candidate, 'targetSurface' | 'targetCountries' | 'targetTopics' | 'impressions' | 'billed'>
 
 /** What a quote reads of the bid: the auction inputs of an order (`campaign-order.ts#checkBid`). */
-export type QuotedBid = Pick<Bid, 'cpmMicros' | 'kind' | 'impressions' | 'targetSurface' | 'targetCountries'>
+export type QuotedBid = Pick<Bid, 'cpmMicros' | 'kind' | 'impressions' | 'targetSurface' | 'targetCountries'> & Partial<Pick<Bid, 'targetTopics'>>
 
 /** The surfaces a campaign targeting `target` serves on. */
 export function surfacesOf(target: TargetSurface): Surface[] {
@@ -36,15 +36,34 @@ export function surfacesOf(target: TargetSurface): Surface[] {
 
 /**
  * Would `c` serve some of the traffic the bid targets? Surfaces overlap
- * (blended covers both) and countries overlap (no list is worldwide). A
- * campaign that shares only part of the bid's traffic still serves ahead of
- * it there, so it counts: the rank never flatters a bid.
+ * (blended covers both), countries overlap (no list is worldwide) and topics
+ * overlap (no topics is every decision). A campaign that shares only part of
+ * the bid's traffic still serves ahead of it there, so it counts: the rank
+ * never flatters a bid.
  */
-export function competesWith(c: Pick<QueuedCampaign, 'targetSurface' | 'targetCountries'>, bid: Pick<QuotedBid, 'targetSurface' | 'targetCountries'>): boolean {
+export function competesWith(
+  c: Pick<QueuedCampaign, 'targetSurface' | 'targetCountries' | 'targetTopics'>,
+  bid: Pick<QuotedBid, 'targetSurface' | 'targetCountries' | 'targetTopics'>,
+): boolean {
   const surfaces = surfacesOf(bid.targetSurface)
   if (!surfacesOf(c.targetSurface).some((s) => surfaces.includes(s))) return false
+  const topics = c.targetTopics
+  if (topics != null && topics.size > 0 && bid.targetTopics != null && bid.targetTopics.length > 0 && !bid.targetTopics.some((t) => topics.has(t))) return false
   if (c.targetCountries === null || bid.targetCountries === null) return true
   return bid.targetCountries.some((country) => c.targetCountries!.has(country))
+}
+
+/**
+ * The share of decisions that carry at least one of a bid's topics, estimated from per-topic
+ * counts (`decisions` in all, `carrying[i]` carrying the i-th topic) as if topics occurred
+ * independently: 1 − Π(1 − s_i). It lies between the largest single share (topics that always
+ * occur together) and their sum (topics that never do). Null when no decision was counted.
+ */
+export function topicShare(decisions: number, carrying: readonly number[]): number | null {
+  if (decisions <= 0) return null
+  let none = 1
+  for (const n of carrying) none *= 1 - Math.min(1, Math.max(0, n / decisions))
+  return 1 - none
 }
 
 export interface Place {
@@ -81,6 +100,7 @@ export function placeInQueue<C extends QueuedCampaign>(queue: readonly C[], bid:
     kind: bid.kind,
     targetSurface: bid.targetSurface,
     targetCountries: bid.targetCountries && new Set(bid.targetCountries),
+    targetTopics: bid.targetTopics ? new Set(bid.targetTopics) : null,
     impressions: bid.impressions,
     billed: 0,
   }
@@ -134,6 +154,15 @@ export function fillWindow(nowMs: number, sample: FillSample): FillWindow {
   const full = nowMs - QUOTE_WINDOW_MS
   const startMs = sample.billable >= QUOTE_SAMPLE_MAX && sample.oldestMs !== null ? Math.max(full, sample.oldestMs) : full
   return { startMs, endMs: nowMs, billable: sample.billable }
+}
+
+/**
+ * The fill window as a bid with topics sees it: only the share of decisions that carry one of its
+ * topics (`topicShare`) can go to it, so its rate is the window's billable impressions times that
+ * share (rounded down). Unchanged without topics or without a share to apply.
+ */
+export function topicFillWindow(window: FillWindow, share: number | null): FillWindow {
+  return share === null ? window : { ...window, billable: Math.floor(window.billable * share) }
 }
 
 /** The start of the window the ledger sample is read over. */

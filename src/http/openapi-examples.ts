@@ -78,6 +78,7 @@ const CAMPAIGN = {
   amount_cents: 750,
   target_surface: 'extension',
   target_countries: null,
+  target_topics: null,
   pace_minutes: null,
   blocks: BLOCKS,
 }
@@ -375,6 +376,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         billable_impressions: 3_600,
         surfaces: ['extension'],
         countries: ['DE', 'US'],
+        topics: null,
+        topic_share: null,
+        decisions_counted: null,
         impressions: 1000,
         kind: 'impression',
       },

@@ -135,6 +135,7 @@ export function presentCampaign(g: CampaignGraph): Static<typeof CampaignSummary
     amount_cents: c.amount_cents,
     target_surface: c.target_surface,
     target_countries: c.target_countries,
+    target_topics: c.target_topics,
     pace_minutes: c.pace_minutes,
     blocks: presentBlocks(g),
   }

@@ -4,6 +4,8 @@ import { DAY_MS, utcMidnight } from '../domain/stats.ts'
 import { claimsPrunedBefore, monthsAhead, partitionsToDrop, retainedFromAfter } from '../domain/ledger-retention.ts'
 import { defaultPartitionMonths, dropPartitions, ensurePartition, listPartitions, pruneClaims, readRetainedFrom } from '../store/ledger-partitions.ts'
 import { readRolledThrough } from '../store/rollups.ts'
+import { pruneTopicDecisionCounts } from '../store/topic-counts.ts'
+import { TOPIC_COUNTS_KEPT_MS } from '../domain/topics.ts'
 
 /** Daily at 00:45 UTC, after the rollups (00:15) closed yesterday: a partition is dropped only once rolled up. */
 export const LEDGER_PARTITIONS_OFFSET_MS = 45 * 60_000
@@ -14,7 +16,8 @@ export const LEDGER_PARTITIONS_OFFSET_MS = 45 * 60_000
  *     landed in the DEFAULT partition (moving them in), so the default stays empty;
  *  2. drops the partitions whose every day is rolled up and older than `retentionDays`
  *     (LEDGER_RETENTION_DAYS), moving `ledger_retention.retained_from` past them;
- *  3. prunes the claims that decide nothing any more.
+ *  3. prunes the claims that decide nothing any more;
+ *  4. deletes decisions counted by topic older than TOPIC_COUNTS_KEPT_MS (migration 0036).
  * Idempotent: a rerun finds every partition there and nothing more to drop.
  */
 export async function runLedgerPartitions(db: Db, now: Date, retentionDays: number): Promise<Record<string, unknown>> {
@@ -28,11 +31,13 @@ export async function runLedgerPartitions(db: Db, now: Date, retentionDays: numb
   if (dropped.length > 0) await dropPartitions(db, dropped, retainedFrom!, now)
   const prune = claimsPrunedBefore(nowMs, retainedFrom)
   const claims = await pruneClaims(db, prune.measured, prune.all)
+  const topicCounts = await pruneTopicDecisionCounts(db, new Date(nowMs - TOPIC_COUNTS_KEPT_MS))
   return {
     partitions_created: created,
     partitions_dropped: dropped.map((p) => p.name),
     retained_from: retainedFrom,
     claims_deleted: claims,
+    topic_counts_deleted: topicCounts,
   }
 }
 

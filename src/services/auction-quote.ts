@@ -11,11 +11,13 @@ import {
   QUOTE_SAMPLE_MAX,
   sampleStartMs,
   surfacesOf,
+  topicFillWindow,
+  topicShare,
   type CtrOf,
   type QueuedCampaign,
 } from '../domain/quote.ts'
 import { parseFilterLists } from '../domain/report-filters.ts'
-import { readFillSample, readLowestWinningCpm } from '../store/quote.ts'
+import { readFillSample, readLowestWinningCpm, readTopicDecisionCounts } from '../store/quote.ts'
 import { loadCandidates, readClickCtrCounts } from '../store/serving.ts'
 import { readConfig } from '../store/settings.ts'
 import type { Db } from '../store/db.ts'
@@ -30,6 +32,8 @@ export interface QuoteQuery {
   target_countries?: string
   impressions?: number
   kind?: CampaignKind
+  /** Comma-separated topic names of the vocabulary (domain/topics.ts), as CampaignCreate `target_topics`. */
+  target_topics?: string
 }
 
 /** The most countries an order may target (CampaignCreate `target_countries`, maxItems). */
@@ -72,7 +76,14 @@ export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: st
           { campaign: 0, creative: 0, surface: 0, country: MAX_TARGET_COUNTRIES },
         ).countries ?? undefined
   const bid = checkBid(
-    { cpm_usd: q.cpm_usd, impressions: q.impressions ?? config.block_impressions, kind: q.kind, target_surface: q.target_surface, target_countries: countries },
+    {
+      cpm_usd: q.cpm_usd,
+      impressions: q.impressions ?? config.block_impressions,
+      kind: q.kind,
+      target_surface: q.target_surface,
+      target_countries: countries,
+      ...(q.target_topics === undefined ? {} : { target_topics: q.target_topics.split(',') }),
+    },
     config,
   )
 
@@ -80,21 +91,24 @@ export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: st
   const traffic = { surfaces: surfacesOf(bid.targetSurface), countries: bid.targetCountries }
   // An estimate from the live queue and recent traffic: it may be read on the replica, up to
   // READ_REPLICA_MAX_LAG_MS behind (services/lag-tolerant.ts); the config and the bid's checks are the primary's.
-  const { queue, ctrOf, window, lowest } = await lagTolerant(ctx, async (db) => {
-    const [queue, sample] = await Promise.all([
+  const topics = bid.targetTopics
+  const { queue, ctrOf, window, lowest, topicCounts } = await lagTolerant(ctx, async (db) => {
+    const [queue, sample, topicCounts] = await Promise.all([
       loadCandidates(db),
       readFillSample(db, traffic, new Date(sampleStartMs(nowMs)), new Date(nowMs), QUOTE_SAMPLE_MAX),
+      topics === null ? Promise.resolve(null) : readTopicDecisionCounts(db, topics, new Date(sampleStartMs(nowMs)), new Date(nowMs)),
     ])
     const ctrOf = await clickEstimates(db, queue, bid.kind)
     const window = fillWindow(nowMs, sample)
     const lowest = await readLowestWinningCpm(db, traffic, new Date(window.startMs), new Date(window.endMs))
-    return { queue, ctrOf, window, lowest }
+    return { queue, ctrOf, window, lowest, topicCounts }
   })
+  const share = topicCounts === null ? null : topicShare(topicCounts.decisions, topicCounts.carrying)
 
   const place = placeInQueue(queue, bid, ctrOf, (c) => c.userId === userId)
   // A click bid buys clicks: they take impressions at its estimated CTR on its (first) surface.
   const volume = impressionsFor(bid.impressions, bid.kind === 'click' ? ctrOf(null, traffic.surfaces[0]!) : null)
-  const estimate = estimateDelivery(place, volume, window)
+  const estimate = estimateDelivery(place, volume, topicFillWindow(window, share))
   const clearing = clearingCpmMicros(lowest, Math.round(config.min_cpm_usd * MICROS_PER_USD))
   const quote = {
     rank: place.rank,
@@ -108,6 +122,9 @@ export async function quoteBidFor(ctx: ServiceContext, q: QuoteQuery, userId: st
       billable_impressions: window.billable,
       surfaces: traffic.surfaces,
       countries: traffic.countries,
+      topics,
+      topic_share: share === null ? null : Math.round(share * 10_000) / 10_000,
+      decisions_counted: topicCounts === null ? null : topicCounts.decisions,
       impressions: bid.impressions,
       kind: bid.kind,
     },

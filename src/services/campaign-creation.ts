@@ -118,6 +118,7 @@ async function insertOrReplay(
         block_count: order.blocks,
         target_surface: order.targetSurface,
         target_countries: order.targetCountries,
+        target_topics: order.targetTopics,
         pace_minutes: order.paceMinutes,
         optin_leaderboard: order.optinLeaderboard,
         start_paused: order.startPaused,

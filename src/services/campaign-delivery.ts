@@ -2,6 +2,7 @@ import { bucketsOf } from '../domain/chart-geometry.ts'
 import { deliveryChartPlan } from '../domain/delivery-chart.ts'
 import type { NonBillableCounts } from '../domain/delivery.ts'
 import { sumNonBillable, type Granularity } from '../domain/stats.ts'
+import type { TopicReportRow } from '../domain/topics.ts'
 import type { ServiceContext } from './context.ts'
 import { getStats } from './stats.ts'
 
@@ -75,4 +76,21 @@ export async function readCampaignDelivery(
       non_billable: sumNonBillable(results.map((r) => r.totals.non_billable)),
     },
   }
+}
+
+/**
+ * A campaign's billable impressions by topic over its delivery chart's window, as GET /v1/stats
+ * group_by=topic gives them (topics under ten impressions summed as `other`), for the campaign
+ * page only: the public report never shows topics. Read through getStats, so the same refusals apply.
+ */
+export async function readDeliveryByTopic(ctx: ServiceContext, userId: string, campaignId: string, createdAt: Date): Promise<TopicReportRow[]> {
+  const plan = deliveryChartPlan(createdAt.getTime(), ctx.clock.nowMs())
+  const stats = await getStats(ctx, userId, {
+    granularity: plan.granularity,
+    start: new Date(plan.window.startMs).toISOString(),
+    end: new Date(plan.window.endMs).toISOString(),
+    campaign_id: campaignId,
+    group_by: 'topic',
+  })
+  return stats.topics ?? []
 }

@@ -16,6 +16,7 @@ import {
   type Window,
 } from '../domain/stats.ts'
 import { invalid } from '../domain/errors.ts'
+import { topicReport } from '../domain/topics.ts'
 import { liveBoundary, type LiveBoundary } from '../domain/stats-presets.ts'
 import { assertLedgerRetained } from '../domain/ledger-retention.ts'
 import { readRetainedFrom } from '../store/ledger-partitions.ts'
@@ -23,6 +24,7 @@ import { assertFiltersOwned } from '../store/report-filters.ts'
 import { readRolledThrough } from '../store/rollups.ts'
 import { readConfig } from '../store/settings.ts'
 import {
+  billableByTopic,
   campaignsOfCreatives,
   dayWindowViewers,
   edgeViewersNotIn,
@@ -44,7 +46,7 @@ export interface StatsQuery {
   granularity?: Granularity
   campaign_id?: string
   creative_id?: string
-  group_by?: 'account' | 'creative'
+  group_by?: 'account' | 'creative' | 'topic'
   surface?: string
   country?: string
 }
@@ -90,6 +92,8 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
   await assertFiltersOwned(ctx.db, userId, filters)
   const byCreative = q.group_by === 'creative'
   if (byCreative && !filters.creativeIds) throw invalid('creative_id', 'required_with_group_by_creative')
+  const byTopic = q.group_by === 'topic'
+  if (byTopic && filters.campaignIds?.length !== 1) throw invalid('campaign_id', 'required_with_group_by_topic')
 
   const g: Granularity = q.granularity ?? 'day'
   const rolledMs = rolledThrough === null ? null : dayMs(rolledThrough)
@@ -136,6 +140,14 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
     ])
   }
 
+  let topics: ReturnType<typeof topicReport> | null = null
+  if (byTopic) {
+    // One campaign's billable impressions by topic, from the ledger (the rollups keep no topic).
+    assertLedgerRetained('start', w.startMs, retainedFrom)
+    if (fromRollups || split) await refuseCostlyScan(ctx.db, userId, w, g, filters, rolledMs, config.stats_max_live_events, [w], () => false)
+    topics = topicReport(await billableByTopic(ctx.db, userId, filters.campaignIds![0]!, w))
+  }
+
   const response = {
     granularity: g,
     start: iso(w.startMs),
@@ -148,6 +160,7 @@ export async function getStats(ctx: ServiceContext, userId: string, q: StatsQuer
       .filter((p) => p.events > 0)
       .sort((a, b) => a.bucket! - b.bucket!)
       .map((p) => ({ bucket: iso(p.bucket!), ...metrics(p) })),
+    ...(topics === null ? {} : { topics }),
   }
   if (!byCreative) return response
 

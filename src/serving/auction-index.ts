@@ -79,7 +79,7 @@ export class AuctionIndex {
     const winner = runAuction(this.#eligible.of(request), nowMs, (c) => {
       const offers = this.#outstanding.count(c.campaignId, nowMs)
       return c.kind === 'click' ? outstandingUnits(c.kind, offers, this.estimatedCtr(c.campaignId, request.surface)) : offers
-    })
+    }, request.topics)
     if (!winner) return null
     this.#outstanding.add(winner.campaignId, nowMs)
     return { winner, offeredAtMs: nowMs }

@@ -4,6 +4,7 @@ import type { Candidate, DecisionRequest } from '../domain/auction.ts'
 import { assessDwell, offerExpired, UNKNOWN_IMPRESSION, type NonBillableReason, type ViewOutcome } from '../domain/delivery.ts'
 import type { BlockList, SourceLimits } from '../domain/invalid-traffic.ts'
 import type { Source } from '../domain/traffic-source.ts'
+import { attributedTopic } from '../domain/topics.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { ServingMetrics } from '../platform/metric-ports.ts'
 import type { Db } from '../store/db.ts'
@@ -16,6 +17,7 @@ import { LeaseBook } from './leases.ts'
 import { LedgerWriter } from './ledger-writer.ts'
 import { OfferCounter } from './offer-counter.ts'
 import { OfferSealer, type Offer, type OfferKey } from './offer-token.ts'
+import { TopicCounter } from './topic-counter.ts'
 import { ViewerKeys } from './viewer-keys.ts'
 
 /** How often (real time) this instance settles and renews its impression budget leases. */
@@ -42,6 +44,8 @@ export class ServingEngine {
   readonly writer: LedgerWriter
   /** The offers this instance made, counted per minute and key and added to the store every few seconds. */
   readonly offers: OfferCounter
+  /** Decisions counted per minute and topic, added to the store every few seconds (the auction quote's topic share). */
+  readonly topics: TopicCounter
   readonly #sealer: OfferSealer
   readonly #viewers: ViewerKeys
   readonly #clock: Clock
@@ -69,6 +73,7 @@ export class ServingEngine {
     this.#sealer = sealer
     this.#viewers = viewers
     this.offers = new OfferCounter(db, log)
+    this.topics = new TopicCounter(db, log)
     const kinds = new CampaignKinds()
     this.index = new AuctionIndex(db, clock, kinds, feed)
     this.writer = new LedgerWriter(db, clock, log, new LeaseBook(), kinds, {
@@ -115,13 +120,18 @@ export class ServingEngine {
 
   /**
    * Runs the auction, counts the offer and returns the sealed impression id. Nothing is written: the
-   * id carries the whole offer, and the count goes to the store with the next flush.
+   * id carries the whole offer (with the topic its impression is attributed to), and the counts (the
+   * offer's, and the decision's topics') go to the store with the next flush. `request.topics` are
+   * normalised already (domain/topics.ts#normaliseDecisionTopics).
    */
   async decide(request: DecisionRequest & { viewerKey: string; source: Source }): Promise<{ impressionId: string; winner: Candidate } | null> {
     const decision = await this.index.decide(request)
     this.#metrics?.decision(decision !== null)
+    const topics = request.topics ?? []
+    this.topics.count(decision?.offeredAtMs ?? this.#clock.nowMs(), topics)
     if (!decision) return null
     const { winner, offeredAtMs } = decision
+    const topic = topics.length === 0 ? null : attributedTopic(winner.targetTopics, topics)
     const offer: Offer = {
       campaignId: winner.campaignId,
       creativeId: winner.creativeId,
@@ -132,6 +142,7 @@ export class ServingEngine {
       source: request.source,
       offeredAtMs,
       origin: this.#origin,
+      ...(topic === null ? {} : { topic }),
     }
     const impressionId = this.#sealer.seal(offer)
     this.offers.count({ ...offer, userId: winner.userId })
@@ -187,6 +198,7 @@ export class ServingEngine {
     clearInterval(this.#settleTimer)
     await this.writer.flush()
     await this.offers.close().catch((err: unknown) => this.#log.warn({ err }, 'adding the last offer counts at shutdown failed'))
+    await this.topics.close().catch((err: unknown) => this.#log.warn({ err }, 'adding the last topic counts at shutdown failed'))
     // Not fatal: what this instance leased returns to the others when its leases expire.
     await this.writer.settleLeases(true).catch((err: unknown) => this.#log.warn({ err }, 'releasing leases at shutdown failed'))
   }

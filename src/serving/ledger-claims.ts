@@ -88,6 +88,7 @@ export function eventRow(type: LedgerRow['event_type'], impressionId: string, of
     viewer_key: offer.viewerKey,
     source: offer.source,
     offer_age_ms: Math.max(0, Math.min(2 ** 31 - 1, at.getTime() - offer.offeredAtMs)),
+    topic: offer.topic ?? null,
   }
 }
 

@@ -28,6 +28,8 @@ const FLAG_COUNTRY = 2
 /** The decision's source follows the country: 4 bytes (IPv4) or 8 (an IPv6 /64). */
 const FLAG_SOURCE_V4 = 4
 const FLAG_SOURCE_V6 = 8
+/** The attributed topic follows the source: a length byte and its name (ASCII, domain/topics.ts). */
+const FLAG_TOPIC = 16
 /** flags, offer time (48 bits, ms), origin (32 bits). */
 const FIXED_BYTES = 1 + 6 + 4
 const TOKEN = /^imp_[A-Za-z0-9_-]{40,400}$/
@@ -104,21 +106,29 @@ export class OfferSealer {
 /**
  * The compact plaintext: flags (surface, country present, source kind), offer
  * time as 48 bits, origin as 32 bits, the country's two letters when present,
- * the source's 4 or 8 bytes when present, then the campaign, creative, account
- * and viewer key, each a length byte and UTF-8.
+ * the source's 4 or 8 bytes when present, the attributed topic (a length byte and
+ * its name) when present, then the campaign, creative, account and viewer key,
+ * each a length byte and UTF-8.
  */
 function encodeOffer(offer: Offer): Buffer {
   const strings = [offer.campaignId, offer.creativeId, offer.userId, offer.viewerKey].map((s) => Buffer.from(s))
   const countryBytes = offer.country === null ? 0 : 2
   const source = offer.source === null ? null : sourceBytes(offer.source)
   const sourceFlag = source === null ? 0 : source.length === 4 ? FLAG_SOURCE_V4 : FLAG_SOURCE_V6
-  const out = Buffer.allocUnsafe(FIXED_BYTES + countryBytes + (source?.length ?? 0) + strings.reduce((n, s) => n + 1 + s.length, 0))
-  out[0] = (offer.surface === 'extension' ? FLAG_EXTENSION : 0) | (offer.country === null ? 0 : FLAG_COUNTRY) | sourceFlag
+  const topic = offer.topic == null ? null : Buffer.from(offer.topic, 'latin1')
+  if (topic !== null && topic.length > 255) throw new Error('an offer topic is longer than 255 bytes')
+  const topicBytes = topic === null ? 0 : 1 + topic.length
+  const out = Buffer.allocUnsafe(FIXED_BYTES + countryBytes + (source?.length ?? 0) + topicBytes + strings.reduce((n, s) => n + 1 + s.length, 0))
+  out[0] = (offer.surface === 'extension' ? FLAG_EXTENSION : 0) | (offer.country === null ? 0 : FLAG_COUNTRY) | sourceFlag | (topic === null ? 0 : FLAG_TOPIC)
   out.writeUIntBE(offer.offeredAtMs, 1, 6)
   out.writeUInt32BE(offer.origin >>> 0, 7)
   let at = FIXED_BYTES
   if (offer.country !== null) at += out.write(offer.country, at, 2, 'latin1')
   if (source !== null) at += source.copy(out, at)
+  if (topic !== null) {
+    out[at++] = topic.length
+    at += topic.copy(out, at)
+  }
   for (const s of strings) {
     if (s.length > 255) throw new Error('an offer field is longer than 255 bytes')
     out[at++] = s.length
@@ -149,6 +159,8 @@ function decodeOffer(plain: Buffer): Offer | null {
     at += 1 + length
     return plain.toString('utf8', at - length, at)
   }
+  const topic = flags & FLAG_TOPIC ? next() : null
+  if (flags & FLAG_TOPIC && topic === null) return null
   const campaignId = next()
   const creativeId = next()
   const userId = next()
@@ -164,5 +176,6 @@ function decodeOffer(plain: Buffer): Offer | null {
     source,
     offeredAtMs: plain.readUIntBE(1, 6),
     origin: plain.readUInt32BE(7),
+    ...(topic === null ? {} : { topic }),
   }
 }

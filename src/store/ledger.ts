@@ -48,6 +48,7 @@ export class EventColumns {
   viewer: string[] = []
   source: (string | null)[] = []
   offerAge: (number | null)[] = []
+  topic: (string | null)[] = []
 
   /** `billable`: an impression row always is; a click row is when a click campaign bills it. */
   push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression'): void {
@@ -66,10 +67,11 @@ export class EventColumns {
     this.viewer.push(r.viewer_key)
     this.source.push(r.source ?? null)
     this.offerAge.push(r.offer_age_ms ?? null)
+    this.topic.push(r.topic ?? null)
   }
 }
 
-const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms)`
+const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic)`
 
 /**
  * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
@@ -78,13 +80,13 @@ const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campa
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms
+    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms, r.topic
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
       ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.billable}::bool[], ${e.debit}::int8[], ${e.dwell}::int4[],
-      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[], ${e.offerAge}::int4[]
-    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, ord)`
+      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[], ${e.offerAge}::int4[], ${e.topic}::text[]
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, ord)`
 }
 
 /**
@@ -113,7 +115,7 @@ function claimCtes(repeats: 'skip' | 'fail') {
 }
 const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_id, kind)))`
 const inputColumns = sql`occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
-             dwell_ms, reason, viewer_key, source, offer_age_ms`
+             dwell_ms, reason, viewer_key, source, offer_age_ms, topic`
 
 /** Clicks of impression campaigns, and view reports: a repeat of an impression's click or report holds no new claim and is dropped. */
 async function insertEvents(db: Db, e: EventColumns): Promise<void> {

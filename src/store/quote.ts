@@ -59,3 +59,17 @@ export async function readLowestWinningCpm(db: Db, traffic: Traffic, start: Date
     LIMIT 1`.execute(db)
   return rows[0]?.cpm_micros ?? null
 }
+
+/**
+ * Decisions counted in the minutes that start in [start, end] (migration 0035): all of them, and
+ * those that carried each of `topics` (in the order given). Aggregates of the whole platform's
+ * decisions, never a viewer's.
+ */
+export async function readTopicDecisionCounts(db: Db, topics: readonly string[], start: Date, end: Date): Promise<{ decisions: number; carrying: number[] }> {
+  const { rows } = await sql<{ topic: string; decisions: string }>`
+    SELECT t.topic, sum(t.decisions)::int8 AS decisions FROM topic_decision_counts t
+    WHERE t.minute >= ${start} AND t.minute <= ${end} AND t.topic IN (${sql.join(['', ...topics])})
+    GROUP BY t.topic`.execute(db)
+  const counts = new Map(rows.map((r) => [r.topic, Number(r.decisions)]))
+  return { decisions: counts.get('') ?? 0, carrying: topics.map((t) => counts.get(t) ?? 0) }
+}

@@ -29,6 +29,8 @@ export interface LedgerEventsTable {
   source: ColumnType<string | null, string | null | undefined, never>
   /** Milliseconds from the decision to the view or click report (migration 0029). */
   offer_age_ms: ColumnType<number | null, number | null | undefined, never>
+  /** The topic the event's decision is attributed to (migration 0036; domain/topics.ts#attributedTopic); null: none. */
+  topic: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** The daily traffic review (migration 0029; services/traffic-review.ts). */
@@ -108,6 +110,13 @@ export interface OfferCountsTable {
   offers: Int8
 }
 
+/** Decisions counted per UTC minute and topic ('' = every decision), migration 0036. */
+export interface TopicDecisionCountsTable {
+  minute: Timestamp
+  topic: string
+  decisions: Int8
+}
+
 export interface ServingEpochTable {
   id: number
   epoch: Int8
@@ -169,6 +178,7 @@ export interface LedgerTables {
   viewer_click_days: ViewerClickDaysTable
   click_ctr_counts: ClickCtrCountsTable
   offer_counts: OfferCountsTable
+  topic_decision_counts: TopicDecisionCountsTable
   serving_epoch: ServingEpochTable
   ledger_claims: LedgerClaimsTable
   ledger_retention: LedgerRetentionTable

@@ -83,6 +83,8 @@ export interface CampaignsTable {
   block_count: number
   target_surface: TargetSurface
   target_countries: string[] | null
+  /** Topics of the vocabulary the campaign targets (migration 0035); null: every decision. */
+  target_topics: ColumnType<string[] | null, string[] | null | undefined, string[] | null>
   pace_minutes: number | null
   optin_leaderboard: boolean
   start_paused: boolean

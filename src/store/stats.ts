@@ -257,3 +257,18 @@ export async function campaignsOfCreatives(db: Db, userId: string, creativeIds: 
     .execute()
   return new Map(rows.map((c) => [c.creative_id, c.campaign_id]))
 }
+
+/**
+ * One campaign's billable impressions over [start, end) by attributed topic (ledger_events.topic,
+ * migration 0036; null: none), voided ones deducted, as /v1/stats group_by=topic reads them.
+ */
+export async function billableByTopic(db: Db, userId: string, campaignId: string, w: Window): Promise<{ topic: string | null; billable: number }[]> {
+  const { rows } = await sql<{ topic: string | null; billable: string }>`
+    SELECT e.topic, ${LEDGER_SUM.billable} AS billable
+    FROM ledger_events e
+    WHERE e.user_id = ${userId} AND e.campaign_id = ${campaignId}
+      AND e.event_type IN ('impression', 'voided_impression')
+      AND e.occurred_at >= ${new Date(w.startMs)} AND e.occurred_at < ${new Date(w.endMs)}
+    GROUP BY e.topic`.execute(db)
+  return rows.map((r) => ({ topic: r.topic, billable: Number(r.billable) }))
+}

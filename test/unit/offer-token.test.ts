@@ -30,6 +30,17 @@ test('an impression id carries its offer and opens under the same key', () => {
   assert.notEqual(sealer.seal(offer), id, 'a fresh nonce per id')
 })
 
+test('the attributed topic travels in the id (issue 40); an id without one opens as before, with none', () => {
+  const sealer = new OfferSealer([keyA])
+  for (const topic of ['python', 'github-actions']) {
+    const withTopic = { ...offer, topic }
+    assert.deepEqual(sealer.open(sealer.seal(withTopic)), withTopic)
+    assert.deepEqual(sealer.open(sealer.seal({ ...withTopic, source: null, country: null })), { ...withTopic, source: null, country: null })
+  }
+  assert.equal(sealer.open(sealer.seal(offer))?.topic, undefined)
+  assert.equal(sealer.open(sealer.seal({ ...offer, topic: null }))?.topic, undefined)
+})
+
 test('an id reveals no identifier in any decoding of any part of it', () => {
   const sealer = new OfferSealer([keyA])
   // Every six-character piece of every identifier: readable anywhere, it would be a leak (by chance: about 1e-9).

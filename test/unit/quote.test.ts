@@ -136,6 +136,6 @@ test('checkBid: the create rules and reasons of the bid, volume and targeting', 
   assert.equal(reason(() => checkBid({ cpm_usd: 1, impressions: 1000, target_surface: 'terminal' }, { ...DEFAULT_CONFIG, surface_split_enabled: false }))?.reason, 'surface_split_not_enabled')
   assert.equal(reason(() => checkBid({ cpm_usd: 1, impressions: 1000, target_countries: ['US'] }, { ...DEFAULT_CONFIG, country_targeting_enabled: false }))?.reason, 'country_targeting_not_enabled')
   const ok = checkBid({ cpm_usd: 1.25, impressions: 3000, target_countries: ['US', 'DE', 'US'] }, DEFAULT_CONFIG)
-  assert.deepEqual(ok, { cpmMicros: 1_250_000, impressions: 3000, blocks: 3, kind: 'impression', targetSurface: 'extension', targetCountries: ['DE', 'US'], faceMicros: 3_750_000 })
+  assert.deepEqual(ok, { cpmMicros: 1_250_000, impressions: 3000, blocks: 3, kind: 'impression', targetSurface: 'extension', targetCountries: ['DE', 'US'], targetTopics: null, faceMicros: 3_750_000 })
   assert.equal(checkBid({ cpm_usd: 1, impressions: 1000 }, { ...DEFAULT_CONFIG, surface_split_enabled: false }).targetSurface, 'blended')
 })

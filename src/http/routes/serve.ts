@@ -5,8 +5,15 @@ import type { ServingEngine } from '../../serving/engine.ts'
 import { RATE_WINDOW_MS, windowStart, windowState } from '../../domain/rate-limits.ts'
 import { sourceOf } from '../../domain/traffic-source.ts'
 import type { ServingRules } from '../../services/serving-limits.ts'
-import { DecisionBody, DecisionSchema, ImpressionParams, ViewBody } from '../schemas/serving.ts'
+import { normaliseDecisionTopics, TOPICS } from '../../domain/topics.ts'
+import { DecisionBody, DecisionSchema, ImpressionParams, TopicsSchema, ViewBody } from '../schemas/serving.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
+import { sendCacheable } from './public/cache.ts'
+
+/** The vocabulary changes only with a release: clients and shared caches may keep it for an hour. */
+const TOPICS_CACHE_CONTROL = 'public, max-age=3600'
+/** The vocabulary's body, built once (the list is data in the build). */
+const TOPICS_BODY = JSON.stringify({ topics: TOPICS.map(({ topic, label, group }) => ({ topic, label, group })) })
 
 /**
  * The public serving endpoints (operations.md section 2), called by the
@@ -49,7 +56,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       refuse(reply, 429, 'too many requests', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))) })
 
     app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
-      const { surface, viewer_id, country } = request.body
+      const { surface, viewer_id, country, topics } = request.body
       const { decisionsPerAddress, decisionsPerViewer } = await limits(request)
       // Per source (an IPv4 address or IPv6 /64), like the invalid-traffic bounds the offer carries it to.
       const source = sourceOf(request.ip)
@@ -58,7 +65,8 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       const viewerKey = serving.viewerKey(viewer_id)
       const viewerWait = await overLimit(request, `serve-viewer:${viewerKey}`, decisionsPerViewer)
       if (viewerWait !== null) return tooMany(reply, viewerWait)
-      const decision = await serving.decide({ surface, country: country ?? null, viewerKey, source })
+      // Unknown names are dropped, never refused: old clients and new topics coexist (domain/topics.ts).
+      const decision = await serving.decide({ surface, country: country ?? null, topics: normaliseDecisionTopics(topics), viewerKey, source })
       if (!decision) return reply.code(204).send(null)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
@@ -70,6 +78,11 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
         click_url: `${base}/click`,
       }
     })
+
+    /** The published topic vocabulary (operations.md section 2, "Topics"): static, with an ETag and 304. */
+    app.get('/topics', { schema: { response: { 200: TopicsSchema } } }, async (request, reply) =>
+      sendCacheable(request, reply, 'application/json; charset=utf-8', TOPICS_BODY, TOPICS_CACHE_CONTROL),
+    )
 
     app.post(
       '/impressions/:impression_id/view',

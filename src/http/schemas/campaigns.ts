@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { DateTime, displayTextNote, ICON_URL_NOTE, NextCursor, Nullable, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
+import { MAX_TOPIC_NAME_LENGTH } from '../../domain/topics.ts'
 import { CAMPAIGN_KINDS, CREATION_CHANNELS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
 import { CAMPAIGN_STATUSES } from '../../domain/campaign-state.ts'
 import { BLOCK_STATUSES } from '../../domain/delivery.ts'
@@ -53,6 +54,16 @@ export const CampaignCreateSchema = Type.Object(
         minItems: 1,
         maxItems: 20,
         description: 'ISO 3166-1 alpha-2. Only when config.country_targeting_enabled (else 400 `country_targeting_not_enabled`). Omit for global delivery.',
+      }),
+    ),
+    target_topics: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_TOPIC_NAME_LENGTH }), {
+        maxItems: 50,
+        description:
+          'Added in issue 40. Topics from the published vocabulary (GET /serve/v1/topics, e.g. `python`, `kubernetes`): the campaign is then ' +
+          'eligible only for decisions that carry at least one of them; omitted or empty, for every decision, as before. At most 10 distinct ' +
+          '(400 `too_many_topics` with `max`); a name not in the vocabulary is 400 `unknown_topic` naming it in `topic`. Repeats collapse; ' +
+          'the list is stored sorted. Price ranking is unchanged. A topic later removed from the vocabulary stays on the campaign and stops matching.',
       }),
     ),
     pace_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
@@ -109,6 +120,13 @@ const campaignFields = {
   amount_cents: Type.Integer(),
   target_surface: StringEnum(TARGET_SURFACES),
   target_countries: Nullable(Type.Array(Type.String())),
+  target_topics: Nullable(
+    Type.Array(Type.String(), {
+      description:
+        'Added in issue 40: the topics the campaign targets, sorted (see CampaignCreate `target_topics`); null: every decision. A name no ' +
+        'longer in the vocabulary (GET /serve/v1/topics) is still listed and matches no decision.',
+    }),
+  ),
   pace_minutes: Nullable(Type.Integer()),
   blocks: Type.Array(BlockSchema),
 }

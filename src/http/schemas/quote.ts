@@ -26,6 +26,15 @@ export const QuoteQuerySchema = Type.Object(
           'config.country_targeting_enabled (else 400 `country_targeting_not_enabled`). Omitted: worldwide.',
       }),
     ),
+    target_topics: Type.Optional(
+      Type.String({
+        maxLength: 1_000,
+        description:
+          'Added in issue 40. Comma-separated topic names, as CampaignCreate `target_topics` (at most 10, each from GET /serve/v1/topics; ' +
+          '400 `unknown_topic` naming it, `too_many_topics`). The rank then counts only campaigns that could meet the bid on a decision ' +
+          '(no topics, or a topic in common), and based_on.topic_share estimates the share of recent decisions that carry at least one of them.',
+      }),
+    ),
     impressions: Type.Optional(
       Type.Integer({
         minimum: 1000,
@@ -99,6 +108,21 @@ export const QuoteSchema = Type.Object({
       billable_impressions: Type.Integer({ minimum: 0, description: 'Billable impressions (views of at least 9.5 s, billed) on that traffic within the window, every advertiser\'s.' }),
       surfaces: Type.Array(StringEnum(SURFACES), { description: 'The surfaces the bid would serve on.' }),
       countries: Nullable(Type.Array(Type.String(), { description: 'The countries it targets (sorted, deduplicated); null: worldwide.' })),
+      topics: Nullable(Type.Array(Type.String(), { description: 'Added in issue 40: the topics quoted (sorted, deduplicated); null: none sent.' })),
+      topic_share: Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: 1,
+          description:
+            'Added in issue 40: the estimated share of decisions in the last hour (every surface and country) that carried at least one of ' +
+            '`topics`, from per-topic decision counts taken as independent: 1 − Π(1 − share of each topic), four decimals; between the ' +
+            'largest single share and their sum. The start and completion estimates use the window\'s fill rate times this share. Null ' +
+            'without topics, or when no decision was counted in the hour.',
+        }),
+      ),
+      decisions_counted: Nullable(
+        Type.Integer({ minimum: 0, description: 'Added in issue 40: decisions counted in that hour (the share\'s denominator); null without topics.' }),
+      ),
       impressions: Type.Integer({ description: 'The volume estimated (the `impressions` sent, or the default).' }),
       kind: StringEnum(CAMPAIGN_KINDS),
     },

@@ -12,7 +12,14 @@ export const StatsQuerySchema = Type.Object(
     granularity: Type.Optional(StringEnum(GRANULARITIES, { default: 'day' })),
     campaign_id: Type.Optional(Type.String({ description: 'Comma-separated campaign ids (at most 100); foreign or unknown ids are 404.' })),
     creative_id: Type.Optional(Type.String({ description: 'Comma-separated creative ids (at most 100); foreign or unknown ids are 404.' })),
-    group_by: Type.Optional(StringEnum(['account', 'creative'], { default: 'account', description: '`creative` requires creative_id.' })),
+    group_by: Type.Optional(
+      StringEnum(['account', 'creative', 'topic'], {
+        default: 'account',
+        description:
+          '`creative` requires creative_id. `topic` (added in issue 40) requires campaign_id naming exactly one campaign (else 400 ' +
+          '`required_with_group_by_topic` on campaign_id) and adds `topics`; it is read from the ledger (the window must be within its retention).',
+      }),
+    ),
     surface: Type.Optional(Type.String({ description: 'Comma-separated: extension, terminal.' })),
     country: Type.Optional(Type.String({ description: 'Comma-separated ISO 3166-1 alpha-2 codes (at most 50).' })),
   },
@@ -99,4 +106,20 @@ export const StatsSchema = Type.Object({
   totals: MetricSetSchema,
   points: Type.Array(PointSchema, { description: 'Zero-activity buckets omitted; the first and last buckets are clipped by [start, end).' }),
   series: Type.Optional(Type.Array(SeriesSchema, { description: 'Only with group_by=creative: one entry per requested creative.' })),
+  topics: Type.Optional(
+    Type.Array(
+      Type.Object({
+        topic: Type.String({ description: 'A topic name of the vocabulary (GET /serve/v1/topics), or `other` or `none`.' }),
+        billable_impressions: Type.Integer({ minimum: 1 }),
+      }),
+      {
+        description:
+          'Added in issue 40; only with group_by=topic: the campaign\'s billable impressions in the window (voided ones deducted) by the topic ' +
+          'each is attributed to: the first of its decision\'s topics that the campaign targets, or for a campaign without topics the ' +
+          'decision\'s first topic. A topic is listed only with at least 10 billable impressions in the window, most first; the rest are ' +
+          'summed as `other`, and impressions whose decision carried no topic are `none` (each only when non-zero). The rows sum to the ' +
+          'campaign\'s billable impressions in the window.',
+      },
+    ),
+  ),
 })

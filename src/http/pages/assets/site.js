@@ -44,6 +44,11 @@
         var field = quoteForm.elements.namedItem(quoteFields[i])
         if (field && field.value !== '') params.set(quoteFields[i], field.value)
       }
+      // The topic picker's ticked boxes, as one comma-separated list (issue 40).
+      var ticked = quoteForm.querySelectorAll('input[data-topic-name]:checked')
+      var topics = []
+      for (var j = 0; j < ticked.length; j++) topics.push(ticked[j].getAttribute('data-topic-name'))
+      if (topics.length > 0) params.set('target_topics', topics.join(','))
       return params.toString()
     }
     // The page was rendered with the quote of the values it shows.
@@ -73,7 +78,7 @@
         })
     }
     var onQuoteInput = function (event) {
-      if (!event.target || quoteFields.indexOf(event.target.name) < 0) return
+      if (!event.target || (quoteFields.indexOf(event.target.name) < 0 && !event.target.hasAttribute('data-topic-name'))) return
       clearTimeout(quoteTimer)
       // Once typing pauses, so the polite live region announces one new place, not one per keystroke.
       quoteTimer = setTimeout(refreshQuote, 400)
@@ -238,3 +243,84 @@
   })
 })()
 // ---- end of Copy link
+// ---- topics picker (issue 40)
+// The create form's topic picker (pages/portal/topic-picker.tsx) works without this script: grouped
+// checkboxes in folded groups. Here it gains a filter box (groups without a match hide, groups with
+// one open), a live "n of 10 chosen" count and, past ten, the error beside the field before submit.
+;(function () {
+  var picker = document.querySelector('[data-topic-picker]')
+  if (!picker) return
+  var max = Number(picker.getAttribute('data-topic-picker')) || 10
+  var filterBox = picker.querySelector('[data-topic-filter]')
+  var filter = filterBox ? filterBox.querySelector('input') : null
+  var countLine = picker.querySelector('[data-topic-count]')
+  var errorLine = picker.querySelector('[data-topic-error]')
+  var serverError = errorLine && !errorLine.hidden ? errorLine.textContent : ''
+  var groups = Array.prototype.slice.call(picker.querySelectorAll('[data-topic-group]'))
+  var openedByFilter = []
+  var boxes = function () {
+    return picker.querySelectorAll('input[type=checkbox][data-topic-name]')
+  }
+  var recount = function () {
+    var n = 0
+    var all = boxes()
+    for (var i = 0; i < all.length; i++) if (all[i].checked) n++
+    if (countLine) countLine.textContent = n + ' of ' + max + ' chosen'
+    for (var g = 0; g < groups.length; g++) {
+      var summary = groups[g].querySelector('[data-topic-summary]')
+      if (!summary) continue
+      var total = summary.getAttribute('data-topic-summary')
+      var chosen = groups[g].querySelectorAll('input[data-topic-name]:checked').length
+      summary.textContent = '(' + (chosen > 0 ? chosen + ' of ' + total + ' chosen' : total) + ')'
+    }
+    if (!errorLine) return
+    if (n > max) {
+      errorLine.textContent = 'Choose at most ' + max + ' topics: ' + n + ' are ticked.'
+      errorLine.hidden = false
+      picker.classList.add('has-error')
+    } else if (serverError && errorLine.textContent === serverError) {
+      // The service's message stays until the form is sent again.
+    } else {
+      errorLine.textContent = ''
+      errorLine.hidden = true
+      picker.classList.remove('has-error')
+    }
+  }
+  var applyFilter = function () {
+    var q = filter ? filter.value.trim().toLowerCase() : ''
+    for (var g = 0; g < groups.length; g++) {
+      var group = groups[g]
+      var items = group.querySelectorAll('[data-topic]')
+      var shown = 0
+      for (var i = 0; i < items.length; i++) {
+        var match = q === '' || (items[i].getAttribute('data-topic') || '').indexOf(q) >= 0
+        items[i].hidden = !match
+        if (match) shown++
+      }
+      group.hidden = shown === 0
+      if (q !== '' && shown > 0 && !group.open) {
+        group.open = true
+        openedByFilter.push(group)
+      }
+    }
+    if (q === '') {
+      // Groups opened only to show matches fold again once the filter is cleared.
+      for (var k = 0; k < openedByFilter.length; k++) {
+        if (!openedByFilter[k].querySelector('input:checked')) openedByFilter[k].open = false
+      }
+      openedByFilter = []
+    }
+  }
+  if (filterBox && filter) {
+    filterBox.hidden = false
+    filter.addEventListener('input', applyFilter)
+    // Enter in the filter box must not submit the form.
+    filter.addEventListener('keydown', function (event) {
+      if (event.key === 'Enter') event.preventDefault()
+    })
+  }
+  picker.addEventListener('change', function (event) {
+    if (event.target && event.target.hasAttribute && event.target.hasAttribute('data-topic-name')) recount()
+  })
+})()
+// ---- end of topics picker

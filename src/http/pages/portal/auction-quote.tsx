@@ -46,6 +46,13 @@ export function AuctionQuote(props: { view: QuoteView }) {
           ? 'There has been too little recent traffic to estimate when it would serve.'
           : `At the recent fill rate it would start serving around ${utc(q.estimated_start_at)} and deliver ${count(q.based_on.impressions)} ${q.based_on.kind === 'click' ? 'clicks' : 'impressions'} by about ${utc(q.estimated_completion_at)}.`}
       </p>
+      {q.based_on.topics === null ? null : (
+        <p>
+          {q.based_on.topic_share === null
+            ? 'No decisions were counted in the last hour, so the share carrying your topics is not known yet.'
+            : `About ${topicSharePercent(q.based_on.topic_share)} of the last hour's decisions carried one of your ${count(q.based_on.topics.length)} ${q.based_on.topics.length === 1 ? 'topic' : 'topics'}; the estimate above counts only that share.`}
+        </p>
+      )}
       <p class="hint">
         Based on {count(q.based_on.billable_impressions)} billable impressions on this traffic from {utc(q.based_on.window_start)} to {utc(q.based_on.window_end)}.
         An estimate, not a promise: other bids come and go, and pacing is not counted.
@@ -70,4 +77,10 @@ export function AuctionQuoteRegion(props: { view: QuoteView }) {
       </div>
     </section>
   )
+}
+
+/** A share of decisions as a person reads it: whole percent, or "under 1 %" when some but few. */
+function topicSharePercent(share: number): string {
+  if (share > 0 && share < 0.01) return 'under 1 %'
+  return `${Math.round(share * 100)} %`
 }

@@ -113,6 +113,10 @@ function fieldMessage(field: CampaignFormField, reason: string, detail: Record<s
       if (reason === 'country_targeting_not_enabled') return 'Country targeting is off: leave this empty for worldwide delivery.'
       if (reason === 'too_many_items') return `List at most ${fact(detail, 'limit') ?? 20} countries.`
       return 'Use two-letter ISO country codes separated by commas, e.g. US, DE.'
+    case 'target_topics':
+      if (reason === 'unknown_topic' && typeof detail.topic === 'string') return `"${detail.topic}" is not in the topic list: choose topics from the list.`
+      if (reason === 'too_many_topics') return `Choose at most ${count(fact(detail, 'max') ?? 10)} topics.`
+      return 'Choose topics from the list.'
     case 'kind':
       return 'Choose Impression or Click.'
     case 'pace_minutes':

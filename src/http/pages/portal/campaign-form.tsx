@@ -10,6 +10,7 @@ import { AuctionQuoteRegion, type QuoteView } from './auction-quote.tsx'
 import { EditorSurface, TerminalSurface } from '../ad-surfaces.tsx'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignCreateForm } from '../../schemas/pages/forms.ts'
+import { tickedTopics, TopicPicker } from './topic-picker.tsx'
 
 type Account = Static<typeof AccountSchema>
 type Config = Account['config']
@@ -25,6 +26,7 @@ export const CAMPAIGN_FORM_FIELDS = {
   destination_url: 'Destination URL',
   target_surface: 'Target surface',
   target_countries: 'Target countries',
+  target_topics: 'Target topics',
   icon_url: 'Icon URL',
   kind: 'Kind',
   pace_minutes: 'Pace (minutes)',
@@ -107,7 +109,8 @@ export function CampaignFormPage(props: {
   const { account, values } = props
   const config = account.config
   const errors = props.problem?.fields ?? {}
-  const v = (name: Exclude<CampaignFormField, 'optin_leaderboard' | 'start_paused'>) => values[name] ?? ''
+  const v = (name: Exclude<CampaignFormField, 'optin_leaderboard' | 'start_paused' | 'target_topics'>) => values[name] ?? ''
+  const topics = tickedTopics(values)
   const summary = (Object.keys(CAMPAIGN_FORM_FIELDS) as CampaignFormField[])
     .filter((f) => errors[f])
     .map((f) => ({ id: `f-${f}`, label: CAMPAIGN_FORM_FIELDS[f], message: errors[f]! }))
@@ -174,6 +177,7 @@ export function CampaignFormPage(props: {
             ? 'Optional. Two-letter ISO codes separated by commas, e.g. US, DE (at most 20). Empty: worldwide.'
             : 'Country targeting is off: leave this empty for worldwide delivery.',
         )}
+        <TopicPicker selected={topics} error={errors.target_topics} label={CAMPAIGN_FORM_FIELDS.target_topics} />
         {text('icon_url', 'Optional. An https:// address of an image, or a data:image URI.', { inputMode: 'url' })}
         <SelectField
           name="kind"

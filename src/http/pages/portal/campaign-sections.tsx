@@ -13,6 +13,8 @@ import { adLineRewriteConflict } from '../../../domain/campaign-state.ts'
 import { NO_REASON_GIVEN } from '../../../domain/campaign-shown-state.ts'
 import { REWRITE_ANCHOR } from '../../../domain/moderation.ts'
 import { deliveryAxis } from '../../../domain/chart-geometry.ts'
+import { NO_TOPIC, OTHER_TOPICS, TOPIC_REPORT_MIN_IMPRESSIONS, topicOf, type TopicReportRow } from '../../../domain/topics.ts'
+import { TopicsFact } from './topic-picker.tsx'
 
 /**
  * The sections of a campaign's portal page (campaign.tsx lays them out):
@@ -24,7 +26,8 @@ import { deliveryAxis } from '../../../domain/chart-geometry.ts'
 export type Campaign = Static<typeof CampaignDetailSchema>
 
 /** The delivery chart, or why it cannot be drawn now (the stats service's refusal). */
-export type DeliveryView = { ok: true; delivery: CampaignDelivery } | { ok: false; message: string }
+/** `topics`: billable impressions by topic (null: that part was refused; absent: not read, e.g. in tests' fixtures). */
+export type DeliveryView = { ok: true; delivery: CampaignDelivery; topics?: TopicReportRow[] | null } | { ok: false; message: string }
 
 /** What the daily traffic review voided and credited back on one UTC day. */
 export interface TrafficCredit {
@@ -117,6 +120,62 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
       <p class="muted">
         Read like <code>GET /v1/stats</code> with this campaign as the filter. <a href={`/portal/stats?campaign_id=${encodeURIComponent(props.campaign.campaign_id)}`}>More in Stats</a>.
       </p>
+      <DeliveryByTopic topics={props.delivery.topics} period={period} />
+    </>
+  )
+}
+
+/** How a row of the delivery-by-topic table is named. */
+function topicRowLabel(topic: string): string {
+  if (topic === OTHER_TOPICS) return `Other topics (each under ${TOPIC_REPORT_MIN_IMPRESSIONS})`
+  if (topic === NO_TOPIC) return 'No topic sent'
+  return topicOf(topic)?.label ?? topic
+}
+
+/**
+ * Billable impressions by the topic each was attributed to (GET /v1/stats group_by=topic): a table
+ * with a bar in each row, so the numbers and the picture are one. Small groups are summed as other.
+ */
+export function DeliveryByTopic(props: { topics: TopicReportRow[] | null | undefined; period: string }) {
+  if (props.topics === undefined) return null
+  const rows = props.topics
+  const total = rows?.reduce((n, r) => n + r.billable_impressions, 0) ?? 0
+  const most = rows?.reduce((n, r) => Math.max(n, r.billable_impressions), 0) ?? 0
+  return (
+    <>
+      <h3 id="topics-h">Delivery by topic</h3>
+      {rows === null ? (
+        <p class="muted">Delivery by topic cannot be read for this window right now (it comes from the ledger, which keeps a limited time).</p>
+      ) : rows.length === 0 ? (
+        <p class="muted">No billable impressions yet, {props.period}.</p>
+      ) : (
+        <DataTable
+          labelledBy="topics-h"
+          columns={['Topic', { label: 'Billable impressions', num: true }, 'Share']}
+          caption={
+            <>
+              Billable impressions {props.period}, by the topic of the project each was shown in. A topic with fewer than {TOPIC_REPORT_MIN_IMPRESSIONS} is
+              counted under other topics, so no small group is shown.
+            </>
+          }
+        >
+          {rows.map((r) => {
+            const share = total === 0 ? 0 : Math.round((r.billable_impressions * 100) / total)
+            return (
+              <tr>
+                <td>{topicRowLabel(r.topic)}</td>
+                <td class="num">{count(r.billable_impressions)}</td>
+                <td class="topic-share">
+                  <svg class="topic-bar" width="120" height="10" aria-hidden="true" focusable="false">
+                    <rect width={Math.max(2, Math.round((r.billable_impressions * 120) / Math.max(1, most)))} height="10" rx="2" />
+                  </svg>{' '}
+                  {share} %
+                </td>
+              </tr>
+            )
+          })}
+        </DataTable>
+      )}
     </>
   )
 }
@@ -211,6 +270,10 @@ export function OrderFacts(props: { campaign: Campaign }) {
         <dd>{SURFACE[c.target_surface] ?? c.target_surface}</dd>
         <dt>Target countries</dt>
         <dd>{c.target_countries === null ? 'Everywhere' : c.target_countries.join(', ')}</dd>
+        <dt>Target topics</dt>
+        <dd>
+          <TopicsFact topics={c.target_topics} />
+        </dd>
         <dt>Pace</dt>
         <dd>{c.pace_minutes === null ? 'As fast as the auction allows' : `Spread over ${count(c.pace_minutes)} minutes`}</dd>
         <dt>Destination URL</dt>

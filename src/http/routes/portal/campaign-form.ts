@@ -1,5 +1,6 @@
 import { invalid } from '../../../domain/errors.ts'
 import type { CampaignFormValues } from '../../pages/portal/campaign-form.tsx'
+import { tickedTopics } from '../../pages/portal/topic-picker.tsx'
 
 /**
  * The create form's strings as a CampaignCreate body (POST /v1/campaigns).
@@ -28,6 +29,18 @@ function countries(text: string | undefined): string[] | undefined {
     .filter((c) => c !== '')
     .map((c) => c.toUpperCase())
   return codes.length === 0 ? undefined : codes
+}
+
+/**
+ * The topics of a form: the live quote's comma-separated `target_topics`, or the picker's ticked
+ * `topic_<name>` boxes; none → omitted (every decision).
+ */
+function topicList(values: object & { target_topics?: string | undefined }): string[] | undefined {
+  const names =
+    values.target_topics !== undefined
+      ? values.target_topics.split(',').map((v) => v.trim()).filter((v) => v !== '')
+      : tickedTopics(values)
+  return names.length === 0 ? undefined : names
 }
 
 /**
@@ -60,6 +73,7 @@ export function campaignBodyFromForm(
     destination_url: optionalText(values.destination_url),
     target_surface: surface(values.target_surface, config.surface_split_enabled),
     target_countries: countries(values.target_countries),
+    target_topics: topicList(values),
     icon_url: optionalText(values.icon_url),
     kind: optionalText(values.kind),
     pace_minutes: formNumber(values.pace_minutes, 'pace_minutes'),
@@ -71,7 +85,7 @@ export function campaignBodyFromForm(
 }
 
 /** The form fields an auction quote reads (the create form's, or the live quote's query). */
-export type QuoteFormValues = Pick<CampaignFormValues, 'cpm_usd' | 'blocks' | 'target_surface' | 'target_countries' | 'kind'>
+export type QuoteFormValues = Pick<CampaignFormValues, 'cpm_usd' | 'blocks' | 'target_surface' | 'target_countries' | 'kind'> & { target_topics?: string | undefined }
 
 /**
  * The create form's strings as an auction quote's query (GET
@@ -89,6 +103,7 @@ export function quoteParamsFromForm(
     impressions: (blocks ?? 1) * config.block_impressions,
     target_surface: surface(values.target_surface, config.surface_split_enabled),
     target_countries: countries(values.target_countries)?.join(','),
+    target_topics: topicList(values)?.join(','),
     kind: optionalText(values.kind),
   }
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== ''))

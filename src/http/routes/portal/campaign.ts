@@ -11,7 +11,7 @@ import { presentCampaignDetail } from '../../presenters.ts'
 import { previewUrl } from '../v1/previews.ts'
 import { ApiError } from '../../../domain/errors.ts'
 import { assertWriteAccess } from '../../../services/access.ts'
-import { readCampaignDelivery } from '../../../services/campaign-delivery.ts'
+import { readCampaignDelivery, readDeliveryByTopic } from '../../../services/campaign-delivery.ts'
 import {
   cancelCampaign,
   editCampaign,
@@ -47,7 +47,16 @@ export function portalCampaignPageRoutes(deps: RouteDeps) {
   /** The delivery chart through the stats service; a refusal of it (too costly, reporting off) is said in its place. */
   async function deliveryOf(userId: string, graph: CampaignGraph): Promise<DeliveryView> {
     try {
-      return { ok: true, delivery: await readCampaignDelivery(deps, userId, graph.campaign.campaign_id, graph.campaign.created_at) }
+      const { campaign_id, created_at } = graph.campaign
+      const [delivery, topics] = await Promise.all([
+        readCampaignDelivery(deps, userId, campaign_id, created_at),
+        // Delivery by topic is a part of its own: its refusal (beyond the ledger's retention, too costly) leaves the chart.
+        readDeliveryByTopic(deps, userId, campaign_id, created_at).catch((err: unknown) => {
+          if (err instanceof ApiError && err.status === 400) return null
+          throw err
+        }),
+      ])
+      return { ok: true, delivery, topics }
     } catch (err) {
       if (err instanceof ApiError && (err.status === 400 || err.status === 503)) return { ok: false, message: describeStatsError(err).message }
       throw err

@@ -40,6 +40,7 @@ export const CampaignCreateForm = Form({
   destination_url: OptionalText(2_000),
   target_surface: OptionalText(40),
   target_countries: OptionalText(1_000),
+  // The topic picker's ticked boxes arrive as `topic_<name>` fields (pages/portal/topic-picker.tsx#tickedTopics): unknown fields pass.
   icon_url: OptionalText(16_000),
   kind: OptionalText(40),
   pace_minutes: OptionalText(100),
@@ -56,6 +57,8 @@ export const CampaignQuoteQuery = Type.Object(
     blocks: OptionalText(100),
     target_surface: OptionalText(40),
     target_countries: OptionalText(1_000),
+    /** Comma-separated, as the live quote sends the ticked topics. */
+    target_topics: OptionalText(4_000),
     kind: OptionalText(40),
   },
   { additionalProperties: false },
