@@ -134,11 +134,18 @@ export async function refresh(dir, env, clock) {
       const viewer = viewerId(dir, randomUUID)
       const topics = decisionTopics(dir, workspace, clock())
       // Only topic names from the table go with the request: never the path or what the manifests say.
-      const body = { surface: 'terminal', viewer_id: viewer, ...(country ? { country } : {}), ...(topics.length > 0 ? { topics } : {}) }
+      const plainBody = { surface: 'terminal', viewer_id: viewer, ...(country ? { country } : {}) }
+      /** @type {Record<string, unknown>} */
+      let body = topics.length > 0 ? { ...plainBody, topics } : plainBody
       for (let i = 0; i < wanted; i++) {
         let res
         try {
           res = await post(`${baseUrl}/serve/v1/decisions`, body)
+          // A service from before topics refuses the field (400): ask again without it, for the rest of the pass.
+          if (res.status === 400 && body !== plainBody) {
+            body = plainBody
+            res = await post(`${baseUrl}/serve/v1/decisions`, body)
+          }
         } catch {
           failed = true
           break

@@ -133,6 +133,16 @@ test('THINKING_LINE_TOPICS=off: no topics field and no manifest read (nothing de
   assert.equal(existsSync(cachePath(dir)), false)
 })
 
+test('a service from before topics (400 to the field): asked again without topics, offers still fetched', async () => {
+  const dir = fresh()
+  requests.length = 0
+  let n = 0
+  reply = (path) => (path === '/serve/v1/decisions' && 'topics' in (requests.at(-1)?.body as object) ? { status: 400, body: { detail: 'unknown field topics' } } : { status: 200, body: ad(`imp_${n++}`) })
+  const result = await refresh(dir, { THINKING_LINE_URL: url, [WORKSPACE_ENV]: secretProject() }, clock)
+  assert.deepEqual(result, { sent: 0, fetched: 2, failed: false, noFill: false })
+  assert.deepEqual(requests.map((r) => Object.keys(r.body as object).sort().join()), ['surface,topics,viewer_id', 'surface,viewer_id', 'surface,viewer_id'])
+})
+
 const BIN = new URL('../bin/thinking-line.js', import.meta.url).pathname
 
 /** Runs the real bin once with the tool's stdin JSON and waits for the refresher it starts to ask for two offers. */
