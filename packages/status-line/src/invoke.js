@@ -1,13 +1,16 @@
 // @ts-check
 /**
- * One invocation: read the tool's stdin (only when the prefix uses it, never waiting long),
- * move the exposure on from local state, print one line, start a detached refresher when an
- * offer is wanted or views are waiting, exit 0. Nothing here touches the network.
+ * One invocation: read the tool's stdin (only when the prefix uses it or a refresher starts with
+ * topics on, never waiting long), move the exposure on from local state, print one line, start
+ * a detached refresher when an offer is wanted or views are waiting, exit 0. Nothing here
+ * touches the network or reads a manifest: the refresher derives topics from the working
+ * directory this passes it.
  */
 import { fstatSync, readFileSync, writeSync } from 'node:fs'
 import { formatLine, renderPrefix } from './line.js'
 import { step } from './exposure.js'
 import { paths, pendingReports, queueReport, readJson, readState, stateDir, tryLock, unlock, withStateLock, writeState } from './state.js'
+import { topicsEnabled, WORKSPACE_ENV, workspaceDir } from './workspace.js'
 
 /** How long an invocation waits for stdin that has not ended. */
 export const STDIN_WAIT_MS = 50
@@ -108,20 +111,27 @@ export function advance(dir, now, clock) {
 
 /**
  * Starts a detached refresher unless one is running (the lock) or the service asked for a pause
- * (the back-off file). The refresher removes the lock when it ends.
+ * (the back-off file). The refresher removes the lock when it ends. `workspace` (asked only once
+ * the refresher will start) is the working directory whose topics the refresher sends; it goes
+ * in the child's environment, never on its command line.
  * @param {string} dir @param {number} now @param {NodeJS.ProcessEnv} env
+ * @param {(() => Promise<string | null>) | null} [workspace]
  */
-export async function startRefresher(dir, now, env) {
+export async function startRefresher(dir, now, env, workspace = null) {
   const p = paths(dir)
   const backoff = /** @type {{ until?: unknown } | null} */ (readJson(p.backoff))
   if (backoff && typeof backoff.until === 'number' && now < backoff.until) return false
   if (!tryLock(p.refreshLock, REFRESH_LOCK_STALE_MS, now)) return false
   try {
-    const [{ spawn }, { fileURLToPath }] = await Promise.all([import('node:child_process'), import('node:url')])
+    const [ws, { spawn }, { fileURLToPath }] = await Promise.all([workspace ? workspace() : null, import('node:child_process'), import('node:url')])
+    /** @type {NodeJS.ProcessEnv} */
+    const childEnv = { ...env, THINKING_LINE_STATE_DIR: dir }
+    delete childEnv[WORKSPACE_ENV]
+    if (ws) childEnv[WORKSPACE_ENV] = ws
     const child = spawn(process.execPath, [fileURLToPath(new URL('./refresher.js', import.meta.url))], {
       detached: true,
       stdio: 'ignore',
-      env: { ...env, THINKING_LINE_STATE_DIR: dir },
+      env: childEnv,
     })
     child.on('error', () => unlock(p.refreshLock))
     child.unref()
@@ -142,14 +152,23 @@ export async function main(argv, env) {
   let line = ''
   let refresh = null
   try {
-    const input = template.includes('{') ? await readStdin(STDIN_WAIT_MS) : null
-    const prefix = renderPrefix(template, input)
+    // stdin is read here only when the prefix uses it; with topics on, a run that starts a
+    // refresher reads it after printing (most runs start none and never read it).
+    /** @type {unknown} */
+    let input = template.includes('{') ? await readStdin(STDIN_WAIT_MS) : undefined
+    const prefix = renderPrefix(template, input ?? null)
     line = formatLine({ prefix, ad: null, tmux, links })
     const dir = stateDir(env)
     const now = clock()
     const { ad, wantsRefresh } = advance(dir, now, clock)
     line = formatLine({ prefix, ad, tmux, links })
-    if (wantsRefresh) refresh = () => startRefresher(dir, now, env)
+    const workspace = topicsEnabled(env)
+      ? async () => {
+          if (input === undefined) input = await readStdin(STDIN_WAIT_MS)
+          return workspaceDir(input)
+        }
+      : null
+    if (wantsRefresh) refresh = () => startRefresher(dir, now, env, workspace)
   } catch {
     // Whatever went wrong, the tool still gets its line.
   }

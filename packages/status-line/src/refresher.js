@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The detached refresher an invocation starts: sends the views waiting in the state directory,
- * fetches offers to fill the current and next place, records a back-off when the service is
+ * fetches offers to fill the current and next place (with the topics of the working directory
+ * the invocation passed, see topics.js), records a back-off when the service is
  * away, and removes the refresher lock. One pass, then it exits; the next invocation starts
  * another when there is work left.
  */
@@ -9,6 +10,8 @@ import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { addOffers } from './exposure.js'
 import { claimReport, paths, pendingReports, readJson, readState, recoverClaims, stateDir, unlock, viewerId, withStateLock, writeAtomic, writeState } from './state.js'
+import { topicsFor } from './topics.js'
+import { topicsEnabled, WORKSPACE_ENV } from './workspace.js'
 
 /** @typedef {import('./line.js').Decision} Decision */
 
@@ -35,6 +38,23 @@ export function settings(env) {
   return {
     baseUrl: (env.THINKING_LINE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
     country: /^[A-Z]{2}$/.test(country) ? country : undefined,
+    /** The working directory the invocation passed, when topics are on. */
+    workspace: topicsEnabled(env) ? env[WORKSPACE_ENV] || undefined : undefined,
+  }
+}
+
+/**
+ * The topics sent with decision requests: derived from the workspace's manifests (or the
+ * cache); none when topics are off, no workspace was passed, or anything goes wrong.
+ * @param {string} dir @param {string | undefined} workspace @param {number} now
+ * @returns {string[]}
+ */
+function decisionTopics(dir, workspace, now) {
+  if (!workspace) return []
+  try {
+    return topicsFor(dir, workspace, now).topics
+  } catch {
+    return []
   }
 }
 
@@ -63,7 +83,7 @@ function decision(raw) {
  * @param {string} dir @param {NodeJS.ProcessEnv} env @param {() => number} clock
  */
 export async function refresh(dir, env, clock) {
-  const { baseUrl, country } = settings(env)
+  const { baseUrl, country, workspace } = settings(env)
   const p = paths(dir)
   let failed = false
   let noFill = false
@@ -112,10 +132,20 @@ export async function refresh(dir, env, clock) {
     const offers = []
     if (wanted > 0) {
       const viewer = viewerId(dir, randomUUID)
+      const topics = decisionTopics(dir, workspace, clock())
+      // Only topic names from the table go with the request: never the path or what the manifests say.
+      const plainBody = { surface: 'terminal', viewer_id: viewer, ...(country ? { country } : {}) }
+      /** @type {Record<string, unknown>} */
+      let body = topics.length > 0 ? { ...plainBody, topics } : plainBody
       for (let i = 0; i < wanted; i++) {
         let res
         try {
-          res = await post(`${baseUrl}/serve/v1/decisions`, { surface: 'terminal', viewer_id: viewer, ...(country ? { country } : {}) })
+          res = await post(`${baseUrl}/serve/v1/decisions`, body)
+          // A service from before topics refuses the field (400): ask again without it, for the rest of the pass.
+          if (res.status === 400 && body !== plainBody) {
+            body = plainBody
+            res = await post(`${baseUrl}/serve/v1/decisions`, body)
+          }
         } catch {
           failed = true
           break

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { after, test } from 'node:test'
 import { refresh } from '../src/refresher.js'
 import { paths, pendingReports, queueReport, readJson, readState } from '../src/state.js'
+import { cachePath } from '../src/topics.js'
+import { WORKSPACE_ENV } from '../src/workspace.js'
 
 /** A stand-in serving endpoint: answers with `reply`, records every request. */
 const requests: { path: string; body: unknown }[] = []
@@ -86,4 +89,93 @@ test('the service unreachable: a failure with a back-off, the view kept', async 
   const result = await refresh(dir, { THINKING_LINE_URL: 'http://127.0.0.1:9' }, clock)
   assert.equal(result.failed, true)
   assert.deepEqual(pendingReports(dir), ['z.json'])
+})
+
+/** A project whose manifests hold names, versions and paths that must never leave the client. */
+function secretProject() {
+  const dir = mkdtempSync(join(tmpdir(), 'thinking-line-acme-secret-'))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: '@acme/secret-app', dependencies: { react: '18.3.1-acme', '@acme/secret-internal': '9.9.9' }, devDependencies: { vitest: '2.1.0' } }))
+  writeFileSync(join(dir, 'Dockerfile'), 'FROM registry.acme.internal/base/node:20.11.1\n')
+  return dir
+}
+
+/** Nothing of the project in what was sent: no path, no package or image name, no version, no file name. */
+function assertNothingOf(dir: string, sent: unknown) {
+  const text = JSON.stringify(sent)
+  for (const secret of [dir, basename(dir), 'acme', 'secret', '18.3.1', '9.9.9', '2.1.0', '20.11.1', 'package.json', 'Dockerfile', 'registry']) assert.ok(!text.includes(secret), `${secret} in ${text}`)
+}
+
+test('topics on: a decision request carries only topic names derived from the workspace, nothing else of the project', async () => {
+  const dir = fresh()
+  const project = secretProject()
+  requests.length = 0
+  let n = 0
+  reply = () => ({ status: 200, body: ad(`imp_${n++}`) })
+  const result = await refresh(dir, { THINKING_LINE_URL: url, [WORKSPACE_ENV]: project }, clock)
+  assert.equal(result.fetched, 2)
+  assert.equal(requests.length, 2)
+  for (const r of requests) {
+    assert.deepEqual(Object.keys(r.body as object).sort(), ['surface', 'topics', 'viewer_id'])
+    assert.deepEqual((r.body as { topics: string[] }).topics, ['react', 'docker', 'vitest', 'nodejs', 'javascript'])
+  }
+  assertNothingOf(project, requests)
+  assertNothingOf(project, readFileSync(cachePath(dir), 'utf8'))
+})
+
+test('THINKING_LINE_TOPICS=off: no topics field and no manifest read (nothing derived, nothing cached)', async () => {
+  const dir = fresh()
+  requests.length = 0
+  let n = 0
+  reply = () => ({ status: 200, body: ad(`imp_${n++}`) })
+  await refresh(dir, { THINKING_LINE_URL: url, THINKING_LINE_TOPICS: 'off', [WORKSPACE_ENV]: secretProject() }, clock)
+  assert.equal(requests.length, 2)
+  for (const r of requests) assert.deepEqual(Object.keys(r.body as object).sort(), ['surface', 'viewer_id'])
+  assert.equal(existsSync(cachePath(dir)), false)
+})
+
+test('a service from before topics (400 to the field): asked again without topics, offers still fetched', async () => {
+  const dir = fresh()
+  requests.length = 0
+  let n = 0
+  reply = (path) => (path === '/serve/v1/decisions' && 'topics' in (requests.at(-1)?.body as object) ? { status: 400, body: { detail: 'unknown field topics' } } : { status: 200, body: ad(`imp_${n++}`) })
+  const result = await refresh(dir, { THINKING_LINE_URL: url, [WORKSPACE_ENV]: secretProject() }, clock)
+  assert.deepEqual(result, { sent: 0, fetched: 2, failed: false, noFill: false })
+  assert.deepEqual(requests.map((r) => Object.keys(r.body as object).sort().join()), ['surface,topics,viewer_id', 'surface,viewer_id', 'surface,viewer_id'])
+})
+
+const BIN = new URL('../bin/thinking-line.js', import.meta.url).pathname
+
+/** Runs the real bin once with the tool's stdin JSON and waits for the refresher it starts to ask for two offers. */
+async function invokeBin(env: Record<string, string>, stdin: string) {
+  requests.length = 0
+  let n = 0
+  reply = () => ({ status: 200, body: ad(`imp_${n++}`) })
+  const out = await new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', THINKING_LINE_URL: url, ...env }, stdio: ['pipe', 'pipe', 'ignore'] })
+    let text = ''
+    child.stdout.on('data', (c: Buffer) => (text += c.toString()))
+    child.on('close', () => resolve(text))
+    child.stdin.on('error', () => {})
+    child.stdin.end(stdin)
+  })
+  for (let i = 0; i < 250 && requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  // The refresher removes its lock when done.
+  for (let i = 0; i < 250 && existsSync(paths(env.THINKING_LINE_STATE_DIR ?? '').refreshLock); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  return out
+}
+
+test('the real bin: the working directory from stdin reaches the refresher, only topic names reach the service', async () => {
+  const project = secretProject()
+  const stdin = JSON.stringify({ session_id: 'sess-acme-secret', transcript_path: `${project}/t.jsonl`, model: { display_name: 'Opus' }, workspace: { current_dir: project, project_dir: project } })
+  const on = await invokeBin({ THINKING_LINE_STATE_DIR: fresh() }, stdin)
+  assert.equal(on, '\n')
+  assert.equal(requests.length, 2)
+  for (const r of requests) assert.deepEqual(r.body, { surface: 'terminal', viewer_id: (r.body as { viewer_id: string }).viewer_id, topics: ['react', 'docker', 'vitest', 'nodejs', 'javascript'] })
+  assertNothingOf(project, requests)
+
+  const state = fresh()
+  await invokeBin({ THINKING_LINE_STATE_DIR: state, THINKING_LINE_TOPICS: 'off' }, stdin)
+  assert.equal(requests.length, 2)
+  for (const r of requests) assert.deepEqual(Object.keys(r.body as object).sort(), ['surface', 'viewer_id'])
+  assert.equal(existsSync(cachePath(state)), false)
 })
