@@ -335,6 +335,8 @@ export interface paths {
                     target_countries?: string;
                     /** @description As in CampaignCreate: only when config.surface_split_enabled (else 400 `surface_split_not_enabled`). Omitted: `extension` while the split is on, both surfaces (blended) while it is off. */
                     target_surface?: "extension" | "terminal";
+                    /** @description Added in issue 40. Comma-separated topic names, as CampaignCreate `target_topics` (at most 10, each from GET /serve/v1/topics; 400 `unknown_topic` naming it, `too_many_topics`). The rank then counts only campaigns that could meet the bid on a decision (no topics, or a topic in common), and based_on.topic_share estimates the share of recent decisions that carry at least one of them. */
+                    target_topics?: string;
                 };
                 header?: never;
                 path?: never;
@@ -372,6 +374,9 @@ export interface paths {
                          *           "DE",
                          *           "US"
                          *         ],
+                         *         "topics": null,
+                         *         "topic_share": null,
+                         *         "decisions_counted": null,
                          *         "impressions": 1000,
                          *         "kind": "impression"
                          *       }
@@ -383,12 +388,15 @@ export interface paths {
                                 /** @description Billable impressions (views of at least 9.5 s, billed) on that traffic within the window, every advertiser's. */
                                 billable_impressions: number;
                                 countries: string[] | null;
+                                decisions_counted: number | null;
                                 /** @description The volume estimated (the `impressions` sent, or the default). */
                                 impressions: number;
                                 /** @enum {string} */
                                 kind: "impression" | "click";
                                 /** @description The surfaces the bid would serve on. */
                                 surfaces: ("extension" | "terminal")[];
+                                topic_share: number | null;
+                                topics: string[] | null;
                                 /**
                                  * Format: date-time
                                  * @description Now (service clock).
@@ -583,6 +591,7 @@ export interface paths {
                          *           "amount_cents": 750,
                          *           "target_surface": "extension",
                          *           "target_countries": null,
+                         *           "target_topics": null,
                          *           "pace_minutes": null,
                          *           "blocks": [
                          *             {
@@ -666,6 +675,7 @@ export interface paths {
                                 target_countries: string[] | null;
                                 /** @enum {string} */
                                 target_surface: "extension" | "terminal" | "blended";
+                                target_topics: string[] | null;
                             }[];
                             next_cursor: string | null;
                         };
@@ -841,6 +851,8 @@ export interface paths {
                          * @enum {string}
                          */
                         target_surface?: "extension" | "terminal";
+                        /** @description Added in issue 40. Topics from the published vocabulary (GET /serve/v1/topics, e.g. `python`, `kubernetes`): the campaign is then eligible only for decisions that carry at least one of them; omitted or empty, for every decision, as before. At most 10 distinct (400 `too_many_topics` with `max`); a name not in the vocabulary is 400 `unknown_topic` naming it in `topic`. Repeats collapse; the list is stored sorted. Price ranking is unchanged. A topic later removed from the vocabulary stays on the campaign and stops matching. */
+                        target_topics?: string[];
                     };
                 };
             };
@@ -1176,6 +1188,7 @@ export interface paths {
                          *       "amount_cents": 750,
                          *       "target_surface": "extension",
                          *       "target_countries": null,
+                         *       "target_topics": null,
                          *       "pace_minutes": null,
                          *       "blocks": [
                          *         {
@@ -1412,6 +1425,7 @@ export interface paths {
                             target_countries: string[] | null;
                             /** @enum {string} */
                             target_surface: "extension" | "terminal" | "blended";
+                            target_topics: string[] | null;
                         };
                     };
                 };
@@ -1609,6 +1623,7 @@ export interface paths {
                          *       "amount_cents": 750,
                          *       "target_surface": "extension",
                          *       "target_countries": null,
+                         *       "target_topics": null,
                          *       "pace_minutes": null,
                          *       "blocks": [
                          *         {
@@ -1845,6 +1860,7 @@ export interface paths {
                             target_countries: string[] | null;
                             /** @enum {string} */
                             target_surface: "extension" | "terminal" | "blended";
+                            target_topics: string[] | null;
                         };
                     };
                 };
@@ -2171,6 +2187,7 @@ export interface paths {
                          *       "amount_cents": 750,
                          *       "target_surface": "extension",
                          *       "target_countries": null,
+                         *       "target_topics": null,
                          *       "pace_minutes": null,
                          *       "blocks": [
                          *         {
@@ -2407,6 +2424,7 @@ export interface paths {
                             target_countries: string[] | null;
                             /** @enum {string} */
                             target_surface: "extension" | "terminal" | "blended";
+                            target_topics: string[] | null;
                         };
                     };
                 };
@@ -2727,6 +2745,7 @@ export interface paths {
                          *       "amount_cents": 750,
                          *       "target_surface": "extension",
                          *       "target_countries": null,
+                         *       "target_topics": null,
                          *       "pace_minutes": null,
                          *       "blocks": [
                          *         {
@@ -2963,6 +2982,7 @@ export interface paths {
                             target_countries: string[] | null;
                             /** @enum {string} */
                             target_surface: "extension" | "terminal" | "blended";
+                            target_topics: string[] | null;
                         };
                     };
                 };
@@ -3556,6 +3576,7 @@ export interface paths {
                          *       "amount_cents": 750,
                          *       "target_surface": "extension",
                          *       "target_countries": null,
+                         *       "target_topics": null,
                          *       "pace_minutes": null,
                          *       "blocks": [
                          *         {
@@ -3792,6 +3813,7 @@ export interface paths {
                             target_countries: string[] | null;
                             /** @enum {string} */
                             target_surface: "extension" | "terminal" | "blended";
+                            target_topics: string[] | null;
                         };
                     };
                 };
@@ -7270,8 +7292,8 @@ export interface paths {
                     /** @description Exclusive end (UTC), honoured verbatim. With only `start`, the window ends now. */
                     end?: string;
                     granularity?: "hour" | "day" | "month";
-                    /** @description `creative` requires creative_id. */
-                    group_by?: "account" | "creative";
+                    /** @description `creative` requires creative_id. `topic` (added in issue 40) requires campaign_id naming exactly one campaign (else 400 `required_with_group_by_topic` on campaign_id) and adds `topics`; it is read from the ledger (the window must be within its retention). */
+                    group_by?: "account" | "creative" | "topic";
                     /** @description Last N complete UTC days. With start or end: 400 `conflicting_window`. */
                     last_days?: number;
                     /** @description Inclusive start (UTC), honoured verbatim. */
@@ -7491,6 +7513,12 @@ export interface paths {
                              * @description RFC 3339 timestamp, UTC, from the service clock.
                              */
                             start: string;
+                            /** @description Added in issue 40; only with group_by=topic: the campaign's billable impressions in the window (voided ones deducted) by the topic each is attributed to: the first of its decision's topics that the campaign targets, or for a campaign without topics the decision's first topic. A topic is listed only with at least 10 billable impressions in the window, most first; the rest are summed as `other`, and impressions whose decision carried no topic are `none` (each only when non-zero). The rows sum to the campaign's billable impressions in the window. */
+                            topics?: {
+                                billable_impressions: number;
+                                /** @description A topic name of the vocabulary (GET /serve/v1/topics), or `other` or `none`. */
+                                topic: string;
+                            }[];
                             totals: {
                                 /** @description Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing. */
                                 billable_impressions: number;
