@@ -10,5 +10,6 @@ export function showQuote(out: Output, q: Quote): void {
     ['Clearing CPM', q.clearing_cpm_usd === null ? 'none (nothing ranks ahead)' : usdPrice(q.clearing_cpm_usd)],
     ['Starts', estimate(q.estimated_start_at)],
     ['Completes', estimate(q.estimated_completion_at)],
+    ...(q.based_on.topics ? [['Topic share', q.based_on.topic_share === null ? 'unknown (no decision counted in the last hour)' : `${(q.based_on.topic_share * 100).toFixed(1)}% of recent decisions carry ${q.based_on.topics.join(', ')}`] satisfies [string, string]] : []),
   ])
 }

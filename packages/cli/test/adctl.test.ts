@@ -116,6 +116,13 @@ test('a refused create shows the API reason first, then the whole detail, and ex
   const [first, second] = refused.stderr.split('\n')
   assert.equal(first, 'adctl: below_minimum: cpm_usd')
   assert.match(second ?? '', /^adctl: detail: \{"field":"cpm_usd","reason":"below_minimum"/)
+
+  const unknownTopic = await adctl(['campaigns', 'create', ...buy(), '--topics', 'python,cobol-on-mars', '--yes'], env)
+  assert.equal(unknownTopic.code, 1, unknownTopic.stderr)
+  assert.match(unknownTopic.stderr, /^adctl: unknown_topic: target_topics\nadctl: detail: .*"topic":"cobol-on-mars"/)
+  const topical = JSON.parse((await adctl(['campaigns', 'create', ...buy(), '--topics', 'python,pytest', '--yes', '--json'], env)).stdout)
+  assert.deepEqual(topical.quote.based_on.topics, ['pytest', 'python'])
+  assert.match((await adctl(['campaigns', 'show', topical.campaign.campaign_id], env)).stdout, /Topics\s+pytest, python/)
 })
 
 test('exit codes: 2 for bad usage (an unknown command, a bad flag), 3 for no credentials or a 401', async () => {

@@ -18,6 +18,7 @@ interface CreateFlags {
   brand?: string
   surface?: 'extension' | 'terminal'
   countries?: string[]
+  topics?: string[]
   pace?: number
   kind?: 'impression' | 'click'
   idempotencyKey?: string
@@ -66,6 +67,7 @@ export function campaignCommands(program: Command, io: Io): void {
     .option('--brand <brand>', 'shown before the line')
     .addOption(new Option('--surface <surface>', 'where it serves (when the surface split is on)').choices(['extension', 'terminal']))
     .option('--countries <codes>', 'comma-separated ISO 3166-1 alpha-2 codes (when country targeting is on)', list)
+    .option('--topics <names>', 'comma-separated topics from GET /serve/v1/topics (at most 10): serve only where the project shows one', list)
     .option('--pace <minutes>', 'spread the order over this many minutes', positiveInt)
     .addOption(new Option('--kind <kind>', 'impression (default) or click').choices(['impression', 'click']))
     .option('--idempotency-key <key>', 'repeat a create safely (one is made when absent)')
@@ -78,6 +80,7 @@ export function campaignCommands(program: Command, io: Io): void {
         impressions: flags.impressions,
         ...(flags.surface ? { target_surface: flags.surface } : {}),
         ...(flags.countries ? { target_countries: flags.countries.join(',') } : {}),
+        ...(flags.topics ? { target_topics: flags.topics.join(',') } : {}),
         ...(flags.kind ? { kind: flags.kind } : {}),
       })
       ctx.out.line(`Auction quote for ${count(flags.impressions)} impressions at ${usdPrice(flags.cpm)} CPM:`)
@@ -97,6 +100,7 @@ export function campaignCommands(program: Command, io: Io): void {
         ...(flags.brand !== undefined ? { brand: flags.brand } : {}),
         ...(flags.surface ? { target_surface: flags.surface } : {}),
         ...(flags.countries ? { target_countries: flags.countries } : {}),
+        ...(flags.topics ? { target_topics: flags.topics } : {}),
         ...(flags.pace !== undefined ? { pace_minutes: flags.pace } : {}),
         ...(flags.kind ? { kind: flags.kind } : {}),
         ...(flags.idempotencyKey ? { idempotency_key: flags.idempotencyKey } : {}),
@@ -162,6 +166,7 @@ function showCampaign(ctx: Context, c: Campaign): void {
     ['Delivered', `${count(c.impressions_served)} of ${count(c.impressions)}`],
     ['Spend', usdFromMicros(c.lifetime_spent_micros)],
     ['Targeting', `${c.target_surface}${c.target_countries ? ` · ${c.target_countries.join(', ')}` : ' · all countries'}${c.pace_minutes ? ` · paced over ${c.pace_minutes} min` : ''}`],
+    ['Topics', c.target_topics?.length ? c.target_topics.join(', ') : 'any project'],
     ['Created', instant(c.created_at)],
   ])
   ctx.out.line()

@@ -14,14 +14,16 @@ export function reportCommands(program: Command, io: Io): void {
     .option('--impressions <n>', 'order size, for the completion estimate', impressions)
     .addOption(new Option('--surface <surface>').choices(['extension', 'terminal']))
     .option('--countries <codes>', 'comma-separated ISO country codes', list)
+    .option('--topics <names>', 'comma-separated topics (the share of recent decisions carrying one is estimated)', list)
     .addOption(new Option('--kind <kind>').choices(['impression', 'click']))
-    .action(async (o: { cpm: number; impressions?: number; surface?: 'extension' | 'terminal'; countries?: string[]; kind?: 'impression' | 'click' }, command: Command) => {
+    .action(async (o: { cpm: number; impressions?: number; surface?: 'extension' | 'terminal'; countries?: string[]; topics?: string[]; kind?: 'impression' | 'click' }, command: Command) => {
       const ctx = Context.of(command, io)
       const q = await (await ctx.client()).quote({
         cpm_usd: o.cpm,
         ...(o.impressions ? { impressions: o.impressions } : {}),
         ...(o.surface ? { target_surface: o.surface } : {}),
         ...(o.countries ? { target_countries: o.countries.join(',') } : {}),
+        ...(o.topics ? { target_topics: o.topics.join(',') } : {}),
         ...(o.kind ? { kind: o.kind } : {}),
       })
       ctx.out.data(q)
@@ -37,7 +39,7 @@ export function reportCommands(program: Command, io: Io): void {
     .addOption(new Option('--granularity <g>', 'bucket size').choices(['hour', 'day', 'month']))
     .option('--campaign <ids>', 'comma-separated campaign ids', list)
     .option('--creative <ids>', 'comma-separated creative ids', list)
-    .addOption(new Option('--group-by <g>').choices(['account', 'creative']))
+    .addOption(new Option('--group-by <g>', 'creative (with --creative) or topic (with one --campaign)').choices(['account', 'creative', 'topic']))
     .option('--surface <surfaces>', 'comma-separated surfaces', list)
     .option('--country <codes>', 'comma-separated country codes', list)
     .action(async (o: StatsFlags, command: Command) => {
@@ -67,7 +69,7 @@ interface StatsFlags {
   granularity?: 'hour' | 'day' | 'month'
   campaign?: string[]
   creative?: string[]
-  groupBy?: 'account' | 'creative'
+  groupBy?: 'account' | 'creative' | 'topic'
   surface?: string[]
   country?: string[]
 }
@@ -96,5 +98,10 @@ function showStats(ctx: Context, s: Stats): void {
   )
   ctx.out.line()
   const width = Math.max(...METRICS.map((m) => m.label.length))
+  if (s.topics) {
+    ctx.out.table(['Topic', 'Impressions'], s.topics.map((t) => [t.topic, count(t.billable_impressions)]), ['left', 'right'])
+    ctx.out.line('(a topic is listed from 10 billable impressions; smaller ones are summed as other, none is no topic sent)')
+    ctx.out.line()
+  }
   for (const m of METRICS) ctx.out.line(`${m.label.padEnd(width)}  ${sparkline(s.points.map(m.value))}  total ${m.show(m.value(s.totals))}`)
 }
