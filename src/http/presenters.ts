@@ -1,6 +1,7 @@
 import type { Static } from 'typebox'
 import type { AccountRow, CampaignGraph, CreativeMetrics, InvoiceRow, OutboxMessage } from '../services/read-models.ts'
 import type { AccountOverview } from '../services/accounts.ts'
+import type { InvoiceWithDays } from '../services/invoices.ts'
 import type { AuditEntry } from '../services/audit.ts'
 import type { QueuedCreative } from '../services/moderation.ts'
 import type { OperatorAccount } from '../services/operator-accounts.ts'
@@ -82,11 +83,10 @@ export function presentAccount(a: AccountRow, { facts, overdue, config, reportin
   }
 }
 
-/** The operator's view of an invoice (docs/decisions/0127-operator-invoice-shape.md). */
-export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
+/** What an invoice states, the same for its advertiser and the operator. */
+function invoiceFigures(i: InvoiceRow) {
   return {
     invoice_id: i.invoice_id,
-    user_id: i.user_id,
     billing_mode: i.billing_mode,
     period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
     delivered_micros: i.delivered_micros,
@@ -97,9 +97,22 @@ export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
     finalized_at: i.finalized_at.toISOString(),
     due_at: i.due_at.toISOString(),
     paid_at: iso(i.paid_at),
+  }
+}
+
+/** The operator's view of an invoice (docs/decisions/0127-operator-invoice-shape.md). */
+export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
+  return {
+    ...invoiceFigures(i),
+    user_id: i.user_id,
     charge_attempts: i.charge_attempts,
     awaiting_authentication: i.pending_charge_id !== null,
   }
+}
+
+/** An invoice as its advertiser reads it (GET /v1/invoices): no user id, no processor state; the days it took from the ledger. */
+export function presentAccountInvoice(i: InvoiceWithDays) {
+  return { ...invoiceFigures(i), days: i.days.map((d) => ({ date: d.day, root: d.root, micros: d.micros })) }
 }
 
 function presentBlocks(g: CampaignGraph) {

@@ -10,27 +10,10 @@ import {
   ProofParams,
 } from '../../schemas/ledger.ts'
 import { readInclusionProof, readLedgerDays } from '../../../services/ledger-days.ts'
-import { listOwnInvoices, readOwnInvoice, type InvoiceWithDays } from '../../../services/invoices.ts'
+import { listOwnInvoices, readOwnInvoice } from '../../../services/invoices.ts'
+import { presentAccountInvoice } from '../../presenters.ts'
 
 const VERIFY_NOTE = 'How to verify: docs/ledger-verification.md (the byte formats), or the SDK\'s ledger verifier.'
-
-/** An invoice as its advertiser reads it (explicit fields: no user id, no processor state). */
-export function presentAccountInvoice(i: InvoiceWithDays) {
-  return {
-    invoice_id: i.invoice_id,
-    billing_mode: i.billing_mode,
-    period: { start: i.period_start.toISOString(), end: i.period_end.toISOString() },
-    delivered_micros: i.delivered_micros,
-    amount_cents: i.amount_cents,
-    credits_applied_cents: i.credits_applied_cents,
-    total_cents: i.total_cents,
-    status: i.status,
-    finalized_at: i.finalized_at.toISOString(),
-    due_at: i.due_at.toISOString(),
-    paid_at: i.paid_at?.toISOString() ?? null,
-    days: i.days.map((d) => ({ date: d.day, root: d.root, micros: d.micros })),
-  }
-}
 
 /** GET /v1/ledger/days, GET /v1/ledger/days/{date}/proof, GET /v1/invoices and GET /v1/invoices/{invoice_id}. */
 export function ledgerRoutes(deps: RouteDeps) {
