@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { accountCommands } from './commands/account.js'
 import { campaignCommands } from './commands/campaigns.js'
 import { exportCommands } from './commands/exports.js'
+import { invoiceCommands } from './commands/invoices.js'
 import { ledgerCommands } from './commands/ledger.js'
 import { reportCommands } from './commands/reports.js'
 import { webhookCommands } from './commands/webhooks.js'
@@ -26,6 +27,7 @@ export function program(io: Io): Command {
   reportCommands(p, io)
   exportCommands(p, io)
   webhookCommands(p, io)
+  invoiceCommands(p, io)
   ledgerCommands(p, io)
   // Subcommands inherit the error handling: a usage error anywhere is exit 2, never a stack trace.
   for (const c of p.commands) {

@@ -223,6 +223,18 @@ test('webhooks add shows the secret once; list; remove', async () => {
   const id = /Added (whe_\w+)/.exec(added.stdout)?.[1]
   assert.ok(id)
   assert.match((await adctl(['webhooks', 'list'], env)).stdout, new RegExp(`${id}\\s+${url.replace(/[/.]/g, '\\$&')}\\s+campaign.exhausted, export.ready`))
+  const now = h.svc.clock.nowMs()
+  await adctl(['exports', 'create', '--from', new Date(now - 3_600_000).toISOString(), '--to', new Date(now).toISOString()], env)
+  let shown = ''
+  for (let i = 0; i < 100 && !/export\.ready\s+delivered/.test(shown); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    shown = (await adctl(['webhooks', 'show', id], env)).stdout
+  }
+  assert.match(shown, /^\S+\s+export\.ready\s+delivered\s+1\s/m)
+  const delivery = /^(\S+)\s+export\.ready/m.exec(shown)?.[1] ?? ''
+  const resent = await adctl(['webhooks', 'resend', id, delivery], env)
+  assert.equal(resent.code, 0, resent.stderr)
+  assert.match(resent.stdout, new RegExp(`^Resending ${delivery} to ${id}\\.`))
   assert.equal((await adctl(['webhooks', 'remove', id], env)).code, 0)
   assert.deepEqual(JSON.parse((await adctl(['webhooks', 'list', '--json'], env)).stdout), { endpoints: [] })
 })
@@ -244,9 +256,23 @@ test('ledger verify proves closed days (exit 0, figures and roots) and names the
   assert.match(verified.stdout, /^Verified 2026-12-01 to 2026-12-02: 2 closed days with rows\./)
   assert.match(verified.stdout, /Billable impressions\s+5/)
   assert.match(verified.stdout, /2026-12-01\s+\d+\s+3\s+\$0\.0075\s+\$0\.00\s+[0-9a-f]{12}…/)
+  const days = await adctl(['ledger', 'days', '--from', '2026-12-01', '--to', '2026-12-02'], env)
+  assert.equal(days.code, 0, days.stderr)
+  assert.match(days.stdout, /^Closed through 2026-12-02;/)
+  assert.match(days.stdout, /2026-12-02\s+\d+\s+2\s+0\s+\$0\.005\s+[0-9a-f]{64}/)
+
+  // The Monday invoice takes both days; verify checks what it took.
+  await moveTo('2026-12-07T07:00:00Z')
+  const invoices = JSON.parse((await adctl(['invoices', 'list', '--json'], env)).stdout).invoices
+  assert.equal(invoices.length, 1)
+  const shown = await adctl(['invoices', 'show', invoices[0].invoice_id], env)
+  assert.match(shown.stdout, /2026-12-01\s+\$0\.0075\s+[0-9a-f]{64}/)
+  assert.match(shown.stdout, /2026-12-02\s+\$0\.005\s+[0-9a-f]{64}/)
   const json = JSON.parse((await adctl(['ledger', 'verify', '--from', '2026-12-01', '--to', '2026-12-02', '--json'], env)).stdout)
   assert.equal(json.verified, true)
   assert.equal(json.figures.billable_impressions, 5)
+  assert.equal(json.figures.invoiced_micros, 12_500)
+  assert.equal(json.figures.invoices_checked, 1)
 
   const db = h.svc.service.store.db
   const row = await db.selectFrom('ledger_events').select('event_id').where('user_id', '=', adv.userId).where('event_type', '=', 'impression').where('occurred_at', '>=', new Date('2026-12-02T00:00:00Z')).executeTakeFirstOrThrow()

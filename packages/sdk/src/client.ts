@@ -237,11 +237,22 @@ export class AdvertiserClient {
   }
 
   readonly ledger = {
-    /** GET /ledger/days: one page of closed days with their roots, and `closed_through`. */
-    daysPage: (query: LedgerDaysQuery): Promise<LedgerDaysPage> => this.#call(true, (signal) => this.#api.GET('/ledger/days', { params: { query }, signal })),
-    /** Every closed day with rows in [from, to] (all pages). */
-    days: (query: Omit<LedgerDaysQuery, 'cursor'>): AsyncGenerator<LedgerDay> =>
-      this.#pages((cursor, signal) => this.#api.GET('/ledger/days', { params: { query: { ...query, cursor } }, signal }), (page) => page.days),
+    /**
+     * GET /ledger/days, every page: the closed days with rows in [from, to] and `closed_through`
+     * (the last day closed, read from the first page: a day closing while paging waits for the next call).
+     */
+    days: async (query: Omit<LedgerDaysQuery, 'cursor'>): Promise<{ days: LedgerDay[]; closed_through: string | null }> => {
+      const days: LedgerDay[] = []
+      let closedThrough: string | null | undefined
+      let cursor: string | undefined
+      do {
+        const page = await this.#call(true, (signal) => this.#api.GET('/ledger/days', { params: { query: { ...query, cursor } }, signal }))
+        days.push(...page.days)
+        if (closedThrough === undefined) closedThrough = page.closed_through
+        cursor = page.next_cursor ?? undefined
+      } while (cursor !== undefined)
+      return { days, closed_through: closedThrough ?? null }
+    },
     /** GET /ledger/days/{date}/proof: the account root's inclusion proof in that day's public tree. */
     proof: (date: string): Promise<InclusionProof> => this.#call(true, (signal) => this.#api.GET('/ledger/days/{date}/proof', { params: { path: { date } }, signal })),
     /**

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import type { AdvertiserClient, InclusionProof, Invoice, LedgerDay } from './client.js'
+import type { AdvertiserClient, InclusionProof, Invoice } from './client.js'
 import { ApiError } from './errors.js'
 import { verifyLedger, type VerifyInput, type VerifyResult } from './ledger-verify.js'
 
@@ -28,9 +28,7 @@ export async function collectEvidence(client: AdvertiserClient, userId: string, 
   if (!DATE.test(o.from) || !DATE.test(o.to) || o.to < o.from) throw new ApiError(0, 'from and to are UTC days (YYYY-MM-DD), to not before from', { reason: 'bad_range' })
   const say = o.onProgress ?? (() => {})
   say('closed days')
-  const first = await client.ledger.daysPage({ from: o.from, to: o.to, limit: 400 })
-  const days: LedgerDay[] = [...first.days]
-  if (first.next_cursor) for await (const d of client.ledger.days({ from: o.from, to: o.to, limit: 400 })) if (!days.some((x) => x.date === d.date)) days.push(d)
+  const { days, closed_through: closedThrough } = await client.ledger.days({ from: o.from, to: o.to, limit: 400 })
   say('inclusion proofs')
   const proofs: Record<string, InclusionProof> = {}
   for (const d of days) proofs[d.date] = await client.ledger.proof(d.date)
@@ -43,7 +41,7 @@ export async function collectEvidence(client: AdvertiserClient, userId: string, 
   const windowMs = (o.windowDays ?? 31) * DAY_MS
   const end = dayStart(o.to) + DAY_MS
   for (let start = dayStart(o.from); start < end; start += windowMs) exports.push(...(await exportWindow(client, start, Math.min(start + windowMs, end), o, say)))
-  return { userId, from: o.from, to: o.to, days, closedThrough: first.closed_through, exports, proofs, heads, invoices }
+  return { userId, from: o.from, to: o.to, days, closedThrough, exports, proofs, heads, invoices }
 }
 
 async function exportWindow(client: AdvertiserClient, startMs: number, endMs: number, o: LedgerVerifyOptions, say: (step: string) => void): Promise<string[]> {

@@ -14,6 +14,26 @@ export function ledgerCommands(program: Command, io: Io): void {
   const ledger = program.command('ledger').description('Check the ledger from the outside (docs/ledger-verification.md)')
 
   ledger
+    .command('days')
+    .description("Closed UTC days with ledger rows: figures, root and the previous day's root")
+    .requiredOption('--from <day>', 'first UTC day, YYYY-MM-DD', day)
+    .requiredOption('--to <day>', 'last UTC day (inclusive), YYYY-MM-DD', day)
+    .action(async (o: { from: string; to: string }, command: Command) => {
+      const ctx = Context.of(command, io)
+      if (o.to < o.from) throw usage('--to is before --from.')
+      const { days, closed_through } = await (await ctx.client()).ledger.days({ from: o.from, to: o.to })
+      ctx.out.data({ days, closed_through, next_cursor: null })
+      ctx.out.line(`Closed through ${closed_through ?? '(no day closed yet)'}; a day without rows has no root and is not listed.`)
+      if (days.length === 0) return
+      ctx.out.line()
+      ctx.out.table(
+        ['Day', 'Rows', 'Impressions', 'Clicks', 'Debits', 'Root'],
+        days.map((d) => [d.date, count(d.rows), count(d.billable_impressions), count(d.clicks), usdFromMicros(d.debit_micros), d.root]),
+        ['left', 'right', 'right', 'right', 'right', 'left'],
+      )
+    })
+
+  ledger
     .command('verify')
     .description("Recompute each closed day's root from the exports, the chain, the inclusion proofs against /transparency.json, and what the invoices took per day (exit 4 on a discrepancy)")
     .requiredOption('--from <day>', 'first UTC day, YYYY-MM-DD', day)

@@ -33,6 +33,40 @@ export function webhookCommands(program: Command, io: Io): void {
     })
 
   webhooks
+    .command('show')
+    .description('An endpoint with its 50 most recent deliveries')
+    .argument('<endpoint_id>')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const ctx = Context.of(command, io)
+      const e = await (await ctx.client()).webhooks.get(id)
+      ctx.out.data(e)
+      ctx.out.pairs([
+        ['Endpoint', `${e.id} → ${e.url}`],
+        ['Events', e.events.join(', ')],
+        ['Created', instant(e.created_at)],
+      ])
+      ctx.out.line()
+      if (e.deliveries.length === 0) return ctx.out.line('No deliveries yet.')
+      ctx.out.table(
+        ['Delivery', 'Event', 'Status', 'Attempts', 'Created', 'Delivered', 'Next attempt'],
+        e.deliveries.map((d) => [d.id, d.event_type, d.status, d.attempts, instant(d.created_at), instant(d.delivered_at), instant(d.next_attempt_at)]),
+        ['left', 'left', 'left', 'right', 'left', 'left', 'left'],
+      )
+    })
+
+  webhooks
+    .command('resend')
+    .description('Send a delivery again now (same webhook-id and body), retried for 24 hours from now')
+    .argument('<endpoint_id>')
+    .argument('<delivery_id>')
+    .action(async (endpointId: string, deliveryId: string, _o: unknown, command: Command) => {
+      const ctx = Context.of(command, io)
+      const answer = await (await ctx.client()).webhooks.resend(endpointId, deliveryId)
+      ctx.out.data(answer)
+      ctx.out.line(`Resending ${deliveryId} to ${endpointId}.`)
+    })
+
+  webhooks
     .command('remove')
     .description('Remove an endpoint, its undelivered messages and its log')
     .argument('<endpoint_id>')
