@@ -34,8 +34,11 @@ test('npm start builds dist/ and serves it with plain node on the store; SIGTERM
     // A first start compiles (tens of seconds on a busy machine) and migrates.
     await waitHealthy(base, child, 200_000)
 
-    // The process listening is node running dist/, not tsx.
-    const listening = out.split('\n').find((l) => l.includes('advertiser API listening'))
+    // The process listening is node running dist/, not tsx. /healthz can answer a moment before the
+    // line announcing it reaches the pipe: wait for the line (bounded).
+    const announced = () => out.split('\n').find((l) => l.includes('advertiser API listening'))
+    for (let waited = 0; !announced() && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+    const listening = announced()
     assert.ok(listening, `a start-up log line:\n${out}`)
     const pid = (JSON.parse(listening) as { pid: number }).pid
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
