@@ -22,9 +22,22 @@ export const VIEWER_FREQUENCY_MS = 10_000
  *  - expired: the view was reported after the offer's hour (answered 410; recorded once per impression);
  *  - block_full: the campaign has no inventory left to bill (used up, or cancelled before the offer);
  *  - invalid_traffic: the view's source was past its bounds, or the source or viewer is on the operators'
- *    block list (domain/invalid-traffic.ts; docs/invalid-traffic.md).
+ *    block list (domain/invalid-traffic.ts; docs/invalid-traffic.md);
+ *  - unattested: attestation is `required` and the view carried no Privacy Pass token (domain/attestation.ts);
+ *  - invalid_token: the view's token was spent already, malformed, or of a key unknown or past its
+ *    redemption window (docs/attestation.md).
  */
-export const NON_BILLABLE_REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic'] as const
+export const NON_BILLABLE_REASONS = [
+  'short_dwell',
+  'repeat',
+  'too_fast',
+  'viewer_frequency',
+  'expired',
+  'block_full',
+  'invalid_traffic',
+  'unattested',
+  'invalid_token',
+] as const
 export type NonBillableReason = (typeof NON_BILLABLE_REASONS)[number]
 /** One count per reason, every key present. */
 export type NonBillableCounts = Record<NonBillableReason, number>
@@ -37,6 +50,8 @@ export const noNonBillable = (): NonBillableCounts => ({
   expired: 0,
   block_full: 0,
   invalid_traffic: 0,
+  unattested: 0,
+  invalid_token: 0,
 })
 
 /**
@@ -96,8 +111,10 @@ export interface ViewToJudge {
   /** The source that asked for the offer (null for an id sealed before sources were). */
   source: Source | null
   offeredAtMs: number
-  /** Set when a store-free rule (assessDwell, the block list) already made the view non-billable. */
+  /** Set when a store-free rule (assessDwell, the block list, attestation) already made the view non-billable. */
   reason: NonBillableReason | null
+  /** The nonce (hex) of the valid Privacy Pass token the view carried; null: not attested. */
+  nonce: string | null
 }
 
 export interface CampaignInventory {
@@ -112,6 +129,8 @@ export interface LedgerState<C extends CampaignInventory = CampaignInventory> {
   recorded: ReadonlySet<string>
   /** Last billable instant per `viewerKey|surface`. */
   lastBillableMs: ReadonlyMap<string, number>
+  /** Nonces (hex) of the batch's tokens already spent on a billable view. */
+  spentNonces: ReadonlySet<string>
   campaigns: ReadonlyMap<string, C>
 }
 
@@ -124,13 +143,15 @@ export const viewerSlot = (viewerKey: string, surface: string) => `${viewerKey}|
  * otherwise the view is billable unless its dwell failed, the viewer had a
  * billable impression on this surface in the last ten seconds, the view's
  * source is past its bounds (`invalid_traffic`, from `sources` when given; only a view that bills
- * counts against them), the campaign was cancelled before the offer or its inventory is used up
+ * counts against them, and an attested view is exempt), its token was spent already (by an earlier
+ * view or earlier in the batch: `invalid_token`), the campaign was cancelled before the offer or its inventory is used up
  * (`block_full`). Only a billable view takes the viewer's ten-second slot.
  */
 export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, nowMs: number, sources?: SourceBudget): ViewOutcome[] {
   const seen = new Set<string>()
   const billedNow = new Set<string>() // slots billed earlier in this batch (at nowMs)
   const granted = new Map<string, number>()
+  const spentNow = new Set<string>()
   return views.map((v): ViewOutcome => {
     if (state.recorded.has(v.impressionId) || seen.has(v.impressionId)) return { billable: false, reason: 'repeat' }
     seen.add(v.impressionId)
@@ -138,15 +159,18 @@ export function judgeViews(views: readonly ViewToJudge[], state: LedgerState, no
     const slot = viewerSlot(v.viewerKey, v.surface)
     const last = state.lastBillableMs.get(slot)
     if (billedNow.has(slot) || (last !== undefined && nowMs - last < VIEWER_FREQUENCY_MS)) return { billable: false, reason: 'viewer_frequency' }
-    // A source past its bounds comes before inventory: such a view never bills, whatever is left.
-    if (sources && !sources.admits(v.source, v.viewerKey)) return { billable: false, reason: 'invalid_traffic' }
+    if (v.nonce !== null && (state.spentNonces.has(v.nonce) || spentNow.has(v.nonce))) return { billable: false, reason: 'invalid_token' }
+    // A source past its bounds comes before inventory: such a view never bills, whatever is left. An
+    // attested view is bounded by its account's tokens instead (docs/attestation.md).
+    if (v.nonce === null && sources && !sources.admits(v.source, v.viewerKey)) return { billable: false, reason: 'invalid_traffic' }
     const c = state.campaigns.get(v.campaignId)
     // A campaign unknown to the leases or cancelled before the offer has no inventory left to bill.
     if (!c) return { billable: false, reason: 'block_full' }
     if (c.cancelledAtMs !== null && v.offeredAtMs >= c.cancelledAtMs) return { billable: false, reason: 'block_full' }
     const taken = granted.get(v.campaignId) ?? 0
     if (allocate(taken + 1, c.impressions, c.billed) <= taken) return { billable: false, reason: 'block_full' }
-    sources?.take(v.source, v.viewerKey)
+    if (v.nonce === null) sources?.take(v.source, v.viewerKey)
+    else spentNow.add(v.nonce)
     granted.set(v.campaignId, taken + 1)
     billedNow.add(slot)
     return { billable: true }

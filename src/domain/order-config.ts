@@ -1,3 +1,4 @@
+import type { AttestationMode } from './attestation.ts'
 /**
  * Live order gates (Account `config`) plus the operator-only export settings.
  * Defaults live here; operators override any subset (PATCH /admin/v1/config).
@@ -30,6 +31,10 @@ export interface ServiceConfig extends OrderConfig {
   /** Invalid-traffic bounds per source (domain/invalid-traffic.ts; operations.md section 2). */
   ivt_max_viewers_per_source_per_day: number
   ivt_max_billable_per_source_per_hour: number
+  /** Attested views (domain/attestation.ts; operations.md section 2): off, prefer (default) or required. */
+  attestation: AttestationMode
+  /** Privacy Pass tokens one attester subject may be issued in one UTC day. */
+  attest_tokens_per_subject_per_day: number
 }
 
 export const DEFAULT_CONFIG: ServiceConfig = {
@@ -51,6 +56,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   serve_events_per_address_per_min: 6_000,
   ivt_max_viewers_per_source_per_day: 50,
   ivt_max_billable_per_source_per_hour: 1_000,
+  attestation: 'prefer',
+  attest_tokens_per_subject_per_day: 1_500,
 }
 
 /** Export limits may only be lowered by operators (advertiser spec section 8). */

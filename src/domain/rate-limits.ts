@@ -1,3 +1,4 @@
+import type { AttestationMode } from './attestation.ts'
 import type { SourceLimits } from './invalid-traffic.ts'
 import { sourceOf } from './traffic-source.ts'
 
@@ -81,6 +82,8 @@ export interface ServingLimits {
   eventsPerAddress: number
   /** What one source may make billable (config `ivt_*`, domain/invalid-traffic.ts). */
   sources: SourceLimits
+  /** Config `attestation` (domain/attestation.ts). */
+  attestation: AttestationMode
 }
 
 export function servingLimitsOf(config: {
@@ -89,11 +92,13 @@ export function servingLimitsOf(config: {
   serve_events_per_address_per_min: number
   ivt_max_viewers_per_source_per_day: number
   ivt_max_billable_per_source_per_hour: number
+  attestation: AttestationMode
 }): ServingLimits {
   return {
     decisionsPerViewer: config.serve_decisions_per_viewer_per_min,
     decisionsPerAddress: config.serve_decisions_per_address_per_min,
     eventsPerAddress: config.serve_events_per_address_per_min,
     sources: { maxViewersPerDay: config.ivt_max_viewers_per_source_per_day, maxBillablePerHour: config.ivt_max_billable_per_source_per_hour },
+    attestation: config.attestation,
   }
 }

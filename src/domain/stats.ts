@@ -123,6 +123,8 @@ export function bucketSpine(w: Window, g: Granularity): number[] {
 
 export interface MetricSet {
   billable_impressions: number
+  /** Of the billable impressions, those attested by a Privacy Pass token (docs/attestation.md). */
+  attested_billable_impressions: number
   viewable_ticks: number
   clicks: number
   events: number
@@ -135,6 +137,7 @@ export interface MetricSet {
 
 export const ZERO_METRICS: MetricSet = {
   billable_impressions: 0,
+  attested_billable_impressions: 0,
   viewable_ticks: 0,
   clicks: 0,
   events: 0,

@@ -32,6 +32,7 @@ import { opsRoutes } from './routes/ops/index.ts'
 import { registerWebPages } from './plugins/web-pages.ts'
 import { BROWSER_PAGE_CONSTRAINT } from './routes/public/not-found.ts'
 import { servingRoutes } from './routes/serve.ts'
+import { devAttesterRoutes, issuerDirectoryRoutes, tokenRoutes } from './routes/privacy-pass.ts'
 import { documentCommonErrors, OPENAPI_VERSION, openApiOptions } from './openapi.ts'
 
 /** A route as declared: what tests and tools need to drive every route, hidden ones included. */
@@ -242,9 +243,18 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       })
       serve.addHook('onSend', refundOn503(deps))
       await serve.register(servingRoutes(deps))
+      await serve.register(tokenRoutes(deps))
     },
     { prefix: '/serve/v1' },
   )
+  // Privacy Pass: the issuer directory at its well-known path, and with ATTESTER=dev the development attester.
+  await app.register(async (pp) => {
+    pp.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true }
+    })
+    await pp.register(issuerDirectoryRoutes(deps))
+    await pp.register(devAttesterRoutes(deps))
+  })
 
   void OPENAPI_VERSION
   return app

@@ -1,3 +1,4 @@
+import type { AttestationParts } from '../services/attestation.ts'
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ServiceContext } from '../services/context.ts'
@@ -26,4 +27,6 @@ export interface RouteDeps extends ServiceContext {
   lifecycle: Lifecycle
   /** This instance's metrics: the HTTP layer records request durations and serves the scrape. */
   metrics: Metrics
+  /** The Privacy Pass issuer's keys and the attester (docs/attestation.md). */
+  attestation: AttestationParts
 }

@@ -39,7 +39,17 @@ export interface Settings {
   webhooksAllowLoopback: boolean
   /** LEDGER_RETENTION_DAYS (default 400): a ledger partition whose days are all rolled up and older than this is dropped (the ledger-partitions job). */
   ledgerRetentionDays: number
+  /** Who vouches for the users that Privacy Pass tokens are issued to (docs/attestation.md); null: no attester, no tokens issued. */
+  attester: AttesterSettings | null
+  /** PRIVACY_PASS_KEY_DAYS (default 30): each issuer key issues for this many days and redeems for as many more. */
+  privacyPassKeyDays: number
 }
+
+/**
+ * ATTESTER=dev: the service's own development attester (`POST /dev/attest`), refused with NODE_ENV=production.
+ * Else ATTESTER_JWKS_URL or ATTESTER_JWKS_FILE, with ATTESTER_ISSUER and ATTESTER_AUDIENCE: the coding tool's sign-in.
+ */
+export type AttesterSettings = { kind: 'dev' } | { kind: 'jwks'; jwksUrl: string | null; jwksFile: string | null; issuer: string; audience: string }
 
 /** AES-256 keys with a one-byte id; the first seals, all open (rotation). */
 export type KeyRing = { id: number; key: Buffer }[]
@@ -158,6 +168,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('LEDGER_RETENTION_DAYS', `must be a whole number of days, 35-10000, got "${retentionRaw}"`)
   }
 
+  const attester = attesterOf(value, env.NODE_ENV === 'production')
+  const keyDaysRaw = value('PRIVACY_PASS_KEY_DAYS')
+  if (keyDaysRaw !== null && (!/^\d+$/.test(keyDaysRaw) || Number(keyDaysRaw) < 1 || Number(keyDaysRaw) > 365)) {
+    fail('PRIVACY_PASS_KEY_DAYS', `must be a whole number of days, 1-365, got "${keyDaysRaw}"`)
+  }
+
   const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
   const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
 
@@ -184,7 +200,39 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     shutdownDrainSeconds,
     webhooksAllowLoopback: allowLoopbackRaw === 'true',
     ledgerRetentionDays: retentionRaw === null ? 400 : Number(retentionRaw),
+    attester,
+    privacyPassKeyDays: keyDaysRaw === null ? 30 : Number(keyDaysRaw),
   }
+}
+
+function attesterOf(value: (name: string) => string | null, production: boolean): AttesterSettings | null {
+  const kind = value('ATTESTER')
+  const jwksUrl = value('ATTESTER_JWKS_URL')
+  const jwksFile = value('ATTESTER_JWKS_FILE')
+  if (kind !== null) {
+    if (kind !== 'dev') fail('ATTESTER', `must be "dev" (or unset, with ATTESTER_JWKS_URL or ATTESTER_JWKS_FILE), got "${kind}"`)
+    if (production) fail('ATTESTER', 'the development attester signs a JWT for anyone: it is refused with NODE_ENV=production')
+    if (jwksUrl !== null || jwksFile !== null) fail('ATTESTER', 'ATTESTER=dev and ATTESTER_JWKS_URL/ATTESTER_JWKS_FILE exclude each other')
+    return { kind: 'dev' }
+  }
+  if (jwksUrl === null && jwksFile === null) return null
+  if (jwksUrl !== null && jwksFile !== null) fail('ATTESTER_JWKS_URL', 'set ATTESTER_JWKS_URL or ATTESTER_JWKS_FILE, not both')
+  if (jwksUrl !== null) {
+    let url: URL
+    try {
+      url = new URL(jwksUrl)
+    } catch {
+      fail('ATTESTER_JWKS_URL', `not a URL: "${jwksUrl}"`)
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
+      fail('ATTESTER_JWKS_URL', 'must be https:// (http:// only for 127.0.0.1, localhost or [::1])')
+    }
+  }
+  const issuer = value('ATTESTER_ISSUER')
+  const audience = value('ATTESTER_AUDIENCE')
+  if (issuer === null) fail('ATTESTER_ISSUER', 'required with ATTESTER_JWKS_URL or ATTESTER_JWKS_FILE: the `iss` the attester writes')
+  if (audience === null) fail('ATTESTER_AUDIENCE', 'required with ATTESTER_JWKS_URL or ATTESTER_JWKS_FILE: the `aud` the attester writes for this service')
+  return { kind: 'jwks', jwksUrl, jwksFile, issuer, audience }
 }
 
 /** A whole number of seconds, 0 to `max`; unset: `fallback`. */

@@ -56,6 +56,8 @@ export const TIMEOUTS = Object.freeze({
     queryMs: 65_000,
     poolSize: 4,
   }),
+  /** Fetching the attester's JWKS (ATTESTER_JWKS_URL): past it a token request answers 503 with Retry-After. */
+  attesterJwksMs: 2_000,
   redis: Object.freeze({
     /** Opening the connection. */
     connectMs: 1_000,

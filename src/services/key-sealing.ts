@@ -16,7 +16,8 @@ export const STORED_SEALING_KEY_ID = 0
 
 type SealingContext = Pick<ServiceContext, 'db' | 'settings'>
 
-async function keySealer(ctx: SealingContext): Promise<SecretSealer> {
+/** The key-sealing ring's sealer (KEY_SEALING_KEY, else the key kept in the store). */
+export async function keySealer(ctx: SealingContext): Promise<SecretSealer> {
   const ring = ctx.settings.keySealingKeys ?? [
     { id: STORED_SEALING_KEY_ID, key: await ensureStoredSecret(ctx.db, 'key_sealing_key', () => randomBytes(32).toString('hex')) },
   ]

@@ -60,6 +60,7 @@ const metrics = (r: MetricRow | undefined): MetricSet =>
   r
     ? withCtr({
         billable_impressions: r.billable,
+        attested_billable_impressions: r.attested,
         viewable_ticks: r.ticks,
         clicks: r.clicks,
         events: r.events,
@@ -207,6 +208,7 @@ async function hourlyMetrics(db: Db, userId: string, split: HourlySplit): Promis
     ticks: sum((r) => r.ticks),
     clicks: sum((r) => r.clicks),
     spend: sum((r) => r.spend),
+    attested: sum((r) => r.attested),
     viewers: dayViewers + edgeViewers,
     nonBillable: sumNonBillable(points.map((r) => r.nonBillable)),
   }

@@ -5,6 +5,7 @@ import { assessDwell, offerExpired, UNKNOWN_IMPRESSION, type NonBillableReason, 
 import type { BlockList, SourceLimits } from '../domain/invalid-traffic.ts'
 import type { Source } from '../domain/traffic-source.ts'
 import { attributedTopic } from '../domain/topics.ts'
+import { attestationOf, type AttestationMode, type PresentedToken } from '../domain/attestation.ts'
 import type { Clock } from '../platform/clock.ts'
 import type { ServingMetrics } from '../platform/metric-ports.ts'
 import type { Db } from '../store/db.ts'
@@ -25,6 +26,15 @@ const SETTLE_EVERY_MS = 1_000
 
 /** The key id of the offer key kept in the store (used when OFFER_KEYS is not set). */
 export const STORED_OFFER_KEY_ID = 0
+
+/** A view report's Privacy Pass token as checked at the edge (src/http/routes/serve.ts), under the config's `attestation`. */
+export interface PresentedView {
+  mode: AttestationMode
+  token: PresentedToken
+  /** The token's bytes when it was one (kept with an attested billable row). */
+  bytes: Buffer | null
+}
+const UNATTESTED: PresentedView = { mode: 'off', token: { kind: 'none' }, bytes: null }
 
 export type ViewResult = { status: 'recorded'; outcome: ViewOutcome } | { status: 'unknown' } | { status: 'expired' }
 
@@ -154,7 +164,7 @@ export class ServingEngine {
    * `expired_view` and answered 410; a repeat of a measured impression as a `repeat_view`, after the
    * batch found it (both at most once per impression, never billable: `LedgerWriter#recordReport`).
    */
-  async view(impressionId: string, dwellMs: number, screen: TrafficScreen): Promise<ViewResult> {
+  async view(impressionId: string, dwellMs: number, screen: TrafficScreen, presented: PresentedView = UNATTESTED): Promise<ViewResult> {
     const opened = this.#sealer.open(impressionId)
     if (!opened) {
       this.#metrics?.view(false, UNKNOWN_IMPRESSION)
@@ -167,8 +177,10 @@ export class ServingEngine {
       this.#metrics?.view(false, 'expired')
       return { status: 'expired' }
     }
-    const reason: NonBillableReason | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs) ?? (blocked ? 'invalid_traffic' : null)
-    const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason, limits: screen.rules.sources })
+    const attested = attestationOf(presented.mode, presented.token)
+    const reason: NonBillableReason | null = assessDwell(dwellMs, offer.offeredAtMs, nowMs) ?? (blocked ? 'invalid_traffic' : null) ?? attested.reason
+    const token = attested.nonce !== null && presented.bytes !== null ? { bytes: presented.bytes, nonce: attested.nonce } : null
+    const outcome = await this.writer.recordView({ impressionId, offer, dwellMs, reason, limits: screen.rules.sources, token })
     const repeat = !outcome.billable && outcome.reason === 'repeat'
     if (repeat) await this.writer.recordReport(viewReportRow('repeat', impressionId, offer, this.#clock.now(), dwellMs))
     this.#metrics?.view(outcome.billable, outcome.billable ? null : outcome.reason)

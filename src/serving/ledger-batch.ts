@@ -102,6 +102,7 @@ async function judgeAndWrite(
       source: v.offer.source,
       offeredAtMs: v.offer.offeredAtMs,
       reason: v.reason,
+      nonce: v.token?.nonce ?? null,
     }),
   )
   // Clicks of impression campaigns are only recorded; the others are judged.
@@ -117,7 +118,7 @@ async function judgeAndWrite(
     }),
   )
   // Repeats are not known here: the unique index finds them, and a repeat aborts the write.
-  const seen = known && !fromStore ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs } : await readLedgerState(db, toJudge)
+  const seen = known && !fromStore ? { recorded: new Set<string>(), lastBillableMs: known.lastBillableMs, spentNonces: new Set<string>() } : await readLedgerState(db, toJudge)
   // The invalid-traffic bounds of the newest claim (an operator's change applies from the next batch).
   const limits = [...batch.views, ...batch.clicks].at(-1)?.limits ?? NO_LIMITS
   const sourceUse = await sourcesOf(db, [...toJudge, ...clicksToJudge], nowMs, known?.sources, fromStore)
@@ -190,7 +191,8 @@ async function judgeAndWrite(
       // A click campaign's qualified view: counted as a billable impression, with no debit.
       if (!isClickCampaign(v.offer.campaignId)) debit = nextDebit(v.offer.campaignId)
     }
-    rows.push(row, debit, v.dwellMs, o.billable ? null : o.reason)
+    // An attested billable impression keeps its token (ledger-export-v4); its nonce is claimed with it.
+    rows.push(row, debit, v.dwellMs, o.billable ? null : o.reason, undefined, o.billable && row.event_type === 'impression' ? (v.token?.bytes ?? null) : null)
   })
 
   const clickCampaignIds = [...new Set([...unbounded.keys()].filter(isClickCampaign))]
@@ -219,7 +221,8 @@ async function judgeAndWrite(
   const unit = (offer: Offer, billable: boolean) => {
     if (billable && offer.source !== null) units.push({ source: offer.source, viewerKey: offer.viewerKey })
   }
-  batch.views.forEach((v, i) => unit(v.offer, views[i]!.billable))
+  // An attested view takes nothing of its source's bounds (domain/delivery.ts#judgeViews).
+  batch.views.forEach((v, i) => unit(v.offer, views[i]!.billable && !v.token))
   batch.clicks.forEach((k, i) => unit(k.offer, clicks[i]!.billable))
   return { views, clicks, billedSlots, units, billed: billedBy, settled, retries: 0 }
 }

@@ -16,10 +16,18 @@ export interface ViewClaim {
   impressionId: string
   offer: Offer
   dwellMs: number
-  /** Set when a store-free rule (dwell, the block list) already made the view non-billable. */
+  /** Set when a store-free rule (dwell, the block list, attestation) already made the view non-billable. */
   reason: NonBillableReason | null
   /** The invalid-traffic bounds in force when the view arrived. */
   limits: SourceLimits
+  /** The valid Privacy Pass token the view carried (its nonce is claimed with the billable row); absent or null: not attested. */
+  token?: AttestationToken | null
+}
+
+/** A token that passed every check but "never spent" (src/serving/issuer-keys.ts): its bytes, and its nonce in hex. */
+export interface AttestationToken {
+  bytes: Buffer
+  nonce: string
 }
 
 /**

@@ -10,6 +10,10 @@ import { buildApp } from '../http/app.ts'
 import type { App } from '../http/types.ts'
 import { ServingEngine } from '../serving/engine.ts'
 import { ServingLimitsCache } from '../services/serving-limits.ts'
+import { devAttesterKey, type AttestationParts } from '../services/attestation.ts'
+import { keySealer } from '../services/key-sealing.ts'
+import { IssuerKeys } from '../serving/issuer-keys.ts'
+import { Attester } from '../platform/attester.ts'
 import { openBase, type Base, type InstanceOptions } from './base.ts'
 import { createScheduler } from './jobs.ts'
 import { followStoredClock, listening, STEPS, type Instance, type Progress } from './instance.ts'
@@ -36,9 +40,17 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
   // The offers this instance counted are in the store before a rollup closes their day.
   scheduler.before('rollups', () => serving.offers.flush())
   const servingLimits = new ServingLimitsCache({ db: store.db })
+  // Privacy Pass (docs/attestation.md): the issuer's keys, sealed under the key-sealing ring, and the attester.
+  const attestation: AttestationParts = {
+    keys: new IssuerKeys(store.db, clock, await keySealer({ db: store.db, settings }), settings.privacyPassKeyDays, new URL(settings.publicUrl).host),
+    attester: settings.attester ? await Attester.create(settings.attester, settings.publicUrl, () => devAttesterKey({ db: store.db })) : null,
+  }
   // Lag-tolerant reads (the stats over rolled-up days, the leaderboard, the quote) may go to the replica.
   const reads = base.replica?.requests
-  const app = await buildApp({ db: store.db, ...(reads ? { reads } : {}), clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics }, { logger: log })
+  const app = await buildApp(
+    { db: store.db, ...(reads ? { reads } : {}), clock, settings, counters, processor, scheduler, serving, servingLimits, mailer, lifecycle, metrics, attestation },
+    { logger: log },
+  )
   return {
     app,
     serving,

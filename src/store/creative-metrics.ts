@@ -30,6 +30,7 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
       ticks: string
       clicks: string
       spend: string
+      attested: string
       first: Date | null
       last: Date | null
     } & NbRow
@@ -39,6 +40,7 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
       ${LEDGER_SUM.ticks} AS ticks,
       ${LEDGER_SUM.clicks} AS clicks,
       ${LEDGER_SUM.spend} AS spend,
+      ${LEDGER_SUM.attested} AS attested,
       ${NON_BILLABLE_SUMS},
       min(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS first,
       max(e.occurred_at) FILTER (WHERE e.event_type = 'impression') AS last
@@ -57,6 +59,7 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
     ticks: Number(row.ticks),
     clicks: Number(row.clicks),
     spend: Number(row.spend),
+    attested: Number(row.attested),
     viewers: Number(viewers.rows[0]?.viewers ?? 0),
     nonBillable: nonBillableOf(row),
     first: row.first ? new Date(row.first) : null,
@@ -64,10 +67,19 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
   }
   if (from === null) return metrics
   const old = await sql<
-    { events: string | null; billable: string | null; ticks: string | null; clicks: string | null; spend: string | null; first: Date | null; last: Date | null } & NbRow
+    {
+      events: string | null
+      billable: string | null
+      ticks: string | null
+      clicks: string | null
+      spend: string | null
+      attested: string | null
+      first: Date | null
+      last: Date | null
+    } & NbRow
   >`
     SELECT sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks, sum(r.clicks) AS clicks,
-      sum(r.spend_micros) AS spend, ${nbSums('r')},
+      sum(r.spend_micros) AS spend, sum(r.attested_billable_impressions) AS attested, ${nbSums('r')},
       min(r.hour) FILTER (WHERE r.billable_impressions > 0) AS first, max(r.hour) FILTER (WHERE r.billable_impressions > 0) AS last
     FROM hourly_rollups r WHERE r.creative_id = ${creativeId} AND r.hour < ${from}::date`.execute(db)
   const o = old.rows[0]
@@ -80,6 +92,7 @@ export async function creativeLifetimeMetrics(db: Db, creativeId: string): Promi
     ticks: metrics.ticks + Number(o.ticks),
     clicks: metrics.clicks + Number(o.clicks),
     spend: metrics.spend + Number(o.spend),
+    attested: metrics.attested + Number(o.attested),
     viewers: metrics.viewers,
     nonBillable,
     first: o.first ? new Date(o.first) : metrics.first,

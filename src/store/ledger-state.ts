@@ -11,14 +11,15 @@ import type { Source } from '../domain/traffic-source.ts'
 // ledger.ts#writeBatch; the judging is the serving layer's (src/serving/ledger-batch.ts).
 
 /** What the store reads about a measured view: its impression, campaign and viewer slot. */
-export type ViewKeys = Pick<ViewToJudge, 'impressionId' | 'campaignId' | 'viewerKey' | 'surface'>
+export type ViewKeys = Pick<ViewToJudge, 'impressionId' | 'campaignId' | 'viewerKey' | 'surface' | 'nonce'>
 
 /**
  * One statement reading what a batch of views is judged against besides its leases: views already
  * recorded for these impressions and each viewer's last billable instant.
  */
-export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promise<Pick<LedgerState, 'recorded' | 'lastBillableMs'>> {
+export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promise<Pick<LedgerState, 'recorded' | 'lastBillableMs' | 'spentNonces'>> {
   const ids = views.map((v) => v.impressionId)
+  const nonces = views.flatMap((v) => (v.nonce === null ? [] : [v.nonce]))
   // Probed by the whole primary key (viewer, surface): one index lookup each, also before ANALYZE.
   const slots = [...new Map(views.map((v) => [viewerSlot(v.viewerKey, v.surface), [v.viewerKey, v.surface] as const])).values()]
   const { rows } = await executePrepared(
@@ -26,19 +27,23 @@ export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promi
     sql<{
     recorded: string[] | null
     last_billable: [string, string, number][] | null
+    spent: string[] | null
   }>`
     SELECT
       (SELECT json_agg(impression_id) FROM ledger_claims
         WHERE kind = 'view' AND impression_id = ANY(${ids}::text[])) AS recorded,
       (SELECT json_agg(json_build_array(v.viewer_key, v.surface, v.billed_at_ms))
         FROM unnest(${slots.map((s) => s[0])}::text[], ${slots.map((s) => s[1])}::text[]) AS k(viewer_key, surface)
-        JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable
+        JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable,
+      (SELECT json_agg(encode(s.nonce, 'hex')) FROM spent_tokens s
+        WHERE s.nonce IN (SELECT decode(n, 'hex') FROM unnest(${nonces}::text[]) AS n)) AS spent
   `.compile(db),
   )
   const r = rows[0]!
   return {
     recorded: new Set(r.recorded ?? []),
     lastBillableMs: new Map((r.last_billable ?? []).map(([viewer, surface, at]) => [viewerSlot(viewer, surface), at])),
+    spentNonces: new Set(r.spent ?? []),
   }
 }
 

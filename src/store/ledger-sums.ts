@@ -29,6 +29,8 @@ export const LEDGER_SUM = {
   clicks: sql`count(*) FILTER (WHERE e.event_type = 'click')`,
   /** What was debited; voided rows debit nothing (their money goes back as a credit of the account, docs/invalid-traffic.md). */
   spend: sql`coalesce(sum(e.debit_micros), 0)`,
+  /** Billable impressions that carried a Privacy Pass token (migration 0037), less those voided. */
+  attested: sql`count(*) FILTER (WHERE e.event_type = 'impression' AND e.attestation_token IS NOT NULL) - count(*) FILTER (WHERE e.event_type = 'voided_impression' AND e.attestation_token IS NOT NULL)`,
 }
 
 /** The rollup tables' columns of the non-billable counts, in NON_BILLABLE_REASONS order (migrations 0025, 0029). */
@@ -40,12 +42,22 @@ export const NB_COLUMNS = {
   expired: 'nb_expired',
   block_full: 'nb_block_full',
   invalid_traffic: 'nb_invalid_traffic',
+  unattested: 'nb_unattested',
+  invalid_token: 'nb_invalid_token',
 } as const satisfies Record<NonBillableReason, string>
 
 /** The per-reason sums, each `AS nb_<reason>`, in NON_BILLABLE_REASONS order. */
 export const NON_BILLABLE_SUMS = sql.join(NON_BILLABLE_REASONS.map((r) => sql`${nonBillable(r)} AS ${sql.ref(NB_COLUMNS[r])}`))
 
-const ROLLUP_NAMES = ['events', 'billable_impressions', 'viewable_ticks', 'clicks', 'spend_micros', ...NON_BILLABLE_REASONS.map((r) => NB_COLUMNS[r])]
+const ROLLUP_NAMES = [
+  'events',
+  'billable_impressions',
+  'viewable_ticks',
+  'clicks',
+  'spend_micros',
+  ...NON_BILLABLE_REASONS.map((r) => NB_COLUMNS[r]),
+  'attested_billable_impressions',
+]
 
 /** The rollup columns, in the order of LEDGER_SUMS_AS. */
 export const ROLLUP_COLUMNS = sql.join(ROLLUP_NAMES.map((c) => sql.ref(c)))
@@ -61,6 +73,7 @@ export const LEDGER_SUMS_AS = sql.join([
   sql`${LEDGER_SUM.clicks} AS clicks`,
   sql`${LEDGER_SUM.spend} AS spend_micros`,
   NON_BILLABLE_SUMS,
+  sql`${LEDGER_SUM.attested} AS attested_billable_impressions`,
 ])
 
 /** The same columns over offer counts aliased `o` (migration 0030): offers are events, and nothing else. */

@@ -49,9 +49,11 @@ export class EventColumns {
   source: (string | null)[] = []
   offerAge: (number | null)[] = []
   topic: (string | null)[] = []
+  /** The Privacy Pass token of an attested billable impression, hex (migration 0037); null otherwise. */
+  token: (string | null)[] = []
 
   /** `billable`: an impression row always is; a click row is when a click campaign bills it. */
-  push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression'): void {
+  push(r: LedgerRow, debitMicros: number, dwellMs: number | null, reason: string | null, billable = r.event_type === 'impression', token: Buffer | null = null): void {
     this.atMs.push(new Date(r.occurred_at).getTime())
     this.type.push(r.event_type)
     this.impression.push(r.impression_id)
@@ -68,10 +70,11 @@ export class EventColumns {
     this.source.push(r.source ?? null)
     this.offerAge.push(r.offer_age_ms ?? null)
     this.topic.push(r.topic ?? null)
+    this.token.push(token === null ? null : token.toString('hex'))
   }
 }
 
-const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic)`
+const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token)`
 
 /**
  * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
@@ -80,13 +83,14 @@ const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campa
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
     timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms, r.topic
+    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms, r.topic,
+    decode(r.token, 'hex') AS attestation_token
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
       ${e.creative}::text[], ${e.surface}::text[], ${e.country}::text[], ${e.billable}::bool[], ${e.debit}::int8[], ${e.dwell}::int4[],
-      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[], ${e.offerAge}::int4[], ${e.topic}::text[]
-    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, ord)`
+      ${e.reason}::text[], ${e.viewer}::text[], ${e.source}::text[], ${e.offerAge}::int4[], ${e.topic}::text[], ${e.token}::text[]
+    ) WITH ORDINALITY AS r(at_ms, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, token, ord)`
 }
 
 /**
@@ -115,7 +119,7 @@ function claimCtes(repeats: 'skip' | 'fail') {
 }
 const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_id, kind)))`
 const inputColumns = sql`occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
-             dwell_ms, reason, viewer_key, source, offer_age_ms, topic`
+             dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token`
 
 /** Clicks of impression campaigns, and view reports: a repeat of an impression's click or report holds no new claim and is dropped. */
 async function insertEvents(db: Db, e: EventColumns): Promise<void> {
@@ -217,9 +221,18 @@ export async function writeBatch(
       INSERT INTO ledger_events ${eventColumns}
       SELECT ${inputColumns}
       FROM input WHERE ${CLAIMED_ROW} ORDER BY ord
-      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source
+      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source, attestation_token
     ),
-    units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL),
+    -- An attested impression is bounded by its account's tokens, not its source (docs/attestation.md).
+    units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL AND attestation_token IS NULL),
+    -- Each token bills once: its nonce (bytes 3-34) is claimed here; one held already drops the claim and fails the check.
+    spent AS (
+      INSERT INTO spent_tokens (nonce, token_key_id, spent_at)
+      SELECT substring(attestation_token FROM 3 FOR 32), substring(attestation_token FROM 67 FOR 32), ${now}::timestamptz
+      FROM ins WHERE attestation_token IS NOT NULL
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    ),
     source_viewers AS (
       INSERT INTO source_day_viewers (source, day, viewer_key)
       SELECT DISTINCT source, ${day}::date, viewer_key FROM units
@@ -280,6 +293,8 @@ export async function writeBatch(
         AND (SELECT count(*) FROM lease) = ${leases.length}::int
         -- Every source stays within its bounds (an upsert past one updates nothing).
         AND (SELECT count(*) FROM source_use) = (SELECT count(DISTINCT source) FROM units)
+        -- Every attested impression's token was unspent (a concurrent batch spent it: judged again from the store).
+        AND (SELECT count(*) FROM spent) = (SELECT count(*) FROM ins WHERE attestation_token IS NOT NULL)
         ${
           clickRows
             ? sql`AND (SELECT count(*) FROM ins WHERE event_type = 'click' AND billable) = ${clickRows.billableClicks}::int

@@ -17,6 +17,8 @@ export interface MetricRow {
   ticks: number
   clicks: number
   spend: number
+  /** Billable impressions that carried a valid Privacy Pass token (docs/attestation.md). */
+  attested: number
   viewers: number
   /** Recorded views that were not billable, per reason. */
   nonBillable: NonBillableCounts
@@ -33,6 +35,8 @@ export const nonBillableOf = (r: NbRow): NonBillableCounts => ({
   expired: Number(r.nb_expired),
   block_full: Number(r.nb_block_full),
   invalid_traffic: Number(r.nb_invalid_traffic),
+  unattested: Number(r.nb_unattested),
+  invalid_token: Number(r.nb_invalid_token),
 })
 
 /** `sum(<alias>.nb_x) AS nb_x` for every reason: the rollups' counts summed over their rows. */
@@ -49,6 +53,7 @@ export type MetricResultRow = {
   ticks: string
   clicks: string
   spend: string
+  attested: string
   viewers: string
 } & NbRow
 
@@ -62,6 +67,7 @@ export function toMetricRow(r: MetricResultRow): MetricRow {
     ticks: Number(r.ticks),
     clicks: Number(r.clicks),
     spend: Number(r.spend),
+    attested: Number(r.attested),
     viewers: Number(r.viewers),
     nonBillable: nonBillableOf(r),
   }

@@ -86,8 +86,8 @@ export async function rewriteDayRollups(trx: Db, day: string): Promise<number> {
   // Unfiltered account totals of the day, with its distinct viewers (see 0008).
   await sql`DELETE FROM daily_account_rollups WHERE day = ${day}::date`.execute(trx)
   await sql`
-    INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, viewers, ${sql.join(nbColumns)})
-    SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros),
+    INSERT INTO daily_account_rollups (user_id, day, events, billable_impressions, viewable_ticks, clicks, spend_micros, attested_billable_impressions, viewers, ${sql.join(nbColumns)})
+    SELECT r.user_id, r.day, sum(r.events), sum(r.billable_impressions), sum(r.viewable_ticks), sum(r.clicks), sum(r.spend_micros), sum(r.attested_billable_impressions),
       (SELECT count(*) FROM account_viewer_days a WHERE a.user_id = r.user_id AND a.day = r.day), ${nbDaySums}
     FROM daily_rollups r WHERE r.day = ${day}::date
     GROUP BY r.user_id, r.day`.execute(trx)

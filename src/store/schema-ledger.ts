@@ -31,6 +31,8 @@ export interface LedgerEventsTable {
   offer_age_ms: ColumnType<number | null, number | null | undefined, never>
   /** The topic the event's decision is attributed to (migration 0036; domain/topics.ts#attributedTopic); null: none. */
   topic: ColumnType<string | null, string | null | undefined, never>
+  /** The Privacy Pass token of an attested billable impression (migration 0037); null on every other row. */
+  attestation_token: ColumnType<Buffer | null, Buffer | null | undefined, never>
 }
 
 /** The daily traffic review (migration 0029; services/traffic-review.ts). */
@@ -166,8 +168,36 @@ export interface LedgerCloseStateTable {
   updated_at: Timestamp | null
 }
 
+/** The Privacy Pass issuer's keys, one per key period (migration 0037). */
+export interface PrivacyPassKeysTable {
+  period: number
+  token_key_id: Buffer
+  token_key: Buffer
+  private_key_sealed: Buffer
+  not_before: Timestamp
+  issue_until: Timestamp
+  redeem_until: Timestamp
+}
+
+/** Tokens issued per attester subject (a keyed hash) and UTC day (migration 0037). */
+export interface AttesterSubjectDaysTable {
+  subject_hash: Buffer
+  day: ColumnType<string, string, string>
+  tokens: number
+}
+
+/** Spent tokens' nonces (migration 0037), claimed by the ledger's batch statement. */
+export interface SpentTokensTable {
+  nonce: Buffer
+  token_key_id: Buffer
+  spent_at: Timestamp
+}
+
 /** The serving ledger and the tables that judge and count it. */
 export interface LedgerTables {
+  privacy_pass_keys: PrivacyPassKeysTable
+  attester_subject_days: AttesterSubjectDaysTable
+  spent_tokens: SpentTokensTable
   ledger_events: LedgerEventsTable
   traffic_reviews: TrafficReviewsTable
   traffic_credits: TrafficCreditsTable

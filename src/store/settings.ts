@@ -77,4 +77,8 @@ export async function readStoredSecret(db: Db, name: StoredSecret): Promise<Buff
   return Buffer.from(row.value, 'hex')
 }
 
-type StoredSecret = 'serving_secret' | 'offer_key' | 'key_sealing_key'
+/**
+ * `dev_attester_key`: the development attester's private key (ATTESTER=dev; PKCS#8, hex); `attester_subject_key`:
+ * the key of the subjects' hashes (docs/attestation.md).
+ */
+type StoredSecret = 'serving_secret' | 'offer_key' | 'key_sealing_key' | 'dev_attester_key' | 'attester_subject_key'

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
 import { LEDGER_SUM, NON_BILLABLE_SUMS } from './ledger-sums.ts'
 import { nbColumns, nbSums, toMetricRow, type MetricResultRow, type MetricRow } from './metric-rows.ts'
+import { noNonBillable } from '../domain/delivery.ts'
 import type { ReportFilters } from '../domain/report-filters.ts'
 import type { Granularity, Window } from '../domain/stats.ts'
 import { isoDay } from '../domain/stats.ts'
@@ -56,6 +57,7 @@ export async function ledgerMetrics(
       ${LEDGER_SUM.ticks} AS ticks,
       ${LEDGER_SUM.clicks} AS clicks,
       ${LEDGER_SUM.spend} AS spend,
+      ${LEDGER_SUM.attested} AS attested,
       count(DISTINCT e.viewer_key) AS viewers,
       ${NON_BILLABLE_SUMS}
     FROM ledger_events e
@@ -91,8 +93,9 @@ const noMetrics = (bucket: number | null, creativeId: string | null): MetricRow 
   ticks: 0,
   clicks: 0,
   spend: 0,
+  attested: 0,
   viewers: 0,
-  nonBillable: { short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0, invalid_traffic: 0 },
+  nonBillable: noNonBillable(),
 })
 
 /** The same metrics from the daily rollups (whole UTC days only; no country dimension). */
@@ -117,7 +120,7 @@ export async function rollupMetrics(
     // One stored row per day: its sums and its exact distinct viewers.
     const days = await sql<MetricResultRow>`
       SELECT r.day::text AS bucket, NULL::text AS creative_id, r.events, r.billable_impressions AS billable, r.viewable_ticks AS ticks,
-        r.clicks, r.spend_micros AS spend, r.viewers, ${nbColumns('r')}
+        r.clicks, r.spend_micros AS spend, r.attested_billable_impressions AS attested, r.viewers, ${nbColumns('r')}
       FROM daily_account_rollups r
       WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date`.execute(db)
     return days.rows.filter((r) => Number(r.events) > 0).map(toMetricRow)
@@ -129,9 +132,9 @@ export async function rollupMetrics(
   const bucketStart = options.byBucket ? sql`greatest(${bucketDay}, ${from}::date)` : sql`${from}::date`
   const [sums, viewers] = await Promise.all([
     sql<MetricResultRow>`
-      SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, 0 AS viewers, ${nbColumns('s')} FROM (
+      SELECT s.bucket::text AS bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, s.attested, 0 AS viewers, ${nbColumns('s')} FROM (
         SELECT ${bucket} AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
-          sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, ${nbSums('r')}
+          sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, sum(r.attested_billable_impressions) AS attested, ${nbSums('r')}
         FROM ${sumsTable} r
         WHERE r.user_id = ${userId} AND r.day >= ${from}::date AND r.day < ${to}::date ${unfiltered ? sql`` : rollupFilterSql(f)}
         ${groupBy}
@@ -165,10 +168,10 @@ export async function rollupMetrics(
  */
 export async function hourlyRollupPoints(db: Db, userId: string, days: Window): Promise<MetricRow[]> {
   const result = await sql<MetricResultRow>`
-    SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, coalesce(v.viewers, 0) AS viewers, ${nbColumns('s')}
+    SELECT s.bucket, NULL::text AS creative_id, s.events, s.billable, s.ticks, s.clicks, s.spend, s.attested, coalesce(v.viewers, 0) AS viewers, ${nbColumns('s')}
     FROM (
       SELECT r.hour AS bucket, sum(r.events) AS events, sum(r.billable_impressions) AS billable, sum(r.viewable_ticks) AS ticks,
-        sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, ${nbSums('r')}
+        sum(r.clicks) AS clicks, sum(r.spend_micros) AS spend, sum(r.attested_billable_impressions) AS attested, ${nbSums('r')}
       FROM hourly_rollups r
       WHERE r.user_id = ${userId} AND r.hour >= ${new Date(days.startMs)} AND r.hour < ${new Date(days.endMs)}
       GROUP BY r.hour

@@ -50,7 +50,7 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
   const { rows } = await sql<{ user_id: string; campaign_id: string; units: number; micros: number }>`
     WITH targets AS (
       SELECT e.occurred_at, e.event_type, e.impression_id, e.user_id, e.campaign_id, e.creative_id, e.surface, e.country,
-             e.viewer_key, e.source, e.debit_micros, e.topic
+             e.viewer_key, e.source, e.debit_micros, e.topic, e.attestation_token
       FROM ledger_events e
       WHERE e.source IS NOT NULL AND e.occurred_at >= ${start} AND e.occurred_at < ${end}
         AND e.billable AND e.event_type IN ('impression', 'click')
@@ -65,9 +65,9 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
     ),
     voided AS (
       INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country,
-                                 billable, debit_micros, reason, viewer_key, source, topic)
+                                 billable, debit_micros, reason, viewer_key, source, topic, attestation_token)
       SELECT t.occurred_at, c.kind, t.impression_id, t.user_id, t.campaign_id, t.creative_id, t.surface, t.country, false, 0,
-             'invalid_traffic', t.viewer_key, t.source, t.topic
+             'invalid_traffic', t.viewer_key, t.source, t.topic, t.attestation_token
       FROM targets t JOIN claimed c ON c.impression_id = t.impression_id
         AND c.kind = CASE t.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
       RETURNING impression_id, event_type

@@ -16,9 +16,9 @@ const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_
 const db = () => h.svc.service.store.db
 
 // invalid_traffic has its own file (test/api/invalid-traffic.test.ts); here it stays 0.
-const REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic'] as const
+const REASONS = ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic', 'unattested', 'invalid_token'] as const
 type Counts = Record<(typeof REASONS)[number], number>
-const counts = (partial: Partial<Counts>): Counts => ({ short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0, invalid_traffic: 0, ...partial })
+const counts = (partial: Partial<Counts>): Counts => ({ short_dwell: 0, repeat: 0, too_fast: 0, viewer_frequency: 0, expired: 0, block_full: 0, invalid_traffic: 0, unattested: 0, invalid_token: 0, ...partial })
 const sum = (c: Counts) => REASONS.reduce((n, r) => n + c[r], 0)
 const addCounts = (a: Counts, b: Counts) => counts(Object.fromEntries(REASONS.map((r) => [r, a[r] + b[r]])))
 

@@ -5,13 +5,14 @@ import { assessDwell, blockServed, judgeViews, LEGACY_REASONS, NON_BILLABLE_REAS
 const NOW = 1_800_000_000_000
 
 function view(id: string, overrides: Partial<ViewToJudge> = {}): ViewToJudge {
-  return { impressionId: id, campaignId: 'c1', viewerKey: `viewer-${id}`, surface: 'extension', source: null, offeredAtMs: NOW - 10_000, reason: null, ...overrides }
+  return { impressionId: id, campaignId: 'c1', viewerKey: `viewer-${id}`, surface: 'extension', source: null, offeredAtMs: NOW - 10_000, reason: null, nonce: null, ...overrides }
 }
 
 function state(overrides: Partial<LedgerState> = {}): LedgerState {
   return {
     recorded: new Set(),
     lastBillableMs: new Map(),
+    spentNonces: new Set(),
     campaigns: new Map([['c1', { impressions: 1000, billed: 0, cancelledAtMs: null }]]),
     ...overrides,
   }
@@ -73,7 +74,7 @@ test('blocks fill in order from the billed total', () => {
 })
 
 test('one vocabulary of non-billable reasons; the names written before issue 25 read as one of them', () => {
-  assert.deepEqual([...NON_BILLABLE_REASONS], ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic'])
+  assert.deepEqual([...NON_BILLABLE_REASONS], ['short_dwell', 'repeat', 'too_fast', 'viewer_frequency', 'expired', 'block_full', 'invalid_traffic', 'unattested', 'invalid_token'])
   for (const current of Object.values(LEGACY_REASONS)) assert.ok(NON_BILLABLE_REASONS.includes(current))
   assert.deepEqual(storedReasons('too_fast'), ['too_fast', 'dwell_exceeds_elapsed'])
   assert.deepEqual(storedReasons('block_full'), ['block_full', 'inventory_exhausted', 'campaign_cancelled'])

@@ -9,6 +9,9 @@ import { normaliseDecisionTopics, TOPICS } from '../../domain/topics.ts'
 import { DecisionBody, DecisionSchema, ImpressionParams, TopicsSchema, ViewBody } from '../schemas/serving.ts'
 import { noteSpentUnit } from '../plugins/refunds.ts'
 import { sendCacheable } from './public/cache.ts'
+import type { AttestationMode } from '../../domain/attestation.ts'
+import { tokenOfAuthorization } from '../../platform/privacy-pass.ts'
+import type { PresentedView } from '../../serving/engine.ts'
 
 /** The vocabulary changes only with a release: clients and shared caches may keep it for an hour. */
 const TOPICS_CACHE_CONTROL = 'public, max-age=3600'
@@ -40,6 +43,18 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
     return count > perMinute ? windowState(perMinute, count, nowMs).resetMs / 1000 : null
   }
 
+  /**
+   * The view's Privacy Pass token as the billing rules see it (RFC 9577 `Authorization: PrivateToken token=…`):
+   * checked against the issuer's keys held in memory; with attestation `off`, not even read.
+   */
+  async function presentedToken(mode: AttestationMode, authorization: string | undefined): Promise<PresentedView> {
+    if (mode === 'off') return { mode, token: { kind: 'none' }, bytes: null }
+    const bytes = tokenOfAuthorization(authorization)
+    if (bytes === null) return { mode, token: { kind: 'none' }, bytes: null }
+    if (bytes === 'malformed') return { mode, token: { kind: 'invalid' }, bytes: null }
+    return { mode, token: await deps.attestation.keys.check(bytes), bytes }
+  }
+
   /** The operator's abuse limits, invalid-traffic bounds and block list, held in memory (services/serving-limits.ts). */
   const limits = (request: FastifyRequest): Promise<ServingRules> =>
     deps.servingLimits.current((err) => request.log.warn({ err }, 'serving limits reload failed; keeping the values held'))
@@ -57,7 +72,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
 
     app.post('/decisions', { schema: { body: DecisionBody, response: { 200: DecisionSchema, 204: Type.Null({ description: 'Nothing is eligible: no body.' }) } } }, async (request, reply) => {
       const { surface, viewer_id, country, topics } = request.body
-      const { decisionsPerAddress, decisionsPerViewer } = await limits(request)
+      const { decisionsPerAddress, decisionsPerViewer, attestation } = await limits(request)
       // Per source (an IPv4 address or IPv6 /64), like the invalid-traffic bounds the offer carries it to.
       const source = sourceOf(request.ip)
       const addressWait = await overLimit(request, `serve-addr:${source}`, decisionsPerAddress)
@@ -68,6 +83,9 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       // Unknown names are dropped, never refused: old clients and new topics coexist (domain/topics.ts).
       const decision = await serving.decide({ surface, country: country ?? null, topics: normaliseDecisionTopics(topics), viewerKey, source })
       if (!decision) return reply.code(204).send(null)
+      // The deployment's Privacy Pass challenge and issuing key (RFC 9577), so clients can fetch tokens ahead of time; the decision itself carries none.
+      const challenge = attestation === 'off' ? null : deps.attestation.keys.challengeHeader()
+      if (challenge !== null) reply.header('www-authenticate', challenge)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
         impression_id: decision.impressionId,
@@ -92,7 +110,8 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
         const source = sourceOf(request.ip)
         const wait = await overLimit(request, `serve-events:${source}`, rules.eventsPerAddress)
         if (wait !== null) return tooMany(reply, wait)
-        const result = await serving.view(request.params.impression_id, request.body.dwell_ms, { source, rules })
+        const presented = await presentedToken(rules.attestation, request.headers.authorization)
+        const result = await serving.view(request.params.impression_id, request.body.dwell_ms, { source, rules }, presented)
         if (result.status === 'unknown') return refuse(reply, 404, 'impression not found')
         if (result.status === 'expired') return refuse(reply, 410, 'the offer is older than one hour')
         return reply.code(204).send(null)

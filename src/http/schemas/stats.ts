@@ -26,7 +26,7 @@ export const StatsQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
-/** One integer per reason, always all six (src/domain/delivery.ts, NON_BILLABLE_REASONS). */
+/** One integer per reason, always all of them (src/domain/delivery.ts, NON_BILLABLE_REASONS). */
 export const NonBillableSchema = Type.Object(
   {
     short_dwell: Type.Integer({ minimum: 0, description: 'Dwell under 9.5 s.' }),
@@ -41,6 +41,14 @@ export const NonBillableSchema = Type.Object(
       description: 'Impressions whose view was reported after the offer\'s hour (the view request answered 410; each impression counts once).',
     }),
     block_full: Type.Integer({ minimum: 0, description: 'The campaign had no inventory left to bill: every bought impression billed, or cancelled before the offer.' }),
+    unattested: Type.Integer({
+      minimum: 0,
+      description: 'The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token.',
+    }),
+    invalid_token: Type.Integer({
+      minimum: 0,
+      description: 'The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window.',
+    }),
     invalid_traffic: Type.Integer({
       minimum: 0,
       description:
@@ -58,6 +66,12 @@ export const NonBillableSchema = Type.Object(
 const metricFields = {
   billable_impressions: Type.Integer({
     description: 'Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing.',
+  }),
+  attested_billable_impressions: Type.Integer({
+    minimum: 0,
+    description:
+      'Of billable_impressions, those whose view carried a valid, unspent Privacy Pass token from a signed-in account (attested views; ' +
+      'ledger-export-v4 lists each one\'s token, verifiable with `adctl ledger verify --tokens`).',
   }),
   viewable_ticks: Type.Integer({ description: 'Whole seconds of measured dwell, at most ten per measured view.' }),
   clicks: Type.Integer({

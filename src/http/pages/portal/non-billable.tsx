@@ -14,6 +14,8 @@ const REASONS: Record<NonBillableReason, { label: string; means: string }> = {
     label: 'Invalid traffic',
     means: 'The traffic did not look like people: too many viewers or views from one network, or a network or viewer operators blocked.',
   },
+  unattested: { label: 'Not attested', means: 'The view carried no token from a signed-in account, and the service bills only attested views.' },
+  invalid_token: { label: 'Bad token', means: 'The view carried an attestation token that was already used, altered or expired.' },
 }
 
 /** A share of the recorded views, one decimal (none for 0 and 100), with a no-break space before `%`. */

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import { ATTESTATION_MODES } from '../../../domain/attestation.ts'
 import { OrderConfigSchema } from '../account.ts'
 import { CONFIG_FIELDS, CONFIG_RULES, EXPORT_SCHEMA_VERSIONS, type ConfigRule } from '../../../domain/config-rules.ts'
 
@@ -45,4 +46,10 @@ export const ConfigSchema = Type.Object({
   ivt_max_billable_per_source_per_hour: Type.Integer({
     description: 'Invalid traffic: billable units (impressions, and clicks of click campaigns) of one source in one UTC hour (default 1000).',
   }),
+  attestation: Type.Enum(ATTESTATION_MODES, {
+    description:
+      'Attested views (Privacy Pass): off ignores tokens; prefer (default) bills attested views without the address bounds and unattested ones under them; ' +
+      'required records an unattested view non-billable with reason unattested.',
+  }),
+  attest_tokens_per_subject_per_day: Type.Integer({ description: 'Privacy Pass tokens one attester subject may be issued per UTC day (429 past it; default 1500).' }),
 })
