@@ -56,7 +56,7 @@ test('one changed byte of a token: refused on that row, whichever part the byte 
     [1, 'malformed_token'], // the token type
   ] as const) {
     const changed = Uint8Array.from(bytes)
-    changed[at] ^= 0x01
+    changed[at] = changed[at]! ^ 0x01
     const d = refused(await verifyExportTokens(v4Csv([tokens[0]!, b64url(changed), tokens[2]!]), options))
     assert.equal(d.kind, kind, `byte ${at}: ${d.message}`)
     assert.equal(d.row?.line, 3, 'the header is line 1, the changed token is on line 3')
