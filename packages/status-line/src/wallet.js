@@ -205,7 +205,7 @@ export async function topUp(dir, env, baseUrl, clock, timeoutMs) {
   const idle = { minted: 0, outcome: /** @type {const} */ ('idle') }
   if (!who || !start.challenge || !start.token_key) return idle
   if (start.backoff && clock() < start.backoff.until) return idle
-  if (!start.filling && start.tokens.length >= WALLET_LOW) return idle
+  if (start.tokens.length >= WALLET_MAX || (!start.filling && start.tokens.length >= WALLET_LOW)) return idle
   const { challenge: challengeText, token_key: keyText } = start
 
   /** @type {string[]} */
