@@ -3,10 +3,14 @@
  * every check of docs/ledger-verification.md, "Attestation tokens", refuses the row it is about.
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, test } from 'node:test'
 import { b64url, challengeFor, makeIssuer, mintToken, v4Csv, type TestIssuer } from '../../../test/helpers/attest-fixtures.ts'
 import { fromBase64url, verifyExportTokens, type TokenVerifyOptions, type TokenVerifyResult } from '../src/export-tokens.ts'
-import { publishedTokenKeys } from '../src/token-keys.ts'
+import { AdvertiserClient } from '../src/client.ts'
+import { ApiError } from '../src/errors.ts'
+import { fetchTokenKeys, publishedTokenKeys } from '../src/token-keys.ts'
 
 const HOST = 'ads.test:8080'
 const challenge = challengeFor(HOST)
@@ -109,4 +113,27 @@ test('the keys of a /transparency.json document are read field by field', () => 
   assert.deepEqual(publishedTokenKeys(doc), { issuer_keys: [current.published()], token_challenge: 'AAIA' })
   assert.throws(() => publishedTokenKeys({ heads: [] }), /no issuer_keys/)
   assert.throws(() => publishedTokenKeys({ ...doc, issuer_keys: [{ token_key_id: 'ab' }] }), /malformed issuer key/)
+})
+
+test('client.tokenKeys() and fetchTokenKeys(origin) read the keys from /transparency.json at the service\'s root', async () => {
+  let body: unknown = { heads: [], issuer_keys: [current.published()], token_challenge: options.tokenChallenge }
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(`${req.url} ${req.headers['x-service-user-id'] ?? '-'}`)
+    res.writeHead(req.url === '/transparency.json' ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  after(() => server.close())
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const client = new AdvertiserClient({ baseUrl: `${origin}/v1`, userId: 'usr_1', apiKey: 'sk_test' })
+  const expected = { issuer_keys: [current.published()], token_challenge: options.tokenChallenge }
+  assert.deepEqual(await client.tokenKeys(), expected)
+  assert.deepEqual(await fetchTokenKeys(`${origin}/v1/`), expected)
+  assert.deepEqual(seen, ['/transparency.json -', '/transparency.json -'], 'the public document is read without credentials')
+  // The keys verify an export end to end.
+  const keys = await fetchTokenKeys(origin)
+  assert.ok((await verifyExportTokens(v4Csv([tokens[0]!]), { issuerKeys: keys.issuer_keys, tokenChallenge: keys.token_challenge })).verified)
+  body = { heads: [] }
+  await assert.rejects(fetchTokenKeys(origin), (e: unknown) => e instanceof ApiError && e.reason === 'bad_transparency_log')
+  await assert.rejects(fetchTokenKeys('http://127.0.0.1:9'), (e: unknown) => e instanceof ApiError && e.status === 0)
 })
