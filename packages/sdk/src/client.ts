@@ -4,6 +4,7 @@ import type { LedgerVerifyOptions } from './ledger.js'
 import type { VerifyResult } from './ledger-verify.js'
 import type { paths } from './openapi.js'
 import { retryAfterAnswer, retryDelayMs, retryPolicy, sleep, type RetryOptions, type RetryPolicy } from './retry.js'
+import { publishedTokenKeys, type PublishedTokenKeys } from './token-keys.js'
 
 type Json<Op, Status extends number> = Op extends { responses: { [S in Status]: { content: { 'application/json': infer B } } } } ? B : never
 type Body<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } } ? B : Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
@@ -283,6 +284,19 @@ export class AdvertiserClient {
       return response.ok ? { data: await response.json(), response } : { error: await response.json().catch(() => undefined), response }
     })
     return treeHeads(body)
+  }
+
+  /**
+   * The Privacy Pass issuer keys the service ever used and its token challenge (`/transparency.json`'s
+   * `issuer_keys` and `token_challenge`), what `verifyExportTokens` checks a ledger-export-v4 file against.
+   */
+  tokenKeys = async (): Promise<PublishedTokenKeys> => {
+    const url = new URL(`${this.baseUrl.replace(/\/v1$/, '')}/transparency.json`)
+    const body: unknown = await this.#call(true, async (signal) => {
+      const response = await this.#fetch(url, { signal })
+      return response.ok ? { data: await response.json(), response } : { error: await response.json().catch(() => undefined), response }
+    })
+    return publishedTokenKeys(body)
   }
 
   /** Walks `next_cursor` page by page, yielding items as they arrive. */

@@ -6,3 +6,14 @@ export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './
 export type { paths } from './openapi.js'
 export { collectEvidence, type LedgerVerifyOptions } from './ledger.js'
 export { verifyLedger, type Discrepancy, type DiscrepancyKind, type VerifiedFigures, type VerifyInput, type VerifyResult } from './ledger-verify.js'
+export { fetchTokenKeys, publishedTokenKeys, type IssuerKey, type PublishedTokenKeys } from './token-keys.js'
+export {
+  ATTESTATION_TOKEN_COLUMN,
+  verifyExportTokens,
+  type TokenCheck,
+  type TokenDiscrepancy,
+  type TokenFigures,
+  type TokenRow,
+  type TokenVerifyOptions,
+  type TokenVerifyResult,
+} from './export-tokens.js'

@@ -3,14 +3,16 @@
  * The detached refresher an invocation starts: sends the views waiting in the state directory,
  * fetches offers to fill the current and next place (with the topics of the working directory
  * the invocation passed, see topics.js), records a back-off when the service is
- * away, and removes the refresher lock. One pass, then it exits; the next invocation starts
- * another when there is work left.
+ * away, and removes the refresher lock. With an attester set, it also keeps the wallet of Privacy
+ * Pass tokens filled and spends one per billable view report (wallet.js). One pass, then it exits;
+ * the next invocation starts another when there is work left.
  */
 import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { addOffers } from './exposure.js'
 import { claimReport, paths, pendingReports, readJson, readState, recoverClaims, stateDir, unlock, viewerId, withStateLock, writeAtomic, writeState } from './state.js'
 import { topicsFor } from './topics.js'
+import { attester, authorization, noteChallenge, takeToken, topUp } from './wallet.js'
 import { topicsEnabled, WORKSPACE_ENV } from './workspace.js'
 
 /** @typedef {import('./line.js').Decision} Decision */
@@ -58,16 +60,16 @@ function decisionTopics(dir, workspace, now) {
   }
 }
 
-/** @param {string} url @param {unknown} body */
-async function post(url, body) {
+/** @param {string} url @param {unknown} body @param {Record<string, string>} [headers] */
+async function post(url, body, headers = {}) {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   })
   const text = await res.text()
-  return { status: res.status, text }
+  return { status: res.status, text, challenge: res.headers.get('www-authenticate') }
 }
 
 /** @param {unknown} raw @returns {Decision | null} */
@@ -84,6 +86,7 @@ function decision(raw) {
  */
 export async function refresh(dir, env, clock) {
   const { baseUrl, country, workspace } = settings(env)
+  const attested = attester(env) !== null
   const p = paths(dir)
   let failed = false
   let noFill = false
@@ -107,9 +110,17 @@ export async function refresh(dir, env, clock) {
         await new Promise((resolve) => setTimeout(resolve, wait))
       }
     }
+    // A view long enough to bill spends one token, taken out of the wallet and recorded in the report
+    // before it is sent; a retry sends the same one (the service bills a token at most once).
+    let token = claim.token
+    if (token === null && billable && attested) {
+      token = takeToken(dir, clock)
+      if (token !== null) claim.attach(token)
+    }
     let status = 0
     try {
-      status = (await post(`${baseUrl}/serve/v1/impressions/${encodeURIComponent(claim.report.impression_id)}/view`, { dwell_ms: Math.round(claim.report.dwell_ms) })).status
+      const url = `${baseUrl}/serve/v1/impressions/${encodeURIComponent(claim.report.impression_id)}/view`
+      status = (await post(url, { dwell_ms: Math.round(claim.report.dwell_ms) }, token === null ? {} : { authorization: authorization(token) })).status
     } catch {
       status = 0
     }
@@ -125,6 +136,8 @@ export async function refresh(dir, env, clock) {
     }
   }
   let fetched = 0
+  /** @type {string | null} The last decision's WWW-Authenticate: the challenge and issuer key tokens are made for. */
+  let challenge = null
   if (!failed) {
     const state = readState(dir)
     const wanted = (state.current ? 0 : 1) + (state.next ? 0 : 1)
@@ -160,11 +173,21 @@ export async function refresh(dir, env, clock) {
           break
         }
         offers.push(d)
+        challenge = res.challenge ?? challenge
       }
     }
     if (offers.length > 0) {
       withStateLock(dir, 1_000, () => writeState(dir, addOffers(readState(dir), offers, clock())), clock)
       fetched = offers.length
+    }
+  }
+  if (attested && !failed) {
+    // Never in the way of the views and offers above: any trouble here only leaves the wallet as it was.
+    try {
+      if (challenge) await noteChallenge(dir, challenge, clock)
+      await topUp(dir, env, baseUrl, clock, REQUEST_TIMEOUT_MS)
+    } catch {
+      // The next run tries again.
     }
   }
   const previous = /** @type {{ failures?: unknown } | null} */ (readJson(p.backoff))

@@ -28,16 +28,22 @@ export const paths = (/** @type {string} */ dir) => ({
   lastBillable: join(dir, 'last-billable.json'),
   viewer: join(dir, 'viewer-id'),
   reports: join(dir, 'reports'),
+  /** Privacy Pass tokens and the challenge they are for (wallet.js); mode 0600. */
+  wallet: join(dir, 'wallet.json'),
 })
 
 let unique = 0
 /** A name no other process or call uses. */
 const suffix = () => `${process.pid}.${unique++}.${Math.random().toString(36).slice(2, 8)}`
 
-/** Writes `text` to a temporary file and renames it over `path` (readers see the old file or the new one). @param {string} path @param {string} text */
-export function writeAtomic(path, text) {
+/**
+ * Writes `text` to a temporary file and renames it over `path` (readers see the old file or the new
+ * one); `mode` is the new file's permissions (0o600 for files holding Privacy Pass tokens).
+ * @param {string} path @param {string} text @param {number} [mode]
+ */
+export function writeAtomic(path, text, mode) {
   const tmp = `${path}.${suffix()}.tmp`
-  writeFileSync(tmp, text)
+  writeFileSync(tmp, text, mode === undefined ? undefined : { mode })
   renameSync(tmp, path)
 }
 
@@ -168,9 +174,10 @@ export const CLAIM_STALE_MS = 60_000
 
 /**
  * Claims one queued report for sending (a rename: only one process gets it); null when another
- * took it first.
+ * took it first. `token` is the Privacy Pass token the report was first sent with (wallet.js), kept
+ * for every retry; `attach` records one in the claimed file (mode 0600) before the report is sent.
  * @param {string} dir @param {string} file @param {number} now
- * @returns {{ report: Report, done: () => void, retry: () => void } | null}
+ * @returns {{ report: Report, token: string | null, attach: (token: string) => void, done: () => void, retry: () => void } | null}
  */
 export function claimReport(dir, file, now) {
   const from = join(paths(dir).reports, file)
@@ -188,6 +195,8 @@ export function claimReport(dir, file, now) {
   const report = { impression_id: raw.impression_id, dwell_ms: raw.dwell_ms, queued_at: typeof raw.queued_at === 'number' ? raw.queued_at : now }
   return {
     report,
+    token: typeof raw.token === 'string' && raw.token !== '' ? raw.token : null,
+    attach: (token) => writeAtomic(claimed, JSON.stringify({ ...report, token }), 0o600),
     done: () => unlock(claimed),
     retry: () => {
       try {

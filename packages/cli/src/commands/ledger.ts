@@ -1,4 +1,5 @@
-import type { VerifyResult } from 'advertiser-campaign-sdk/client'
+import { readFile } from 'node:fs/promises'
+import { fetchTokenKeys, publishedTokenKeys, type PublishedTokenKeys, type TokenVerifyResult, type VerifyResult } from 'advertiser-campaign-sdk/client'
 import { InvalidArgumentError, type Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { usage, verificationFailed } from '../exit.js'
@@ -35,16 +36,26 @@ export function ledgerCommands(program: Command, io: Io): void {
 
   ledger
     .command('verify')
-    .description("Recompute each closed day's root from the exports, the chain, the inclusion proofs against /transparency.json, and what the invoices took per day (exit 4 on a discrepancy)")
-    .requiredOption('--from <day>', 'first UTC day, YYYY-MM-DD', day)
-    .requiredOption('--to <day>', 'last UTC day (inclusive), YYYY-MM-DD', day)
-    .action(async (o: { from: string; to: string }, command: Command) => {
+    .description(
+      "Recompute each closed day's root from the exports, the chain, the inclusion proofs against /transparency.json, and what the invoices took per day; or, with --tokens, check every attestation token of a ledger-export-v4 file against the published issuer keys (exit 4 on a discrepancy)",
+    )
+    .option('--from <day>', 'first UTC day, YYYY-MM-DD', day)
+    .option('--to <day>', 'last UTC day (inclusive), YYYY-MM-DD', day)
+    .option('--tokens <file>', 'a ledger-export-v4 CSV (- for stdin): check its attestation tokens instead of a range')
+    .option('--keys <file>', "with --tokens: a saved /transparency.json to check against (default: the service's, fetched)")
+    .action(async (o: { from?: string; to?: string; tokens?: string; keys?: string }, command: Command) => {
       const ctx = Context.of(command, io)
-      if (o.to < o.from) throw usage('--to is before --from.')
+      if (o.tokens !== undefined) {
+        if (o.from !== undefined || o.to !== undefined) throw usage('--tokens checks one file and takes no --from/--to: run the range check separately.')
+        return verifyTokens(ctx, o.tokens, o.keys)
+      }
+      if (o.keys !== undefined) throw usage('--keys goes with --tokens.')
+      if (o.from === undefined || o.to === undefined) throw usage('Give --from and --to (a range of closed days), or --tokens FILE (an export\'s attestation tokens).')
+      const range = { from: o.from, to: o.to }
+      if (range.to < range.from) throw usage('--to is before --from.')
       const client = await ctx.client()
       const result = await client.ledger.verify({
-        from: o.from,
-        to: o.to,
+        ...range,
         onProgress: (step) => {
           if (ctx.out.showsProgress) ctx.io.stderr.write(`\r\x1b[2Kfetching ${step}…`)
         },
@@ -52,8 +63,62 @@ export function ledgerCommands(program: Command, io: Io): void {
       if (ctx.out.showsProgress) ctx.io.stderr.write('\r\x1b[2K')
       ctx.out.data(result)
       if (!result.verified) throw verificationFailed(describeDiscrepancy(result))
-      showVerified(ctx, o, result.figures)
+      showVerified(ctx, range, result.figures)
     })
+}
+
+/** `ledger verify --tokens`: the file's tokens against the keys of --keys or of the service's /transparency.json. */
+async function verifyTokens(ctx: Context, file: string, keysFile: string | undefined): Promise<void> {
+  const name = file === '-' ? 'stdin' : file
+  const csv = await readInput(file)
+  const keys = keysFile === undefined ? await fetchTokenKeys(ctx.apiUrl) : await readKeys(keysFile)
+  const { verifyExportTokens } = await import('advertiser-campaign-sdk')
+  const result = await verifyExportTokens(csv, { issuerKeys: keys.issuer_keys, tokenChallenge: keys.token_challenge })
+  ctx.out.data(result)
+  if (!result.verified) throw verificationFailed(describeTokenDiscrepancy(result))
+  const f = result.figures
+  if (f.tokens_checked === 0) {
+    ctx.out.line(`No attestation tokens in ${name} (${count(f.rows)} rows): no attested rows, nothing to check.`)
+    return
+  }
+  const used = f.keys_used.map((k) => `${short(k.token_key_id)} (${count(k.tokens)})`).join(', ')
+  ctx.out.line(
+    `Verified ${count(f.tokens_checked)} attestation tokens of ${count(f.rows)} rows in ${name}: each signed by a published issuer key for this service's challenge, no nonce twice; keys used: ${used}.`,
+  )
+}
+
+async function readInput(file: string): Promise<string> {
+  try {
+    if (file !== '-') return await readFile(file, 'utf8')
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)))
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (e) {
+    throw usage(`Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+async function readKeys(file: string): Promise<PublishedTokenKeys> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (e) {
+    throw usage(`Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  try {
+    return publishedTokenKeys(JSON.parse(text))
+  } catch (e) {
+    throw usage(`${file} is not a /transparency.json with issuer_keys and token_challenge: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+function describeTokenDiscrepancy(result: Extract<TokenVerifyResult, { verified: false }>): string {
+  const d = result.discrepancy
+  const kind = d.kind.replace(/_/g, ' ')
+  if (!d.row) return `NOT verified: ${kind}: ${d.message}`
+  const r = d.row
+  const who = [r.impression_id === null ? null : `impression ${r.impression_id}`, r.timestamp, r.campaign_id === null ? null : `campaign ${r.campaign_id}`].filter((x) => x !== null).join(', ')
+  return `NOT verified: row ${r.line - 1} (line ${r.line}${who ? `: ${who}` : ''}): ${kind}: ${d.message}`
 }
 
 function describeDiscrepancy(result: Extract<VerifyResult, { verified: false }>): string {
