@@ -125,12 +125,15 @@ const ZWJ = 0x200d
 const SUBDIVISION_FLAG = /\u{1F3F4}(?:\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}|\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}|\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073})\u{E007F}/gu
 const PICTOGRAPH = /\p{Extended_Pictographic}/u
 // What may stand between a pictograph and its joiner: the emoji presentation selector and skin tones.
-const EMOJI_EXTEND = /[\uFE0F\u{1F3FB}-\u{1F3FF}]/u
+const emojiExtend = (ch: string) => {
+  const cp = ch.codePointAt(0)!
+  return cp === 0xfe0f || (cp >= 0x1f3fb && cp <= 0x1f3ff)
+}
 
 /** True when the joiner at `i` of `points` is not inside an emoji ZWJ sequence (a pictograph on each side). */
 function misplacedJoiner(points: readonly string[], i: number): boolean {
   let before = i - 1
-  while (before >= 0 && EMOJI_EXTEND.test(points[before]!)) before--
+  while (before >= 0 && emojiExtend(points[before]!)) before--
   return before < 0 || !PICTOGRAPH.test(points[before]!) || i + 1 >= points.length || !PICTOGRAPH.test(points[i + 1]!)
 }
 

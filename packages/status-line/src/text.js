@@ -23,7 +23,11 @@ const ZWJ = '\u200D'
 const SUBDIVISION_FLAG = /^\u{1F3F4}(?:\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}|\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}|\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073})\u{E007F}/u
 const PICTOGRAPH = /\p{Extended_Pictographic}/u
 // What may stand between a pictograph and its joiner: the emoji presentation selector and skin tones.
-const EMOJI_EXTEND = /[\uFE0F\u{1F3FB}-\u{1F3FF}]/u
+/** @param {string} ch */
+const emojiExtend = (ch) => {
+  const cp = /** @type {number} */ (ch.codePointAt(0))
+  return cp === 0xfe0f || (cp >= 0x1f3fb && cp <= 0x1f3ff)
+}
 
 /**
  * `text` as one line of plain text: controls become spaces, hidden characters are removed.
@@ -56,7 +60,7 @@ export function sanitize(text) {
  */
 function joinsEmoji(kept, next) {
   let i = kept.length - 1
-  while (i >= 0 && EMOJI_EXTEND.test(/** @type {string} */ (kept[i]))) i--
+  while (i >= 0 && emojiExtend(/** @type {string} */ (kept[i]))) i--
   return i >= 0 && PICTOGRAPH.test(/** @type {string} */ (kept[i])) && next !== undefined && PICTOGRAPH.test(next)
 }
 
