@@ -124,7 +124,7 @@ test('plain http to a host that is not loopback is refused unless allowInsecureH
   if (outwardAddress === undefined) return t.skip('this machine has no address outside loopback')
   const remote = await recording((_req, res) => json(res, 200, { user_id: 'usr_1' }), outwardAddress)
   assert.throws(() => client(remote.origin), /allowInsecureHttp: true/)
-  assert.deepEqual(remote.seen, [])
+  assert.equal(remote.seen.length, 0)
   assert.deepEqual(await client(remote.origin, { allowInsecureHttp: true }).account(), { user_id: 'usr_1' })
   assert.deepEqual(
     remote.seen.map((s) => s.apiKey),
