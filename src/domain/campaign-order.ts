@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { invalid } from './errors.ts'
-import { checkDisplayText, displayTextFacts } from './text-rules.ts'
+import { checkDisplayText, displayTextFacts, findInvisibleCharacter } from './text-rules.ts'
 import { normalizeDestinationUrl } from './destination-url.ts'
 import { checkIconUrl } from './icon-url.ts'
 import { CPM_MAX_DECIMALS, cpmUsdToMicros, microsToCents, orderFaceValueMicros, MICROS_PER_USD } from './money.ts'
@@ -96,6 +96,7 @@ export function checkAdLine(raw: string, field = 'ad_line'): { adLine: string; m
   const adLine = raw.trim()
   const problem = checkDisplayText(adLine, 3, 60)
   if (problem) throw invalid(field, problem, displayTextFacts(problem, 3, 60))
+  refuseInvisible(adLine, field, 3, 60)
   const screening = screenAdLine(adLine)
   if (screening.verdict === 'deny') throw invalid(field, 'content_safety', { category: screening.category })
   return {
@@ -110,6 +111,22 @@ export function checkOptionalLabel(raw: string | undefined, field: string, min: 
   const problem = checkDisplayText(text, min, 120)
   if (problem) throw invalid(field, problem, displayTextFacts(problem, min, 120))
   return text === '' ? null : text
+}
+
+/** The brand: a label (at most 120 characters, may be empty) that viewers see, so without invisible characters. */
+export function checkBrand(raw: string | undefined, field = 'brand'): string | null {
+  const brand = checkOptionalLabel(raw, field, 0)
+  if (brand !== null) refuseInvisible(brand, field, 0, 120)
+  return brand
+}
+
+/**
+ * Text a viewer is shown (ad line, brand) may not hide characters (text-rules.ts#findInvisibleCharacter):
+ * 400 `invisible_characters` with the field's bounds and `found`, the first one as `U+XXXX`.
+ */
+function refuseInvisible(text: string, field: string, min: number, max: number): void {
+  const found = findInvisibleCharacter(text)
+  if (found !== null) throw invalid(field, 'invisible_characters', { ...displayTextFacts('invisible_characters', min, max), found })
 }
 
 export function checkDestinationUrl(raw: string, field = 'destination_url'): string {
@@ -221,7 +238,7 @@ export function validateOrder(input: CampaignCreateInput, config: OrderConfig): 
     cpmMicros,
     impressions: input.impressions,
     blocks,
-    brand: checkOptionalLabel(input.brand, 'brand', 0),
+    brand: checkBrand(input.brand),
     name: checkOptionalLabel(input.name, 'name', 1),
     kind: input.kind ?? 'impression',
     targetSurface,

@@ -1,4 +1,4 @@
-import { checkAdLine, checkIcon, checkOptionalLabel, type PreviewSurface } from './campaign-order.ts'
+import { checkAdLine, checkBrand, checkIcon, type PreviewSurface } from './campaign-order.ts'
 import { normalizeDestinationUrl } from './destination-url.ts'
 import { invalid } from './errors.ts'
 
@@ -35,7 +35,7 @@ export function validatePreview(input: PreviewInput): PreviewContent {
   return {
     ad_line: checkAdLine(input.ad_line).adLine,
     destination_url: input.destination_url,
-    brand: checkOptionalLabel(input.brand, 'brand', 0),
+    brand: checkBrand(input.brand),
     icon_url: checkIcon(input.icon_url),
     target_surface: input.target_surface ?? 'both',
   }

@@ -1,4 +1,4 @@
-import { rank, SURFACES, type Candidate, type Ranked, type Surface } from './auction.ts'
+import { auctionValue, SURFACES, type Candidate, type Ranked, type Surface } from './auction.ts'
 import type { Fraction } from './ctr.ts'
 import type { Bid, TargetSurface } from './campaign-order.ts'
 
@@ -18,10 +18,15 @@ export const QUOTE_WINDOW_MS = 60 * 60_000
  * stays bounded however much the ledger holds.
  */
 export const QUOTE_SAMPLE_MAX = 10_000
-/** The clearing price is rounded down to this step ($0.10), so it shows a price level, never an exact bid. */
-export const CLEARING_STEP_MICROS = 100_000
-/** A bid being quoted would be created after every existing campaign, so it loses every tie (the contract's creation order). */
-export const NEW_BID_SEQ = Number.MAX_SAFE_INTEGER
+/**
+ * Price bands (issue 49): the quote compares bids, and shows the clearing price, by band, never by
+ * exact value, so that no sequence of quotes tells a competitor's bid closer than 5 %. A band runs
+ * from one of these mantissas (the E24 series of preferred numbers, ×10^k micro-USD) to the next:
+ * …, $1.50–1.60, $1.60–1.80, …, $9.10–10.00, $10–11, …; each is 6.7 % to 15 % wide.
+ */
+export const PRICE_BAND_MANTISSAS = [10, 11, 12, 13, 15, 16, 18, 20, 22, 24, 27, 30, 33, 36, 39, 43, 47, 51, 56, 62, 68, 75, 82, 91] as const
+/** `impressions_ahead` is rounded to this many significant figures, so it never tells a competitor's exact inventory left. */
+export const IMPRESSIONS_AHEAD_FIGURES = 2
 
 /** What a quote reads of a live campaign (a serving candidate: `store/serving.ts#loadCandidates`). */
 export type QueuedCampaign = Ranked & Pick<Candidate, 'targetSurface' | 'targetCountries' | 'targetTopics' | 'impressions' | 'billed'>
@@ -69,9 +74,12 @@ export function topicShare(decisions: number, carrying: readonly number[]): numb
 export interface Place {
   /** 1 = next to serve. */
   rank: number
-  /** Impressions left to deliver on the competing campaigns ranked ahead (a click campaign's clicks left at its estimated CTR). */
+  /**
+   * Impressions left to deliver on the competing campaigns ranked ahead (a click campaign's clicks left at its estimated
+   * CTR), other advertisers' rounded to IMPRESSIONS_AHEAD_FIGURES significant figures, plus `ownImpressionsAhead`.
+   */
   impressionsAhead: number
-  /** The part of `impressionsAhead` that is the quoting advertiser's own campaigns (0 when `isOwn` is not given). */
+  /** The part of `impressionsAhead` that is the quoting advertiser's own campaigns, exact (0 when `isOwn` is not given). */
   ownImpressionsAhead: number
 }
 
@@ -82,44 +90,63 @@ export interface Place {
  */
 export type CtrOf = (c: QueuedCampaign | null, surface: Surface) => Fraction
 
+const IGNORED_CTR: Fraction = { num: 1n, den: 1n }
+
 /**
- * The bid's place among the live campaigns that compete for its traffic,
- * through the auction's own order (`auction.ts#rank`: expected value per
- * impression, then creation) with the bid entered as the newest campaign.
- * The order is per surface (a click campaign's value depends on its CTR
- * there), so a campaign is ahead when it outranks the bid on some surface
- * the bid serves. Campaigns that cannot serve (paused, not approved,
- * exhausted, stopped by billing) are not in `queue` at all; paced campaigns
- * are, since they stay ahead of the bid for what they have left.
+ * The lower edge of the price band holding `value` (micro-USD per 1,000 impressions, exact): the
+ * largest PRICE_BAND_MANTISSAS × 10^k at or below it. A value under 10 micro-USD is its own whole
+ * number (a band of one micro-USD is wider than 10 % there).
+ */
+export function priceBand(value: Fraction): bigint {
+  const whole = value.num / value.den
+  if (whole < 10n) return whole
+  let scale = 1n
+  while (whole / scale >= 100n) scale *= 10n
+  const mantissa = Number(whole / scale)
+  let edge: number = PRICE_BAND_MANTISSAS[0]
+  for (const m of PRICE_BAND_MANTISSAS) if (m <= mantissa) edge = m
+  return BigInt(edge) * scale
+}
+
+/** `n` rounded to IMPRESSIONS_AHEAD_FIGURES significant figures, half up (12,345 → 12,000; 96 → 96; 995 → 1,000). */
+export function roundImpressions(n: number): number {
+  if (n <= 0) return 0
+  const digits = String(Math.floor(n)).length
+  const step = 10 ** Math.max(0, digits - IMPRESSIONS_AHEAD_FIGURES)
+  return Math.round(n / step) * step
+}
+
+/**
+ * The bid's place among the live campaigns that compete for its traffic, in the auction's order
+ * (expected value per impression, `auction.ts#auctionValue`) compared by price band
+ * (`priceBand`), with the bid entered as the newest campaign: a campaign in the bid's band or a
+ * higher one is ahead of it (the bid loses ties, as a later campaign does, so a band never
+ * flatters it), one in a lower band is behind. The order is per surface (a click campaign's value
+ * depends on its CTR there), so a campaign is ahead when it is on some surface the bid serves.
+ * Campaigns that cannot serve (paused, not approved, exhausted, stopped by billing) are not in
+ * `queue` at all; paced campaigns are, since they stay ahead of the bid for what they have left.
  */
 export function placeInQueue<C extends QueuedCampaign>(queue: readonly C[], bid: QuotedBid, ctrOf: CtrOf, isOwn: (c: C) => boolean = () => false): Place {
   const competing = queue.filter((c) => competesWith(c, bid))
-  const mine: QueuedCampaign = {
-    cpmMicros: bid.cpmMicros,
-    seq: NEW_BID_SEQ,
-    kind: bid.kind,
-    targetSurface: bid.targetSurface,
-    targetCountries: bid.targetCountries && new Set(bid.targetCountries),
-    targetTopics: bid.targetTopics ? new Set(bid.targetTopics) : null,
-    impressions: bid.impressions,
-    billed: 0,
-  }
+  const valueOn = (c: Pick<Ranked, 'kind' | 'cpmMicros'>, ctr: Fraction | null) => auctionValue(c, ctr ?? IGNORED_CTR)
   // Each campaign ahead, with the CTR of the first surface it is ahead on (its clicks are impressions at that rate).
   const ahead = new Map<C, Fraction | null>()
   for (const surface of surfacesOf(bid.targetSurface)) {
-    const there = competing.filter((c) => surfacesOf(c.targetSurface).includes(surface))
-    const ordered = rank<QueuedCampaign>([...there, mine], (c) => ctrOf(c === mine ? null : c, surface))
-    const before = ordered.slice(0, ordered.indexOf(mine)).filter((c): c is C => c !== mine)
-    for (const c of before) if (!ahead.has(c)) ahead.set(c, c.kind === 'click' ? ctrOf(c, surface) : null)
+    const mine = priceBand(valueOn(bid, bid.kind === 'click' ? ctrOf(null, surface) : null))
+    for (const c of competing) {
+      if (ahead.has(c) || !surfacesOf(c.targetSurface).includes(surface)) continue
+      const ctr = c.kind === 'click' ? ctrOf(c, surface) : null
+      if (priceBand(valueOn(c, ctr)) >= mine) ahead.set(c, ctr)
+    }
   }
-  let impressionsAhead = 0
+  let othersAhead = 0
   let ownImpressionsAhead = 0
   for (const [c, ctr] of ahead) {
     const left = impressionsFor(Math.max(0, c.impressions - c.billed), ctr)
-    impressionsAhead += left
     if (isOwn(c)) ownImpressionsAhead += left
+    else othersAhead += left
   }
-  return { rank: ahead.size + 1, impressionsAhead, ownImpressionsAhead }
+  return { rank: ahead.size + 1, impressionsAhead: roundImpressions(othersAhead) + ownImpressionsAhead, ownImpressionsAhead }
 }
 
 /**
@@ -187,12 +214,11 @@ export function estimateDelivery(place: Pick<Place, 'rank' | 'impressionsAhead'>
 
 /**
  * The clearing price shown: the lowest CPM that won a decision on the bid's
- * traffic within the window, rounded down to CLEARING_STEP_MICROS, and never
- * below the bid floor (a floor raised since is what a new bid needs). Null
- * when nothing won there.
+ * traffic within the window, down to the lower edge of its price band
+ * (`priceBand`: a price level, never an exact bid), and never below the bid
+ * floor (a floor raised since is what a new bid needs). Null when nothing won there.
  */
 export function clearingCpmMicros(lowestWinningMicros: number | null, floorMicros: number): number | null {
   if (lowestWinningMicros === null) return null
-  const stepped = lowestWinningMicros - (lowestWinningMicros % CLEARING_STEP_MICROS)
-  return Math.max(stepped, floorMicros)
+  return Math.max(Number(priceBand({ num: BigInt(lowestWinningMicros), den: 1n })), floorMicros)
 }

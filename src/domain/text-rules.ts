@@ -52,7 +52,7 @@ export const BYTES_PER_CHARACTER = 35
  */
 export const MAX_COMBINING_MARKS = 4
 
-export type TextProblem = 'too_short' | 'too_long' | 'control_characters' | 'empty' | 'blank' | 'too_many_combining_marks'
+export type TextProblem = 'too_short' | 'too_long' | 'control_characters' | 'empty' | 'blank' | 'too_many_combining_marks' | 'invisible_characters'
 
 const MARK = /\p{M}/u
 // Joiners, tags and other characters that draw nothing: marks after them still stack on the same base.
@@ -107,6 +107,49 @@ export function checkDisplayText(text: string, min: number, max: number): TextPr
   if (length === 0 && min > 0) return 'empty'
   if (visibleLength(text) < min) return 'too_short'
   if (length > max) return 'too_long'
+  return null
+}
+
+/**
+ * Characters that draw nothing and carry something: a hidden message (tag characters spell ASCII,
+ * about 400 of them fit in a 60-character line) or a reordering (direction marks). Refused in the
+ * text a viewer is shown (ad line, brand): U+E0000–E007F (tags), U+200B (zero-width space), U+200E,
+ * U+200F, U+061C (direction marks), U+2060–2064 (word joiner, invisible operators), U+206A–206F
+ * (deprecated format controls), U+FEFF (BOM). The bidirectional overrides and isolates are already
+ * `control_characters`. Zero-width joiners and non-joiners, variation selectors and combining
+ * marks draw as part of what they join, so only a misplaced joiner counts (`misplacedJoiner`).
+ */
+const HIDDEN = /[\u{E0000}-\u{E007F}\u200B\u200E\u200F\u061C\u2060-\u2064\u206A-\u206F\uFEFF]/u
+const ZWJ = 0x200d
+/** The three subdivision flags Unicode recommends (England, Scotland, Wales): a black flag, tags, a cancel tag. */
+const SUBDIVISION_FLAG = /\u{1F3F4}(?:\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}|\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}|\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073})\u{E007F}/gu
+const PICTOGRAPH = /\p{Extended_Pictographic}/u
+// What may stand between a pictograph and its joiner: the emoji presentation selector and skin tones.
+const emojiExtend = (ch: string) => {
+  const cp = ch.codePointAt(0)!
+  return cp === 0xfe0f || (cp >= 0x1f3fb && cp <= 0x1f3ff)
+}
+
+/** True when the joiner at `i` of `points` is not inside an emoji ZWJ sequence (a pictograph on each side). */
+function misplacedJoiner(points: readonly string[], i: number): boolean {
+  let before = i - 1
+  while (before >= 0 && emojiExtend(points[before]!)) before--
+  return before < 0 || !PICTOGRAPH.test(points[before]!) || i + 1 >= points.length || !PICTOGRAPH.test(points[i + 1]!)
+}
+
+/**
+ * The first invisible character of `text` as `U+XXXX` (see HIDDEN), or null. A zero-width joiner
+ * counts unless it joins two pictographs of an emoji sequence (👩‍💻, 🏳️‍🌈); tag characters count
+ * unless they spell one of the recommended subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿).
+ */
+export function findInvisibleCharacter(text: string): string | null {
+  const rest = text.replace(SUBDIVISION_FLAG, '\u{1F3F4}')
+  if (!HIDDEN.test(rest) && !rest.includes('\u200D')) return null
+  const points = [...rest]
+  for (let i = 0; i < points.length; i++) {
+    const cp = points[i]!.codePointAt(0)!
+    if (HIDDEN.test(points[i]!) || (cp === ZWJ && misplacedJoiner(points, i))) return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`
+  }
   return null
 }
 

@@ -367,7 +367,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     response: {
       rank: 3,
       impressions_ahead: 4_200,
-      clearing_cpm_usd: 2.1,
+      clearing_cpm_usd: 2.2,
       estimated_start_at: '2026-11-02T10:10:00.000Z',
       estimated_completion_at: '2026-11-02T10:26:40.000Z',
       based_on: {

@@ -48,9 +48,11 @@ test('rank and impressions_ahead across advertisers: the auction order, a new bi
   assert.deepEqual(await q(2.5, { kind: 'click' }), { rank: 5, impressions_ahead: 10_000 }, '$2.50 a thousand clicks is worth $0.025 a thousand impressions')
   assert.deepEqual(await q(250, { kind: 'click' }), { rank: 2, impressions_ahead: 1000 }, '$250 a thousand clicks at 1 % is worth $2.50')
 
-  // Delivered impressions leave the queue: 3 billable impressions go to the best bid.
+  // Delivered impressions leave the queue: 3 billable impressions go to the best bid (997 left, shown to two significant figures).
   assert.equal(await deliver(h, country, 3), 3)
-  assert.deepEqual(await q(2.5), { rank: 2, impressions_ahead: 997 })
+  assert.deepEqual(await q(2.5), { rank: 2, impressions_ahead: 1000 })
+  assert.equal(await deliver(h, country, 20), 20)
+  assert.deepEqual(await q(2.5), { rank: 2, impressions_ahead: 980 }, '977 left')
 
   // Nothing in the answer names or prices another advertiser's campaign.
   const res = await quote(quoter, { cpm_usd: 0.5, target_countries: country })
@@ -149,10 +151,10 @@ test('estimates: null without traffic; from the billable impressions of the last
   assert.equal(res.status, 200, res.text)
   assert.deepEqual(res.body, {
     rank: 2,
-    impressions_ahead: 1996,
+    impressions_ahead: 2000,
     clearing_cpm_usd: 3,
-    estimated_start_at: iso(now + 1996 * 900_000),
-    estimated_completion_at: iso(now + (1996 + 3000) * 900_000),
+    estimated_start_at: iso(now + 2000 * 900_000),
+    estimated_completion_at: iso(now + (2000 + 3000) * 900_000),
     based_on: {
       window_start: iso(now - 3_600_000),
       window_end: iso(now),
@@ -166,7 +168,8 @@ test('estimates: null without traffic; from the billable impressions of the last
       kind: 'impression',
     },
   })
-  assert.ok(!res.text.includes('3.07'), 'the clearing price is a level, not the exact bid')
+  assert.ok(!res.text.includes('3.07'), 'the clearing price is a level (its band, $3.00–3.30), not the exact bid')
+  assert.ok(!res.text.includes('1996'), 'nor the exact inventory left, which the estimates are computed from the shown figure')
 
   // At the head of the queue, delivery starts now.
   const first = await quote(quoter, { cpm_usd: 4, target_countries: country })

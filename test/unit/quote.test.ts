@@ -7,8 +7,11 @@ import {
   fillWindow,
   impressionsFor,
   placeInQueue,
+  priceBand,
+  PRICE_BAND_MANTISSAS,
   QUOTE_SAMPLE_MAX,
   QUOTE_WINDOW_MS,
+  roundImpressions,
   type QueuedCampaign,
   type QuotedBid,
 } from '../../src/domain/quote.ts'
@@ -25,13 +28,15 @@ const bid = (cpmMicros: number, over: Partial<QuotedBid> = {}): QuotedBid => ({
   cpmMicros, kind: 'impression', impressions: 1000, targetSurface: 'extension', targetCountries: null, ...over,
 })
 
-test('placeInQueue: the auction order, the new bid losing ties, remaining inventory ahead summed', () => {
+test('placeInQueue: the auction order by price band, the new bid losing ties within a band, remaining inventory ahead summed', () => {
   const queue = [queued(3_000_000, 1, { billed: 400 }), queued(2_000_000, 2, { impressions: 2000, billed: 500 }), queued(1_000_000, 3)]
   assert.deepEqual(placeInQueue(queue, bid(4_000_000), noClicks), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
   assert.deepEqual(placeInQueue(queue, bid(3_000_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
   assert.deepEqual(placeInQueue(queue, bid(2_500_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
-  // Equal to the second: created later, so behind it.
+  // Equal to the second: created later, so behind it; and so is a bid in its band ($2.00–2.20), even above it.
   assert.deepEqual(placeInQueue(queue, bid(2_000_000), noClicks), { rank: 3, impressionsAhead: 2100, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(2_190_000), noClicks), { rank: 3, impressionsAhead: 2100, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue(queue, bid(2_200_000), noClicks), { rank: 2, impressionsAhead: 600, ownImpressionsAhead: 0 })
   assert.deepEqual(placeInQueue(queue, bid(500_000), noClicks), { rank: 4, impressionsAhead: 3100, ownImpressionsAhead: 0 })
   assert.deepEqual(placeInQueue([], bid(500_000), noClicks), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
 })
@@ -44,13 +49,14 @@ test('placeInQueue: click campaigns and click bids rank by CPM × estimated CTR 
     c === null ? { num: 1n, den: 100n } : surface === 'extension' ? { num: 2n, den: 100n } : { num: 1n, den: 200n }
   assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'terminal' }), ctrOf), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
   // Blended: ahead where it outranks the bid on either surface (the click campaign on the extension, at 2 %).
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
-  // A click bid of $210 at its own 1 %: $2.10, ahead of both on the extension.
-  assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
-  // $200 at 1 % is $2.00: equal to both campaigns on the extension, and created after them, so behind both.
-  assert.deepEqual(placeInQueue([click, imp], bid(200_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
+  // 25,700 impressions ahead, shown to two significant figures.
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000, { targetSurface: 'blended' }), ctrOf), { rank: 3, impressionsAhead: 26_000, ownImpressionsAhead: 0 })
+  // A click bid of $230 at its own 1 %: $2.30, a band above both on the extension.
+  assert.deepEqual(placeInQueue([click, imp], bid(230_000_000, { kind: 'click' }), ctrOf), { rank: 1, impressionsAhead: 0, ownImpressionsAhead: 0 })
+  // $210 at 1 % is $2.10: in the band of both campaigns on the extension ($2.00–2.20), so behind both.
+  assert.deepEqual(placeInQueue([click, imp], bid(210_000_000, { kind: 'click' }), ctrOf), { rank: 3, impressionsAhead: 26_000, ownImpressionsAhead: 0 })
   // The click campaign's 500 clicks left take 500 / 2 % = 25,000 impressions ahead on the extension.
-  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 25_700, ownImpressionsAhead: 0 })
+  assert.deepEqual(placeInQueue([click, imp], bid(1_500_000), ctrOf), { rank: 3, impressionsAhead: 26_000, ownImpressionsAhead: 0 })
 })
 
 test('impressionsFor: clicks take units / CTR impressions, rounded up; impressions are themselves', () => {
@@ -113,12 +119,68 @@ test('estimateDelivery: queue ahead then the volume, at the window rate, rounded
   assert.equal(estimateDelivery({ rank: 1, impressionsAhead: 0 }, 1000, { startMs: 0, endMs: 3_600_000, billable: 0 }), null)
 })
 
-test('clearingCpmMicros: rounded down to $0.10, never below the floor, null without a winner', () => {
+test('clearingCpmMicros: down to its price band, never below the floor, null without a winner', () => {
   assert.equal(clearingCpmMicros(null, 500_000), null)
-  assert.equal(clearingCpmMicros(2_570_000, 500_000), 2_500_000)
-  assert.equal(clearingCpmMicros(2_500_000, 500_000), 2_500_000)
-  assert.equal(clearingCpmMicros(570_000, 550_000), 550_000)
+  assert.equal(clearingCpmMicros(2_570_000, 500_000), 2_400_000)
+  assert.equal(clearingCpmMicros(2_400_000, 500_000), 2_400_000)
+  assert.equal(clearingCpmMicros(12_345_678, 500_000), 12_000_000)
+  assert.equal(clearingCpmMicros(570_000, 550_000), 560_000)
+  assert.equal(clearingCpmMicros(570_000, 565_000), 565_000)
   assert.equal(clearingCpmMicros(400_000, 500_000), 500_000)
+})
+
+test('priceBand: the E24 edge at or below the value, at every scale; every band is at least 5 % wide', () => {
+  const band = (micros: number | bigint, den = 1n) => priceBand({ num: BigInt(micros), den })
+  assert.equal(band(3_370_000), 3_300_000n)
+  assert.equal(band(3_599_999), 3_300_000n)
+  assert.equal(band(3_600_000), 3_600_000n)
+  assert.equal(band(999_999), 910_000n)
+  assert.equal(band(1_000_000), 1_000_000n)
+  assert.equal(band(250_000_000, 100n), 2_400_000n, 'a click bid of $250 at 1 %: worth $2.50, in the $2.40 band')
+  assert.equal(band(99), 91n)
+  assert.equal(band(7), 7n)
+  // Consecutive edges, from 10 micro-USD to $10,000,000: the narrowest band is $1.50–1.60 (6.7 %).
+  const edges: bigint[] = []
+  for (let scale = 1n; scale <= 10n ** 12n; scale *= 10n) for (const m of PRICE_BAND_MANTISSAS) edges.push(BigInt(m) * scale)
+  let narrowest = Infinity
+  for (let i = 1; i < edges.length; i++) {
+    assert.equal(band(edges[i]!), edges[i], 'an edge is its own band')
+    assert.equal(band(edges[i]! - 1n), edges[i - 1], 'one micro below an edge is the band before')
+    narrowest = Math.min(narrowest, Number(edges[i]!) / Number(edges[i - 1]!))
+  }
+  assert.ok(narrowest >= 1.05, String(narrowest))
+  assert.ok(Math.abs(narrowest - 16 / 15) < 1e-9)
+})
+
+test('roundImpressions: two significant figures', () => {
+  for (const [n, shown] of [[0, 0], [7, 7], [96, 96], [997, 1000], [1_000, 1_000], [12_345, 12_000], [12_500, 13_000], [25_700, 26_000], [1_234_567, 1_200_000]]) assert.equal(roundImpressions(n!), shown, String(n))
+})
+
+test('a bisection on placeInQueue pins no competitor closer than its band, and every band is over 5 % wide', () => {
+  // For competitors at bids across scales, the bisection of the review (about 33 quotes) finds where the rank changes:
+  // that is always the next band's edge, whatever the competitor's exact bid, so the bids it cannot tell apart span the band.
+  for (const competitor of [500_001, 1_234_567, 1_500_000, 1_599_999, 3_370_000, 9_999_999, 47_000_000, 123_456_789]) {
+    const queue = [queued(competitor, 1, { impressions: 1000, billed: 123 })]
+    let lo = 1
+    let hi = 1_000_000_000
+    let reads = 0
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2)
+      reads++
+      if (placeInQueue(queue, bid(mid), noClicks).rank === 1) hi = mid
+      else lo = mid
+    }
+    assert.ok(reads <= 33, String(reads))
+    const edge = Number(priceBand({ num: BigInt(competitor), den: 1n }))
+    assert.ok(hi > competitor, 'the rank changes above the competitor, never at it')
+    // Every competitor bid in [edge, hi) gives the same answers to every quote: the bisection cannot tell them apart.
+    for (const other of [edge, Math.floor((edge + hi) / 2), hi - 1]) {
+      const twin = [queued(other, 1, { impressions: 1000, billed: 123 })]
+      for (const probe of [lo, hi, edge, competitor, Math.floor(competitor * 1.01)]) assert.deepEqual(placeInQueue(twin, bid(probe), noClicks), placeInQueue(queue, bid(probe), noClicks))
+    }
+    assert.ok(hi / edge >= 1.05, `${competitor}: the bids consistent with every answer span ${edge}–${hi}`)
+    assert.equal(placeInQueue(queue, bid(lo), noClicks).impressionsAhead, 880, '877 impressions left, shown as 880')
+  }
 })
 
 test('checkBid: the create rules and reasons of the bid, volume and targeting', () => {

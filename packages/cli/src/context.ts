@@ -1,4 +1,4 @@
-import { AdvertiserClient } from 'advertiser-campaign-sdk/client'
+import { AdvertiserClient, baseUrlProblem } from 'advertiser-campaign-sdk/client'
 import type { Command } from 'commander'
 import { apiUrlOf, resolveCredentials } from './credentials.js'
 import { noCredentials, usage } from './exit.js'
@@ -21,6 +21,7 @@ export interface GlobalOptions {
   userId?: string
   apiKey?: string
   json?: boolean
+  insecureHttp?: boolean
 }
 
 /** What every command gets: its output, the client (credentials resolved on first use) and the terminal's questions. */
@@ -49,8 +50,16 @@ export class Context {
     return this.#client
   }
 
+  /** A client of the service; plain http to a host that is not loopback needs --insecure-http (exit 2, nothing sent). */
   clientFor(userId: string, apiKey: string): AdvertiserClient {
-    return new AdvertiserClient({ baseUrl: this.apiUrl, userId, apiKey, userAgent: 'adctl/0.1.0' })
+    this.checkApiUrl()
+    return new AdvertiserClient({ baseUrl: this.apiUrl, userId, apiKey, userAgent: 'adctl/0.1.0', allowInsecureHttp: Boolean(this.options.insecureHttp) })
+  }
+
+  /** Throws the usage error (exit 2) for a service URL credentials may not go to: checked before anything is asked or sent. */
+  checkApiUrl(): void {
+    const problem = baseUrlProblem(this.apiUrl, Boolean(this.options.insecureHttp), '--insecure-http')
+    if (problem !== null) throw usage(`${problem}.`)
   }
 
   /** Asks yes/no on the terminal; without one, `--yes` is required (exit 2 otherwise). */

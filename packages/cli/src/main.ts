@@ -18,6 +18,7 @@ export function program(io: Io): Command {
     .option('--user-id <id>', 'credentials (else ADCTL_USER_ID/ADCTL_API_KEY, else what `adctl login` stored)')
     .option('--api-key <key>')
     .option('--json', 'print the API answer as JSON on stdout, nothing else there')
+    .option('--insecure-http', 'allow a plain http:// --api-url to a host other than loopback (the key is sent unencrypted)')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()

@@ -5,6 +5,7 @@
 export { AdvertiserClient } from './client.js'
 export type * from './client.js'
 export { ApiError, type ErrorDetail } from './errors.js'
+export { baseUrlProblem, isLoopbackHost } from './origin.js'
 export { retryAfterSeconds, type RetryOptions } from './retry.js'
 export type { LedgerVerifyOptions } from './ledger.js'
 export type { Discrepancy, VerifiedFigures, VerifyResult } from './ledger-verify.js'

@@ -3,6 +3,7 @@ import { ApiError, detailOf } from './errors.js'
 import type { LedgerVerifyOptions } from './ledger.js'
 import type { VerifyResult } from './ledger-verify.js'
 import type { paths } from './openapi.js'
+import { baseUrlProblem, fetchWithinOrigin } from './origin.js'
 import { retryAfterAnswer, retryDelayMs, retryPolicy, sleep, type RetryOptions, type RetryPolicy } from './retry.js'
 import { publishedTokenKeys, type PublishedTokenKeys } from './token-keys.js'
 
@@ -65,6 +66,11 @@ export interface AdvertiserClientOptions {
   sleep?: (ms: number) => Promise<void>
   /** Sent as User-Agent where the platform allows it (browsers keep their own). */
   userAgent?: string
+  /**
+   * Allows a plain `http://` baseUrl to a host other than loopback (`localhost`, 127.0.0.0/8, ::1).
+   * Off by default: the API key would cross the network unencrypted, so such a client is not made.
+   */
+  allowInsecureHttp?: boolean
 }
 
 interface Answer<T> {
@@ -96,6 +102,8 @@ export class AdvertiserClient {
 
   constructor(options: AdvertiserClientOptions) {
     if (!options.userId || !options.apiKey) throw new TypeError('AdvertiserClient needs userId and apiKey')
+    const problem = baseUrlProblem(options.baseUrl, options.allowInsecureHttp ?? false)
+    if (problem !== null) throw new TypeError(`AdvertiserClient: ${problem}`)
     const trimmed = options.baseUrl.replace(/\/+$/, '')
     this.baseUrl = trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`
     this.userId = options.userId
@@ -103,10 +111,12 @@ export class AdvertiserClient {
     this.#timeoutMs = options.timeoutMs ?? 30_000
     this.#sleep = options.sleep ?? sleep
     const fetchImpl = options.fetch ?? globalThis.fetch
-    this.#fetch = fetchImpl
+    // Every request, the API's and the public log's, follows redirects only within the service's origin.
+    const origin = new URL(this.baseUrl).origin
+    this.#fetch = (input, init) => fetchWithinOrigin(fetchImpl, new Request(input, init), origin)
     this.#api = createClient<paths>({
       baseUrl: this.baseUrl,
-      fetch: (request) => fetchImpl(request),
+      fetch: (request) => fetchWithinOrigin(fetchImpl, request, origin),
       headers: {
         'x-service-user-id': options.userId,
         'x-service-api-key': options.apiKey,
@@ -125,6 +135,8 @@ export class AdvertiserClient {
       try {
         answer = await send(AbortSignal.timeout(this.#timeoutMs))
       } catch (error) {
+        // A refusal of the client's own (a redirect to another origin) is final: sending again changes nothing.
+        if (error instanceof ApiError) throw error
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
         if (safe && attempt <= this.#policy.maxRetries) {
           await this.#sleep(retryDelayMs(this.#policy, attempt, null))

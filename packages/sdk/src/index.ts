@@ -1,6 +1,7 @@
 export { AdvertiserClient } from './client.js'
 export type * from './client.js'
 export { ApiError, type ErrorDetail } from './errors.js'
+export { baseUrlProblem, isLoopbackHost } from './origin.js'
 export { retryAfterSeconds, type RetryOptions } from './retry.js'
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.js'
 export type { paths } from './openapi.js'

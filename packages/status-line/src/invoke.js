@@ -8,6 +8,7 @@
  */
 import { fstatSync, readFileSync, writeSync } from 'node:fs'
 import { formatLine, renderPrefix } from './line.js'
+import { parseColumns } from './text.js'
 import { step } from './exposure.js'
 import { paths, pendingReports, queueReport, readJson, readState, stateDir, tryLock, unlock, withStateLock, writeState } from './state.js'
 import { topicsEnabled, WORKSPACE_ENV, workspaceDir } from './workspace.js'
@@ -34,7 +35,7 @@ export function parseArgs(argv, env) {
     else if (a === '--prefix') prefix = argv[++i] ?? ''
     else if (a.startsWith('--prefix=')) prefix = a.slice('--prefix='.length)
   }
-  return { prefix, tmux, links }
+  return { prefix, tmux, links, maxColumns: parseColumns(env.THINKING_LINE_MAX_COLUMNS) }
 }
 
 /** @param {string} text */
@@ -148,7 +149,7 @@ export async function startRefresher(dir, now, env, workspace = null) {
  */
 export async function main(argv, env) {
   const clock = () => Date.now()
-  const { prefix: template, tmux, links } = parseArgs(argv, env)
+  const { prefix: template, tmux, links, maxColumns } = parseArgs(argv, env)
   let line = ''
   let refresh = null
   try {
@@ -157,11 +158,11 @@ export async function main(argv, env) {
     /** @type {unknown} */
     let input = template.includes('{') ? await readStdin(STDIN_WAIT_MS) : undefined
     const prefix = renderPrefix(template, input ?? null)
-    line = formatLine({ prefix, ad: null, tmux, links })
+    line = formatLine({ prefix, ad: null, tmux, links, maxColumns })
     const dir = stateDir(env)
     const now = clock()
     const { ad, wantsRefresh } = advance(dir, now, clock)
-    line = formatLine({ prefix, ad, tmux, links })
+    line = formatLine({ prefix, ad, tmux, links, maxColumns })
     const workspace = topicsEnabled(env)
       ? async () => {
           if (input === undefined) input = await readStdin(STDIN_WAIT_MS)

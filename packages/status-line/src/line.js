@@ -3,18 +3,23 @@
  * The printed line: pure functions of a decision and the settings (no I/O), so they are
  * tested without a terminal.
  */
+import { displayWidth, sanitize, truncateToWidth } from './text.js'
 
 /** @typedef {{ impression_id: string, ad_line: string, brand: string | null, icon_url?: string | null, view_url?: string, click_url: string }} Decision */
 
 export const SEPARATOR = ' · '
+/** The disclosure every ad starts with. */
+const DISCLOSURE = `Ad${SEPARATOR}`
+/** The fewest columns an ad is shown in: its disclosure (`Ad · `, 5), a character and the ellipsis. */
+export const MIN_AD_COLUMNS = 7
 
-/** Control characters (C0, DEL, C1) never reach the terminal: ad text is plain text, and a prefix may come from stdin. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
-
-/** @param {string} text */
+/**
+ * Text from the service or stdin as plain text for the terminal (text.js#sanitize): controls become
+ * spaces; direction marks, zero-width and tag characters are removed.
+ * @param {string} text
+ */
 export function plain(text) {
-  return text.replace(CONTROL, ' ')
+  return sanitize(text)
 }
 
 /**
@@ -36,7 +41,8 @@ export function renderPrefix(template, input) {
 
 /** The ad as disclosed: `Ad · {brand} · {ad_line}`, or `Ad · {ad_line}` without a brand. @param {Decision} ad */
 export function adText(ad) {
-  return ad.brand ? `Ad${SEPARATOR}${plain(ad.brand)}${SEPARATOR}${plain(ad.ad_line)}` : `Ad${SEPARATOR}${plain(ad.ad_line)}`
+  const brand = ad.brand ? plain(ad.brand) : ''
+  return brand ? `${DISCLOSURE}${brand}${SEPARATOR}${plain(ad.ad_line)}` : `${DISCLOSURE}${plain(ad.ad_line)}`
 }
 
 /** An OSC 8 hyperlink (terminals without support show the text alone). @param {string} url @param {string} text */
@@ -45,15 +51,31 @@ export function hyperlink(url, text) {
 }
 
 /**
- * The one line printed: prefix, separator and ad; the prefix alone without an ad; an OSC 8 link
- * to the click URL unless `links` is off; tmux's `#` doubled.
- * @param {{ prefix: string, ad: Decision | null, tmux: boolean, links: boolean }} o
+ * What fits in `maxColumns` (null: everything): the prefix first and whole when it can be, then as
+ * much of the ad as fits, cut with an ellipsis. An ad with less than MIN_AD_COLUMNS left is not
+ * shown at all (never a line that cuts its disclosure); the prefix alone is then cut to fit.
+ * @param {string} head @param {string | null} ad @param {number | null} maxColumns
+ * @returns {{ head: string, ad: string | null }}
  */
-export function formatLine({ prefix, ad, tmux, links }) {
+export function fitLine(head, ad, maxColumns) {
+  if (maxColumns === null) return { head, ad }
+  const before = head ? displayWidth(head) + displayWidth(SEPARATOR) : 0
+  if (ad !== null && maxColumns - before >= MIN_AD_COLUMNS) return { head, ad: truncateToWidth(ad, maxColumns - before) }
+  return { head: truncateToWidth(head, maxColumns), ad: null }
+}
+
+/**
+ * The one line printed: prefix, separator and ad; the prefix alone without an ad; cut to
+ * `maxColumns` display columns when set (`fitLine`); an OSC 8 link to the click URL unless `links`
+ * is off; tmux's `#` doubled (after measuring: tmux draws `##` as one column).
+ * @param {{ prefix: string, ad: Decision | null, tmux: boolean, links: boolean, maxColumns?: number | null }} o
+ */
+export function formatLine({ prefix, ad, tmux, links, maxColumns = null }) {
   const escape = tmux ? (/** @type {string} */ s) => s.replace(/#/g, '##') : (/** @type {string} */ s) => s
-  const head = escape(plain(prefix))
-  if (!ad) return head
-  let text = escape(adText(ad))
+  const fitted = fitLine(plain(prefix), ad ? adText(ad) : null, maxColumns)
+  const head = escape(fitted.head)
+  if (!ad || fitted.ad === null) return head
+  let text = escape(fitted.ad)
   const url = plain(ad.click_url)
   if (links && !tmux && /^https?:\/\//.test(url)) text = hyperlink(url, text)
   return head ? `${head}${SEPARATOR}${text}` : text

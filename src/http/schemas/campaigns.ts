@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { DateTime, displayTextNote, ICON_URL_NOTE, NextCursor, Nullable, StringEnum } from './common.ts'
+import { DateTime, displayTextNote, ICON_URL_NOTE, NextCursor, Nullable, shownTextNote, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
 import { MAX_TOPIC_NAME_LENGTH } from '../../domain/topics.ts'
 import { CAMPAIGN_KINDS, CREATION_CHANNELS, MODERATION_STATUSES, TARGET_SURFACES } from '../../domain/campaign-order.ts'
@@ -13,7 +13,7 @@ export const CampaignCreateSchema = Type.Object(
         '3-60 user-perceived characters (grapheme clusters) after trimming; no control characters; emoji allowed; ' +
         'screened by the content-safety deny-list (scam, adult, hate, gambling, phishing): a hit is 400 reason `content_safety` ' +
         'with `category`. Borderline lines are accepted with moderation_status `pending` and serve after operator approval. ' +
-        displayTextNote(60),
+        shownTextNote(60),
     }),
     destination_url: Type.String({
       format: 'uri',
@@ -30,7 +30,7 @@ export const CampaignCreateSchema = Type.Object(
     }),
     impressions: Type.Integer({ minimum: 1000, maximum: 100_000, multipleOf: 1000, description: 'Blocks of 1,000; at most config.max_blocks blocks.' }),
     idempotency_key: Type.String({ pattern: '^[A-Za-z0-9_.:\\-]{1,64}$', description: 'Scoped to the account. Same key and payload replays; a different payload is 409.' }),
-    brand: Type.Optional(Type.String({ description: `At most 120 user-perceived characters. ${displayTextNote(120)}` })),
+    brand: Type.Optional(Type.String({ description: `At most 120 user-perceived characters. ${shownTextNote(120)}` })),
     name: Type.Optional(Type.String({ description: `1-120 user-perceived characters. Default \`API campaign - YYYY-MM-DD\`. ${displayTextNote(120)}` })),
     kind: Type.Optional(
       StringEnum(CAMPAIGN_KINDS, {
@@ -142,7 +142,7 @@ export const CampaignEditSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ description: `1-120 user-perceived characters. ${displayTextNote(120)}` })),
     ad_line: Type.Optional(
-      Type.String({ description: `3-60 characters; re-validated and re-screened; rewrites the live creative in place. ${displayTextNote(60)}` }),
+      Type.String({ description: `3-60 characters; re-validated and re-screened; rewrites the live creative in place. ${shownTextNote(60)}` }),
     ),
   },
   {

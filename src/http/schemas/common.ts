@@ -25,6 +25,19 @@ export function displayTextNote(max: number): string {
   )
 }
 
+/**
+ * The display-text note of a field a viewer is shown (ad line, brand): no invisible characters
+ * besides (domain/text-rules.ts#findInvisibleCharacter, domain/campaign-order.ts).
+ */
+export function shownTextNote(max: number): string {
+  return (
+    `${displayTextNote(max)} No invisible characters: tag characters (U+E0000–E007F), zero-width space (U+200B), ` +
+    'direction marks (U+200E, U+200F, U+061C), word joiner and invisible operators (U+2060–2064), U+206A–206F and the BOM ' +
+    '(U+FEFF) are 400 `invisible_characters` with `found` (the first, as `U+XXXX`); a zero-width joiner (U+200D) only inside ' +
+    'an emoji sequence (👩‍💻), tags only in the flags of England, Scotland and Wales.'
+  )
+}
+
 /** The icon rule (domain/icon-url.ts, domain/svg-icon.ts), as the icon_url fields describe it. */
 export const ICON_URL_NOTE =
   'An https URL, or a data URI of a PNG, JPEG, GIF, WebP or SVG image: `data:image/<type>[;charset=utf-8][;base64],<data>`, ' +

@@ -1,13 +1,13 @@
 import { Type } from 'typebox'
-import { DateTime, displayTextNote, ICON_URL_NOTE, Nullable, StringEnum } from './common.ts'
+import { DateTime, ICON_URL_NOTE, Nullable, shownTextNote, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
 import { PREVIEW_SURFACES } from '../../domain/campaign-order.ts'
 
 export const PreviewCreateSchema = Type.Object(
   {
-    ad_line: Type.String({ description: `3-60 user-perceived characters after trimming; screened like a campaign line. ${displayTextNote(60)}` }),
+    ad_line: Type.String({ description: `3-60 user-perceived characters after trimming; screened like a campaign line. ${shownTextNote(60)}` }),
     destination_url: Type.String({ format: 'uri', maxLength: 500, description: 'https only; shown as text, not normalized.' }),
-    brand: Type.Optional(Type.String({ description: `At most 120 characters. ${displayTextNote(120)}` })),
+    brand: Type.Optional(Type.String({ description: `At most 120 characters. ${shownTextNote(120)}` })),
     icon_url: Type.Optional(Type.String({ maxLength: 12_000, description: ICON_URL_NOTE })),
     target_surface: Type.Optional(StringEnum(PREVIEW_SURFACES, { default: 'both' })),
   },

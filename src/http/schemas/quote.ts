@@ -64,22 +64,27 @@ export const QuoteSchema = Type.Object({
     description:
       'The place the bid would take now among the live campaigns (active, approved, with impressions left, on an account ' +
       'whose billing lets it serve) that serve some of the same traffic (an overlapping surface, and an overlapping country ' +
-      'list or no list), in the auction\'s order; the bid counts as created after every existing campaign, so it loses ' +
-      'equal bids. 1 = next to serve. Paused, pending or rejected, exhausted and cancelled campaigns are not counted; paced ' +
-      'campaigns are.',
+      'list or no list), in the auction\'s order compared by price band (banded since issue 49): bids, and a click bid\'s CPM × ' +
+      'estimated CTR, fall in bands that run from one E24 preferred number to the next (…, $1.50–1.60, $1.60–1.80, …, ' +
+      '$9.10–10.00, $10–11, …; each 6.7–15 % wide), and the bid counts as created after every existing campaign, so a ' +
+      'campaign in the bid\'s band is ahead of it even when its exact bid is lower. No sequence of quotes tells a competitor\'s ' +
+      'bid closer than its band. 1 = next to serve. Paused, pending or rejected, exhausted and cancelled campaigns are not ' +
+      'counted; paced campaigns are.',
   }),
   impressions_ahead: Type.Integer({
     minimum: 0,
     description:
       'Impressions still to deliver on the campaigns ranked ahead (the sum over them of impressions bought minus delivered; ' +
-      'a `click` campaign\'s clicks left count as the impressions they take at its estimated CTR, rounded up).',
+      'a `click` campaign\'s clicks left count as the impressions they take at its estimated CTR, rounded up), banded since ' +
+      'issue 49: rounded to two significant figures (12,345 → 12,000; under 100 exact), so it never tells a competitor\'s ' +
+      'exact inventory left.',
   }),
   clearing_cpm_usd: Nullable(
     Type.Number({
       description:
         'The lowest cpm_usd of a campaign that won a decision on the same traffic (the based_on surfaces and countries) within ' +
-        'the based_on window, rounded down to a multiple of $0.10 and never below config.min_cpm_usd: a price level, not ' +
-        'anyone\'s exact bid. Null when nothing won a decision there in the window.',
+        'the based_on window, rounded down to the lower edge of its price band (see `rank`; $0.10 steps before issue 49) and ' +
+        'never below config.min_cpm_usd: a price level, not anyone\'s exact bid. Null when nothing won a decision there in the window.',
     }),
   ),
   estimated_start_at: Nullable(
@@ -87,8 +92,8 @@ export const QuoteSchema = Type.Object({
       format: 'date-time',
       description:
         'When the bid would serve its first impression if the traffic kept filling at the window\'s rate (based_on.' +
-        'billable_impressions over the window) and served the impressions ahead first: window_end + impressions_ahead × ' +
-        'window length / billable_impressions, rounded up to the second. Pacing and partial targeting overlaps are not ' +
+        'billable_impressions over the window) and served the impressions ahead first: window_end + impressions_ahead (the ' +
+        'banded figure) × window length / billable_impressions, rounded up to the second. Pacing and partial targeting overlaps are not ' +
         'modelled. Null when the window has no billable impression.',
     }),
   ),

@@ -11,6 +11,7 @@ export function accountCommands(program: Command, io: Io): void {
     .description('Check credentials with GET /v1/account and store them (mode 0600) for later commands')
     .action(async (_options: unknown, command: Command) => {
       const ctx = Context.of(command, io)
+      ctx.checkApiUrl()
       const userId = ctx.options.userId ?? io.env.ADCTL_USER_ID ?? (await ctx.ask('User id (usr_…)', '--user-id'))
       const apiKey = ctx.options.apiKey ?? io.env.ADCTL_API_KEY ?? (await ctx.ask('API key (sk_live_…)', '--api-key', true))
       const account = await ctx

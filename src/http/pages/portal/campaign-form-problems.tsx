@@ -34,6 +34,8 @@ function textMessage(reason: string, detail: Record<string, unknown>, what: stri
       return `The ${what} contains characters that are not valid text.`
     case 'too_many_combining_marks':
       return `Use at most ${count(fact(detail, 'max_combining_marks') ?? 4)} accents or other combining marks on one character in the ${what}.`
+    case 'invisible_characters':
+      return `Remove the invisible characters (${typeof detail.found === 'string' ? `${detail.found}, ` : ''}zero-width spaces, direction marks and the like) from the ${what}.`
     default:
       return null
   }

@@ -43,6 +43,8 @@ function textMessage(reason: string, d: FieldDetail, what: string): string | nul
       return 'Remove the characters that are not valid text.'
     case 'too_many_combining_marks':
       return `Use at most ${typeof d.max_combining_marks === 'number' ? d.max_combining_marks : 4} accents or other combining marks on one character.`
+    case 'invisible_characters':
+      return `Remove the invisible characters (${typeof d.found === 'string' ? `${d.found}, ` : ''}zero-width spaces, direction marks and the like).`
     default:
       return null
   }
