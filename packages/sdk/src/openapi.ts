@@ -1365,6 +1365,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -1373,6 +1375,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -1800,6 +1804,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -1808,6 +1814,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -2364,6 +2372,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -2372,6 +2382,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -2922,6 +2934,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -2930,6 +2944,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -3753,6 +3769,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -3761,6 +3779,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -4241,6 +4261,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -4249,6 +4271,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     } | null;
@@ -4549,6 +4573,8 @@ export interface paths {
                                     block_full: number;
                                     /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                     expired: number;
+                                    /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                    invalid_token: number;
                                     /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                     invalid_traffic: number;
                                     /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -4557,6 +4583,8 @@ export interface paths {
                                     short_dwell: number;
                                     /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                     too_fast: number;
+                                    /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                    unattested: number;
                                     /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                     viewer_frequency: number;
                                 } | null;
@@ -7384,6 +7412,8 @@ export interface paths {
                             granularity: "hour" | "day" | "month";
                             /** @description Zero-activity buckets omitted; the first and last buckets are clipped by [start, end). */
                             points: {
+                                /** @description Of billable_impressions, those whose view carried a valid, unspent Privacy Pass token from a signed-in account (attested views; ledger-export-v4 lists each one's token, verifiable with `adctl ledger verify --tokens`). */
+                                attested_billable_impressions: number;
                                 /** @description Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing. */
                                 billable_impressions: number;
                                 /**
@@ -7403,6 +7433,8 @@ export interface paths {
                                     block_full: number;
                                     /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                     expired: number;
+                                    /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                    invalid_token: number;
                                     /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                     invalid_traffic: number;
                                     /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -7411,6 +7443,8 @@ export interface paths {
                                     short_dwell: number;
                                     /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                     too_fast: number;
+                                    /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                    unattested: number;
                                     /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                     viewer_frequency: number;
                                 };
@@ -7429,6 +7463,8 @@ export interface paths {
                                 creative_id: string;
                                 /** @description One point per UTC bucket of [start, end), zero-filled; identical spine for every series. */
                                 points: {
+                                    /** @description Of billable_impressions, those whose view carried a valid, unspent Privacy Pass token from a signed-in account (attested views; ledger-export-v4 lists each one's token, verifiable with `adctl ledger verify --tokens`). */
+                                    attested_billable_impressions: number;
                                     /** @description Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing. */
                                     billable_impressions: number;
                                     /**
@@ -7448,6 +7484,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -7456,6 +7494,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     };
@@ -7473,6 +7513,8 @@ export interface paths {
                                     unique_viewers: number;
                                 };
                                 totals: {
+                                    /** @description Of billable_impressions, those whose view carried a valid, unspent Privacy Pass token from a signed-in account (attested views; ledger-export-v4 lists each one's token, verifiable with `adctl ledger verify --tokens`). */
+                                    attested_billable_impressions: number;
                                     /** @description Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing. */
                                     billable_impressions: number;
                                     /** @description Recorded clicks: the first click of each impression (repeats count once), billable or not. A `click` campaign is billed for the billable ones only. */
@@ -7487,6 +7529,8 @@ export interface paths {
                                         block_full: number;
                                         /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                         expired: number;
+                                        /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                        invalid_token: number;
                                         /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                         invalid_traffic: number;
                                         /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -7495,6 +7539,8 @@ export interface paths {
                                         short_dwell: number;
                                         /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                         too_fast: number;
+                                        /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                        unattested: number;
                                         /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                         viewer_frequency: number;
                                     };
@@ -7520,6 +7566,8 @@ export interface paths {
                                 topic: string;
                             }[];
                             totals: {
+                                /** @description Of billable_impressions, those whose view carried a valid, unspent Privacy Pass token from a signed-in account (attested views; ledger-export-v4 lists each one's token, verifiable with `adctl ledger verify --tokens`). */
+                                attested_billable_impressions: number;
                                 /** @description Qualified views (dwell of at least 9.5 s within the frequency rules), for both kinds; those of a `click` campaign debit nothing. */
                                 billable_impressions: number;
                                 /** @description Recorded clicks: the first click of each impression (repeats count once), billable or not. A `click` campaign is billed for the billable ones only. */
@@ -7534,6 +7582,8 @@ export interface paths {
                                     block_full: number;
                                     /** @description Impressions whose view was reported after the offer's hour (the view request answered 410; each impression counts once). */
                                     expired: number;
+                                    /** @description The view carried a Privacy Pass token that was spent already, malformed, or of an issuer key unknown or past its redemption window. */
+                                    invalid_token: number;
                                     /** @description Invalid traffic: the view's network (an IPv4 address or IPv6 /64) was past its daily viewer or hourly billable bound, or the network or viewer is blocked by operators (at the time of the view). */
                                     invalid_traffic: number;
                                     /** @description Impressions whose view was reported again after it was measured (each such impression counts once, however often it is replayed). */
@@ -7542,6 +7592,8 @@ export interface paths {
                                     short_dwell: number;
                                     /** @description Claimed dwell longer than the service-clock time since the offer plus one second. */
                                     too_fast: number;
+                                    /** @description The service bills attested views only (attestation `required`) and the view carried no Privacy Pass token. */
+                                    unattested: number;
                                     /** @description The viewer already had a billable impression on this surface in the last ten seconds. */
                                     viewer_frequency: number;
                                 };
