@@ -17,7 +17,7 @@
 
 import { LEGACY_REASONS } from './delivery.ts'
 
-export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2', 'ledger-export-v3'] as const
+export const EXPORT_SCHEMA_VERSIONS = ['ledger-export-v1', 'ledger-export-v2', 'ledger-export-v3', 'ledger-export-v4'] as const
 export type ExportSchemaVersion = (typeof EXPORT_SCHEMA_VERSIONS)[number]
 
 export const CSV_SEPARATOR = ','
@@ -40,6 +40,8 @@ export interface ExportLedgerRow {
   debit_micros: number
   /** The stored reason (v3's `non_billable_reason`, read through `nonBillableReasonText`). */
   reason: string | null
+  /** The Privacy Pass token of an attested billable impression (v4's `attestation_token`, base64url); absent or null on every other row. */
+  attestation_token?: Buffer | null
 }
 
 /**
@@ -61,7 +63,7 @@ export type ExportField =
   | { column: string; kind: 'integer'; source: SourceOf<number> }
 
 /** The fields of a ledger row whose values are of type T: each kind writes only such a field. */
-type SourceOf<T> = { [K in keyof ExportLedgerRow]: ExportLedgerRow[K] extends T ? K : never }[keyof ExportLedgerRow]
+type SourceOf<T> = { [K in keyof ExportLedgerRow]-?: ExportLedgerRow[K] extends T ? K : never }[keyof ExportLedgerRow]
 
 /** The columns of every version, in order, with the ledger field each one writes. */
 export const EXPORT_FIELDS: readonly ExportField[] = [
@@ -84,13 +86,24 @@ export const V2_BILLING_COUNTRY_COLUMN = 'processor_billing_country'
  */
 export const V3_REASON_COLUMN = 'non_billable_reason'
 
+/**
+ * v4 only: the Privacy Pass token (RFC 9578, type 0x0002) an attested billable impression carried, in
+ * base64url without padding; blank on every other row. Anyone can check it against the issuer keys the
+ * transparency log publishes (`adctl ledger verify --tokens`, docs/attestation.md).
+ */
+export const V4_TOKEN_COLUMN = 'attestation_token'
+
 export const V1_COLUMNS = EXPORT_FIELDS.map((f) => f.column)
 export const V2_COLUMNS = [...V1_COLUMNS, V2_BILLING_COUNTRY_COLUMN]
 export const V3_COLUMNS = [...V2_COLUMNS, V3_REASON_COLUMN]
+export const V4_COLUMNS = [...V3_COLUMNS, V4_TOKEN_COLUMN]
 
 export function exportColumns(version: ExportSchemaVersion): readonly string[] {
-  return version === 'ledger-export-v1' ? V1_COLUMNS : version === 'ledger-export-v2' ? V2_COLUMNS : V3_COLUMNS
+  return { 'ledger-export-v1': V1_COLUMNS, 'ledger-export-v2': V2_COLUMNS, 'ledger-export-v3': V3_COLUMNS, 'ledger-export-v4': V4_COLUMNS }[version]
 }
+
+/** Whether the version has v3's reason column and event types (v3 and v4). */
+export const hasReasons = (version: ExportSchemaVersion) => version === 'ledger-export-v3' || version === 'ledger-export-v4'
 
 /** Whether the version has v2's billing-country column (v2 and v3). */
 export const hasBillingCountry = (version: ExportSchemaVersion) => version !== 'ledger-export-v1'
@@ -111,7 +124,7 @@ export type V3OnlyEventType = (typeof NON_MEASURED_VIEW_REPORTS)[number] | (type
  * they always had.
  */
 export function eventTypesLeftOut(version: ExportSchemaVersion): readonly V3OnlyEventType[] {
-  return version === 'ledger-export-v3' ? [] : [...NON_MEASURED_VIEW_REPORTS, ...VOIDED_EVENT_TYPES]
+  return hasReasons(version) ? [] : [...NON_MEASURED_VIEW_REPORTS, ...VOIDED_EVENT_TYPES]
 }
 /** The event types whose rows are recorded views (billable or not). */
 export const VIEW_REPORT_EVENT_TYPES = ['impression', 'view', ...NON_MEASURED_VIEW_REPORTS] as const
@@ -167,7 +180,8 @@ function fieldText(field: ExportField, row: ExportLedgerRow): string {
 export function rowLine(version: ExportSchemaVersion, row: ExportLedgerRow, billingCountry: string | null): string {
   const fields = EXPORT_FIELDS.map((f) => fieldText(f, row))
   if (hasBillingCountry(version)) fields.push(billingCountry ?? '')
-  if (version === 'ledger-export-v3') fields.push(nonBillableReasonText(row.event_type, row.reason))
+  if (hasReasons(version)) fields.push(nonBillableReasonText(row.event_type, row.reason))
+  if (version === 'ledger-export-v4') fields.push(row.event_type === 'impression' && row.attestation_token ? row.attestation_token.toString('base64url') : '')
   return csvLine(fields)
 }
 

@@ -7,6 +7,7 @@ import {
   CSV_SEPARATOR,
   EXPORT_FIELDS,
   hasBillingCountry,
+  hasReasons,
   REASONED_EVENT_TYPES,
   type ExportField,
   type V3OnlyEventType,
@@ -65,7 +66,12 @@ export function exportLineSql(version: ExportSchemaVersion, billingCountryField:
   }
   const fields = EXPORT_FIELDS.map(field)
   if (hasBillingCountry(version)) fields.push(sql`${billingCountryField ?? ''}::text`)
-  if (version === 'ledger-export-v3') fields.push(nonBillableReasonSql)
+  if (hasReasons(version)) fields.push(nonBillableReasonSql)
+  // base64url without padding, as the domain formatter writes it (Buffer's 'base64url').
+  if (version === 'ledger-export-v4') {
+    fields.push(sql`CASE WHEN e.event_type = 'impression' AND e.attestation_token IS NOT NULL
+      THEN translate(rtrim(encode(e.attestation_token, 'base64'), '='), E'+/\n', '-_') ELSE '' END`)
+  }
   return sql<string>`concat_ws(${CSV_SEPARATOR}, ${sql.join(fields)}) || ${CSV_LINE_END}`
 }
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { DateTime, NextCursor, Nullable, StringEnum } from './common.ts'
 import { SURFACES } from '../../domain/auction.ts'
-import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS, V3_COLUMNS } from '../../domain/export-csv.ts'
+import { EXPORT_SCHEMA_VERSIONS, V2_COLUMNS, V3_COLUMNS, V4_COLUMNS } from '../../domain/export-csv.ts'
 
 const Surface = StringEnum(SURFACES)
 const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case.' })
@@ -22,7 +22,7 @@ export const ExportCreateSchema = Type.Object(
       StringEnum(EXPORT_SCHEMA_VERSIONS, {
         description:
           'The CSV schema of this export; absent: config `export_schema_version` (default `ledger-export-v2`). ' +
-          '`ledger-export-v3` appends `non_billable_reason`. Echoed on the job.',
+          '`ledger-export-v3` appends `non_billable_reason`; `ledger-export-v4` appends `attestation_token`. Echoed on the job.',
       }),
     ),
   },
@@ -82,7 +82,9 @@ export const CSV_DESCRIPTION =
   '(offers count in the /stats `events` metric). ' +
   `Columns (schema \`ledger-export-v1\`): \`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros\`; ` +
   `\`ledger-export-v2\` appends \`processor_billing_country\` (\`${V2_COLUMNS.join(',')}\`); ` +
-  `\`ledger-export-v3\` appends \`non_billable_reason\` to those (\`${V3_COLUMNS.join(',')}\`). ` +
+  `\`ledger-export-v3\` appends \`non_billable_reason\` to those (\`${V3_COLUMNS.join(',')}\`); ` +
+  `\`ledger-export-v4\` appends \`attestation_token\` (\`${V4_COLUMNS.join(',')}\`): on an \`impression\` row whose view carried a valid Privacy Pass token, ` +
+  'the token (RFC 9578 type 0x0002, base64url without padding), blank otherwise; check them with `adctl ledger verify --tokens` against the issuer keys of `/transparency.json`. ' +
   '`timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); ' +
   'v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported ' +
   'after the offer\'s hour, once per impression), both never billable, and `voided_impression` / `voided_click` (a billable impression or ' +

@@ -22,6 +22,7 @@ const SCHEMA_CHOICES: { value: string; label: string }[] = [
   { value: 'ledger-export-v1', label: 'ledger-export-v1: the basic columns' },
   { value: 'ledger-export-v2', label: 'ledger-export-v2: adds your billing country' },
   { value: 'ledger-export-v3', label: 'ledger-export-v3: adds why each view was not billed' },
+  { value: 'ledger-export-v4', label: 'ledger-export-v4: also the attestation token of each attested impression' },
 ]
 
 /** Seconds between reloads while a job is queued or running (the API asks clients to poll no more than every five seconds). */

@@ -13,7 +13,15 @@ export interface TreeHeadView {
  * `/transparency` (pure rendering): the published head of every closed day's ledger tree, newest first.
  * No account data: a head is a date, a count of leaves and one hash.
  */
-export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; closedThrough: string | null }) {
+/** A Privacy Pass issuer key as published (services/attestation.ts#publishedIssuer). */
+export interface IssuerKeyView {
+  token_key_id: string
+  not_before: string
+  issue_until: string
+  redeem_until: string
+}
+
+export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; closedThrough: string | null; issuerKeys: IssuerKeyView[] }) {
   return (
     <Page title="Transparency log" heading="Ledger transparency log" area="public" path="/transparency" stylesheets={['/assets/public.css']}>
       <p>
@@ -54,6 +62,40 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; 
               <td class="num">{count(h.treeSize)}</td>
               <td>
                 <code class="hash">{h.rootHash}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <h2>Attestation keys</h2>
+      <p>
+        A view billed as <em>attested</em> carried a Privacy Pass token that this service issued, blind, to a signed-in user of a coding
+        tool. A ledger-export-v4 file lists each attested impression's token; <code>adctl ledger verify --tokens FILE</code> checks every one
+        against these keys (the full keys and the challenge are in the JSON below) and that no token was used twice.
+      </p>
+      {props.issuerKeys.length === 0 ? (
+        <p>No attestation key has been used yet.</p>
+      ) : (
+        <DataTable
+          label="Attestation keys"
+          tableClass="issuer-keys"
+          columns={['Key id (SHA-256)', 'Issues from (UTC)', 'Issues until', 'Redeems until']}
+          captionClass="visually-hidden"
+          caption="Every Privacy Pass issuer key used, newest first"
+        >
+          {props.issuerKeys.map((k) => (
+            <tr>
+              <td>
+                <code class="hash">{k.token_key_id}</code>
+              </td>
+              <td>
+                <time dateTime={k.not_before}>{k.not_before.slice(0, 10)}</time>
+              </td>
+              <td>
+                <time dateTime={k.issue_until}>{k.issue_until.slice(0, 10)}</time>
+              </td>
+              <td>
+                <time dateTime={k.redeem_until}>{k.redeem_until.slice(0, 10)}</time>
               </td>
             </tr>
           ))}
