@@ -90,5 +90,6 @@ test('the request decides its client address: canonical, else the socket (and th
   assert.equal(decideClientAddress('unknown', '::ffff:10.0.0.2', count), '10.0.0.2', 'the socket, canonical')
   assert.equal(decideClientAddress('1.2.3', '10.0.0.2', count), '10.0.0.2')
   assert.equal(decideClientAddress('x', undefined, count), 'unknown', 'a socket already gone')
-  assert.equal(fallbacks, 3)
+  assert.equal(decideClientAddress(undefined, undefined, count), 'unknown')
+  assert.equal(fallbacks, 4)
 })

@@ -22,8 +22,9 @@ const UNKNOWN_SOCKET = 'unknown'
  * never a source of its own, so inventing spellings earns nothing (operations.md section 2,
  * "Invalid traffic").
  */
-export function decideClientAddress(claimed: string, socket: string | undefined, onFallback: () => void): string {
-  const canonical = canonicalAddress(claimed)
+export function decideClientAddress(claimed: string | undefined, socket: string | undefined, onFallback: () => void): string {
+  // `request.ip` is undefined once the socket is gone (a client that hung up before the hook ran).
+  const canonical = claimed === undefined ? null : canonicalAddress(claimed)
   if (canonical !== null) return canonical
   onFallback()
   return (socket === undefined ? null : canonicalAddress(socket)) ?? socket ?? UNKNOWN_SOCKET
