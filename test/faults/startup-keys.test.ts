@@ -14,6 +14,19 @@ import { childStore, freePort, KEYS_IN_STORE_NOTE, spawnService, unexpectedStder
  */
 const ring = (id: number) => `${id}:${randomBytes(32).toString('hex')}`
 
+/** The child's exit code; a child still running after `ms` (it started where it should have refused) is killed: 'still running'. */
+async function exitWithin(child: Child, ms: number): Promise<number | null | 'still running'> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), ms)))
+  const code = await Promise.race([child.exit, late])
+  clearTimeout(timer)
+  if (code === 'still running') {
+    child.process.kill('SIGKILL')
+    await child.exit
+  }
+  return code
+}
+
 /** Starts the service on a store of its own with `env`; hands the child, up, to `use`; then stops it. */
 async function started(env: Record<string, string>, use: (child: Child) => Promise<void>): Promise<void> {
   const { env: storeEnv, cleanup } = await childStore('adapi-startup-keys')
@@ -42,7 +55,7 @@ test('NODE_ENV=production without the sealing keys: exit 78, one line naming wha
     [{ KEY_SEALING_KEY: ring(1) }, 'OFFER_KEYS'],
   ] as const) {
     const child = spawnService({ NODE_ENV: 'production', PORT: String(await freePort()), ...env })
-    assert.equal(await child.exit, 78, child.stderr())
+    assert.equal(await exitWithin(child, 30_000), 78, child.stderr())
     const lines = child.stderr().split('\n').filter((l) => l !== '')
     assert.equal(lines.length, 1, child.stderr())
     assert.ok(lines[0]!.startsWith(`configuration error: ${named}: unset, and NODE_ENV=production refuses sealing keys kept in the database`), lines[0])
@@ -68,7 +81,7 @@ test('NODE_ENV=production with the keys in files (OFFER_KEYS_FILE, KEY_SEALING_K
     })
     // A file that cannot be read is a configuration error naming it.
     const child = spawnService({ NODE_ENV: 'production', PORT: String(await freePort()), OFFER_KEYS_FILE: join(dir, 'nope'), KEY_SEALING_KEY_FILE: join(dir, 'key_sealing_key') })
-    assert.equal(await child.exit, 78)
+    assert.equal(await exitWithin(child, 30_000), 78)
     assert.equal(child.stderr(), `configuration error: OFFER_KEYS_FILE: cannot read ${join(dir, 'nope')} (ENOENT)\n`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
