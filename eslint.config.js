@@ -62,8 +62,13 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      // One clock: all service time comes from src/platform/clock.ts.
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Read time from the service Clock.' }],
+      // One clock: all service time comes from src/platform/clock.ts. One client address: decided once per
+      // request, canonical (src/http/plugins/client-address.ts).
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Read time from the service Clock.' },
+        { object: 'request', property: 'ip', message: 'Read request.clientAddress: canonical, decided once per request (src/http/plugins/client-address.ts).' },
+      ],
     },
   },
   {

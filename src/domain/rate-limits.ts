@@ -69,6 +69,11 @@ export function lockoutKeys(scope: LockoutScope, address: string): { failures: s
   return { failures: `${prefix}-fail:${source}`, lock: `${prefix}-lock:${source}` }
 }
 
+/** The counter key of one source's public reads (the status, leaderboard and report pages' per-address limit). */
+export function publicReadKey(address: string): string {
+  return `public:${sourceOf(address)}`
+}
+
 /**
  * Serving abuse limits (operations.md section 2), per minute of service time:
  * operator config (`serve_*_per_min`, domain/order-config.ts has the

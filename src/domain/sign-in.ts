@@ -39,6 +39,11 @@ export function resetRequestKey(address: string): string {
   return `reset-request:${sourceOf(address)}`
 }
 
+/** The counter key of one source's portal sign-ups (platform/counters.ts `logEvent`). */
+export function signUpKey(address: string): string {
+  return `signup:${sourceOf(address)}`
+}
+
 /** The form of an email used for comparison: trimmed, lower-cased. */
 export function emailKey(email: string): string {
   return email.trim().toLowerCase()

@@ -6,6 +6,7 @@ import type { App, RouteDeps } from './types.ts'
 import { ErrorBody } from './schemas/common.ts'
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerDeadline, registerErrorHandling } from './plugins/errors.ts'
 import { registerInputGuard } from './plugins/input-guard.ts'
+import { registerClientAddress } from './plugins/client-address.ts'
 import { buildSerializer } from './compiled-schemas.ts'
 import { routeValidators } from './validation.ts'
 import { notReadyDetail, readiness } from '../services/status.ts'
@@ -57,6 +58,8 @@ declare module 'fastify' {
  * TRUST_PROXY hops (operations.md section 1): the socket and the n-1 entries
  * nearest it in X-Forwarded-For are our proxies, so the client is the n-th
  * entry from the right; whatever a client wrote further left is ignored.
+ * That entry is made canonical, or replaced by the socket's address, by
+ * plugins/client-address.ts (`request.clientAddress`).
  * (Fastify 5 refuses a bare number, so the hop rule is given as proxy-addr's
  * trust function: hop 0 is the socket.)
  */
@@ -136,6 +139,8 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.maxConnections = TIMEOUTS.http.maxConnections
 
+  // First of all hooks: every limit, lockout and bound after it reads request.clientAddress.
+  registerClientAddress(app, deps.metrics)
   const ajv = routeValidators
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajv.body : ajv.params).compile(schema))
   app.addSchema(ErrorBody)

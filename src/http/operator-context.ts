@@ -14,5 +14,5 @@ export const TOKEN_ACTOR: AuditActor = { kind: 'token', id: null }
 
 /** What an operator use case (services/operator-actions.ts) needs from a request: the deps, who acts, and from which address. */
 export function asOperator(deps: RouteDeps, request: FastifyRequest): RouteDeps & Audited {
-  return { ...deps, audit: { actor: request.auditActor, address: request.ip } }
+  return { ...deps, audit: { actor: request.auditActor, address: request.clientAddress } }
 }

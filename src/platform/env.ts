@@ -2,6 +2,8 @@
  * Start-up settings from the environment, validated once. A bad value stops
  * start-up with a message naming the variable (operations.md section 1).
  */
+import { readFileSync } from 'node:fs'
+
 /** What an instance runs (docs/decisions/0061-role-web-worker-all-default-all.md): HTTP, the jobs, or both. */
 export type Role = 'all' | 'web' | 'worker'
 
@@ -31,6 +33,8 @@ export interface Settings {
   offerKeys: KeyRing | null
   /** Keys sealing the recoverable copy of API keys (the portal's "Reveal"), the first one current; null: the key kept in the store. */
   keySealingKeys: KeyRing | null
+  /** NODE_ENV=production: the sealing keys must come from outside the database (else start-up is refused). */
+  production: boolean
   /** How long start-up keeps retrying an unreachable PostgreSQL before it gives up (0: one attempt). */
   startupTimeoutSeconds: number
   /** After SIGTERM/SIGINT, how long a web instance keeps serving (with /readyz at 503) before it closes its listener. */
@@ -174,8 +178,19 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail('PRIVACY_PASS_KEY_DAYS', `must be a whole number of days, 1-365, got "${keyDaysRaw}"`)
   }
 
-  const offerKeys = parseKeyRing('OFFER_KEYS', value('OFFER_KEYS'))
-  const keySealingKeys = parseKeyRing('KEY_SEALING_KEY', value('KEY_SEALING_KEY'))
+  const offerKeys = keyRingSetting('OFFER_KEYS', value)
+  const keySealingKeys = keyRingSetting('KEY_SEALING_KEY', value)
+  // A copy of the database must not open what the keys seal (issue 49): production takes them from outside it.
+  const production = value('NODE_ENV') === 'production'
+  const kept = keysKeptInStore({ role, offerKeys, keySealingKeys })
+  if (production && kept.length > 0) {
+    const names = kept.map((k) => k.setting)
+    fail(
+      names.join(' and '),
+      `unset, and NODE_ENV=production refuses sealing keys kept in the database (a copy of it would open or forge what they seal); ` +
+        `set ${names.join(' and ')}, or ${names.map((n) => `${n}_FILE`).join(' and ')} naming a file that holds the value (README, "Sealing keys outside the database")`,
+    )
+  }
 
   return {
     role,
@@ -196,6 +211,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxy: trustProxyRaw === null ? 0 : Number(trustProxyRaw),
     offerKeys,
     keySealingKeys,
+    production,
     startupTimeoutSeconds,
     shutdownDrainSeconds,
     webhooksAllowLoopback: allowLoopbackRaw === 'true',
@@ -243,11 +259,37 @@ function seconds(name: string, raw: string | null, fallback: number, max: number
 }
 
 /**
- * A key ring (OFFER_KEYS, KEY_SEALING_KEY): `id:hex` entries separated by
+ * A key ring setting (OFFER_KEYS, KEY_SEALING_KEY), from the variable or from
+ * the file its `_FILE` variable names, never both: `id:hex` entries separated by
  * commas, ids 0-255 and unique, keys 32 bytes (64 hex digits). The first
  * seals; the others only open what they sealed (rotation: docs/decisions/0069-offer-keys-and-rotation.md
  * and docs/decisions/0239-the-key-sealing-key-follows-the-offer-keys.md).
  */
+function keyRingSetting(name: 'OFFER_KEYS' | 'KEY_SEALING_KEY', value: (name: string) => string | null): KeyRing | null {
+  const fromFile = secretFile(`${name}_FILE`, value(`${name}_FILE`))
+  const direct = value(name)
+  if (fromFile !== null && direct !== null) fail(name, `set ${name} or ${name}_FILE, not both`)
+  return fromFile === null ? parseKeyRing(name, direct) : parseKeyRing(`${name}_FILE`, fromFile)
+}
+
+/**
+ * The value held in the file a `*_FILE` setting names (a mounted secret: Docker, Kubernetes,
+ * systemd credentials), surrounding whitespace dropped; null when the setting is unset. The
+ * file's content is never echoed in an error.
+ */
+function secretFile(name: string, path: string | null): string | null {
+  if (path === null) return null
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'unreadable'
+    fail(name, `cannot read ${path} (${code})`)
+  }
+  if (text.trim() === '') fail(name, `${path} is empty`)
+  return text.trim()
+}
+
 function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   if (raw === null) return null
   const keys = raw.split(',').map((entry) => {

@@ -22,6 +22,7 @@ export const METRIC_NAMES = {
   lagTolerantReads: 'adapi_lag_tolerant_reads_total',
   replicaReadFailures: 'adapi_read_replica_failures_total',
   publicReportViews: 'adapi_public_report_views_total',
+  clientAddressFallbacks: 'adapi_client_address_fallbacks_total',
 } as const
 
 /** A route label for requests that matched no route (never the raw URL: it would be unbounded). */

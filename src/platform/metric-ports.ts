@@ -37,6 +37,12 @@ export interface HttpMetrics {
   request(method: string, route: string, status: number, seconds: number): void
 }
 
+/** What the HTTP layer records when it decides a request's client address (http/plugins/client-address.ts). */
+export interface ClientAddressMetrics {
+  /** The address TRUST_PROXY picked was no IP address even once canonical: the socket's stood in. */
+  clientAddressFallback(): void
+}
+
 /** What the read routing knows (DATABASE_READ_URL; src/store/read-replica.ts). */
 export interface ReadReplicaState {
   /** Lag-tolerant reads go to the replica now. */

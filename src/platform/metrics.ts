@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { METRIC_NAMES, OTHER_REASON } from './metric-names.ts'
-import type { HttpMetrics, JobMetrics, PoolCounts, ReadReplicaState, ServingMetrics, WebhookMetrics } from './metric-ports.ts'
+import type { ClientAddressMetrics, HttpMetrics, JobMetrics, PoolCounts, ReadReplicaState, ServingMetrics, WebhookMetrics } from './metric-ports.ts'
 
 /**
  * The Prometheus metrics of one instance (docs/operations.md, "Metrics").
@@ -61,7 +61,7 @@ class OutcomeCounter {
   }
 }
 
-export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, WebhookMetrics {
+export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, ClientAddressMetrics, WebhookMetrics {
   readonly registry = new Registry()
   readonly #http: Histogram<'method' | 'route' | 'status'>
   readonly #httpChildren = new Map<string, Map<string, Map<number, HistogramChild>>>()
@@ -77,6 +77,7 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
   readonly #webhookAttempts: Counter<'outcome'>
   readonly #webhookDuration: Histogram
   readonly #reportFigures = new Map<string, CounterChild>()
+  readonly #addressFallbacks: CounterChild
   readonly #readsByTarget = new Map<string, CounterChild>()
   #replicaFailures: CounterChild | null = null
 
@@ -153,6 +154,13 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
       registers,
     })
     for (const from of ['store', 'kept']) this.#reportFigures.set(from, atZero(reportViews.labels(from)))
+    this.#addressFallbacks = atZero(
+      new Counter({
+        name: METRIC_NAMES.clientAddressFallbacks,
+        help: 'Requests whose client address (the X-Forwarded-For entry TRUST_PROXY picks) was no IP address even once canonical (port, brackets, zone and leading zeros stripped): the socket address stood in.',
+        registers,
+      }),
+    )
     if (options.readReplica) this.#declareReadReplica(options.readReplica, registers)
     const poolCounts = options.poolCounts
     if (poolCounts) {
@@ -252,6 +260,10 @@ export class Metrics implements ServingMetrics, JobMetrics, HttpMetrics, Webhook
     this.#jobRuns.labels(job).inc()
     if (!ok) this.#jobFailures.labels(job).inc()
     this.#jobDuration.labels(job).observe(seconds)
+  }
+
+  clientAddressFallback(): void {
+    this.#addressFallbacks.inc()
   }
 
   publicReportView(figures: 'store' | 'kept'): void {

@@ -1,5 +1,5 @@
 import type { LockoutScope } from '../domain/rate-limits.ts'
-import { emailKey, emailProblem, passwordProblem } from '../domain/sign-in.ts'
+import { emailKey, emailProblem, passwordProblem, signUpKey } from '../domain/sign-in.ts'
 import type { CounterStore } from '../platform/counters.ts'
 import { hashPassword, passwordMatches } from '../platform/passwords.ts'
 import { ApiError } from '../domain/errors.ts'
@@ -48,7 +48,7 @@ export async function signUp(ctx: SignInContext, input: { email: string; passwor
   if (emailError || passwordError) return { ok: false, errors }
 
   const nowMs = ctx.clock.nowMs()
-  const recent = await counted(0, () => ctx.counters.logEvent(`signup:${address}`, nowMs, 60 * 60_000))
+  const recent = await counted(0, () => ctx.counters.logEvent(signUpKey(address), nowMs, 60 * 60_000))
   if (recent > SIGNUPS_PER_HOUR) {
     return { ok: false, errors: { form: 'Too many sign-ups from this address. Try again in an hour.' }, retryAfterS: 3600 }
   }

@@ -1,7 +1,7 @@
 import { CLICK_UNBILLED_REASONS } from '../domain/clicks.ts'
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino'
 import { ManualClock, SystemClock, type Clock } from '../platform/clock.ts'
-import { keysKeptInStore, type Settings } from '../platform/env.ts'
+import type { Settings } from '../platform/env.ts'
 import { SimulatedProcessor, type PaymentProcessor } from '../platform/payment-processor.ts'
 import { smtpMailer, type Mailer } from '../platform/mailer.ts'
 import type { Store } from '../store/db.ts'
@@ -62,7 +62,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     },
     log,
   )
-  warnOfKeysInStore(settings, log)
   await resealSecrets(settings, store.db, log)
   let clock: Clock
   if (options.clock) {
@@ -111,21 +110,6 @@ export async function openBase(settings: Settings, options: InstanceOptions): Pr
     }
   }
   return { settings, store, clock, log, processor: new SimulatedProcessor(), mailer, lifecycle: createLifecycle(), metrics, replica }
-}
-
-/**
- * One warning at start-up naming each sealing key this instance keeps in the
- * store (platform/env.ts#keysKeptInStore); none when OFFER_KEYS and
- * KEY_SEALING_KEY hold them outside the database.
- */
-function warnOfKeysInStore(settings: Settings, log: Logger): void {
-  const kept = keysKeptInStore(settings)
-  if (kept.length === 0) return
-  log.warn(
-    { keys_in_store: kept.map((k) => k.row) },
-    `sealing keys are kept in the database: ${kept.map((k) => `${k.row} seals ${k.seals} (set ${k.setting})`).join('; ')}. ` +
-      'Anyone with a copy of the database can open or forge what they seal; README, "Deployment", says how to hold them outside it',
-  )
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import type { Settings } from '../platform/env.ts'
+import { keysKeptInStore, type Settings } from '../platform/env.ts'
 import { DataDirError, openStore, StoreConnectError, type OpenStoreOptions, type Store } from '../store/db.ts'
 import { DataDirLockedError } from '../store/data-dir-lock.ts'
 import { MigrationError } from '../store/migrate.ts'
@@ -165,4 +165,19 @@ export function startupFailure(err: unknown, settings: Settings): StartupFailure
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * The one line a development start prints on stderr when it keeps sealing keys in the store
+ * (NODE_ENV=production refuses to start so: platform/env.ts#loadSettings); null when it keeps none.
+ * Plain words, not a log record: the person who just ran `npm start` reads it.
+ */
+export function keysInStoreNote(settings: Pick<Settings, 'role' | 'offerKeys' | 'keySealingKeys'>): string | null {
+  const names = keysKeptInStore(settings).map((k) => k.setting)
+  if (names.length === 0) return null
+  const one = names.length === 1
+  return (
+    `Note: ${names.join(' and ')} ${one ? 'is' : 'are'} unset, so ${one ? 'its key is' : 'their keys are'} kept in the database. ` +
+    `That is fine for development; production (NODE_ENV=production) needs ${one ? 'it' : 'them'} set (README, "Sealing keys outside the database").`
+  )
 }

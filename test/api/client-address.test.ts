@@ -3,6 +3,7 @@ import { createServer as createHttpServer, request as httpRequest } from 'node:h
 import { test } from 'node:test'
 import { loadSettings } from '../../src/platform/env.ts'
 import { startService, ADMIN_TOKEN } from '../helpers/service.ts'
+import { Scrape } from '../helpers/metrics.ts'
 
 /**
  * TRUST_PROXY is a hop count (operations.md section 1): the client address is
@@ -130,4 +131,88 @@ test('TRUST_PROXY=1 behind a proxy that appends the socket address: a leftmost e
     await proxy.close()
     await svc.close()
   }
+})
+
+/**
+ * Issue 49, finding 3: another spelling of one address (a port, brackets, a zone, leading zeros,
+ * IPv4-mapped, or an IPv4 address carried in 6to4, NAT64 or Teredo) is the same source; what is no
+ * address at all is the socket's (operations.md section 2, "Invalid traffic"). TRUST_PROXY=1, no
+ * proxy in between: the X-Forwarded-For entry a test writes is what the service takes.
+ */
+async function withService(run: (svc: Awaited<ReturnType<typeof startService>>) => Promise<void>): Promise<void> {
+  const svc = await startService({ TRUST_PROXY: '1' })
+  try {
+    await run(svc)
+  } finally {
+    await svc.close()
+  }
+}
+
+/** Ten failed API-key checks, each from the next spelling: then the right key from `then` (the status) and from an unrelated address. */
+async function lockedAfter(baseUrl: string, spellings: readonly string[], then: string): Promise<{ again: number; other: number }> {
+  const { good, bad } = await accountKeys(baseUrl)
+  const call = (xff: string | null, auth: Record<string, string>) =>
+    fetch(`${baseUrl}/v1/account`, { headers: { ...auth, ...(xff === null ? {} : { 'x-forwarded-for': xff }) } }).then((r) => r.status)
+  for (let i = 0; i < 10; i++) assert.equal(await call(spellings[i % spellings.length]!, bad), 401, spellings[i % spellings.length])
+  return { again: await call(then, good), other: await call('198.51.100.254', good) }
+}
+
+test('twelve wrong operator tokens from one address with changing ports hit the lockout', async () => {
+  await withService(async (svc) => {
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${svc.baseUrl}/admin/v1/config`, { headers: { authorization: 'Bearer not-the-operator-token', 'x-forwarded-for': `198.18.5.1:${40_000 + i}` } })
+      statuses.push(res.status)
+    }
+    assert.deepEqual(statuses, [...Array<number>(10).fill(401), 429, 429], 'the eleventh is locked out')
+    const right = (xff: string) => fetch(`${svc.baseUrl}/admin/v1/config`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-forwarded-for': xff } }).then((r) => r.status)
+    assert.equal(await right('198.18.5.1:9'), 429, 'the right token from the locked address, on yet another port')
+    assert.equal(await right('198.018.005.001'), 429, 'and with leading zeros')
+    assert.equal(await right('198.18.5.2:40000'), 200, 'another address is not locked')
+  })
+})
+
+test('bracketed IPv6 with a zone and a port, leading zeros and IPv4-mapped spellings are one source each', async () => {
+  await withService(async (svc) => {
+    const six = await lockedAfter(svc.baseUrl, ['[2001:db8:0:7::5%eth0]:443', '2001:0DB8:0000:0007:0000:0000:0000:0005', '[2001:db8:0:7::9]', '2001:db8:0:7::1%eth0'], '2001:db8:0:7::77')
+    assert.deepEqual(six, { again: 429, other: 200 }, 'one /64, however written')
+    const four = await lockedAfter(svc.baseUrl, ['198.51.100.40', '198.051.100.040:1', '::ffff:198.51.100.40', '[::ffff:c633:6428]:8080'], '198.51.100.40:2')
+    assert.deepEqual(four, { again: 429, other: 200 }, 'one IPv4 address, however written')
+  })
+})
+
+test('6to4, NAT64 and Teredo addresses lock out the IPv4 address inside them', async () => {
+  await withService(async (svc) => {
+    // 198.51.100.9 is c633:6409; Teredo carries it inverted, 39cc:9bf6.
+    const carriers = ['2002:c633:6409::1', '64:ff9b::198.51.100.9', '64:ff9b:1::c633:6409', '2001:0:4136:e378:8000:63bf:39cc:9bf6', '2002:c633:6409:1::2']
+    assert.deepEqual(await lockedAfter(svc.baseUrl, carriers, '198.51.100.9'), { again: 429, other: 200 })
+  })
+})
+
+test('an X-Forwarded-For entry that is no address falls back to the socket and is counted in adapi_client_address_fallbacks_total', async () => {
+  await withService(async (svc) => {
+    const fallbacks = async () => {
+      const res = await fetch(`${svc.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-forwarded-for': '198.51.100.253' } })
+      return new Scrape(await res.text()).value('adapi_client_address_fallbacks_total')
+    }
+    const before = await fallbacks()
+    // Ten failures, each under invented text: none is a source of its own, all are the socket's (127.0.0.1).
+    const garbage = ['unknown', 'example.dev', '1.2.3', '1.2.3.4.5', '198.18.5.1:http', '[198.18.5.1]', '2001:db8::00005', '0x7f.0.0.1', '_', 'fe80::1%eth 0']
+    const { again, other } = await lockedAfter(svc.baseUrl, garbage, 'also-not-an-address')
+    assert.equal(again, 429, 'more invented text does not escape the lockout')
+    assert.equal(other, 200)
+    const { good } = await accountKeys(svc.baseUrl)
+    assert.equal((await fetch(`${svc.baseUrl}/v1/account`, { headers: good })).status, 429, 'the socket address itself is what got locked')
+    // Ten failures, the locked retry and the last call without the header (the socket itself: no fallback).
+    assert.equal((await fallbacks()) - before, 11)
+  })
+})
+
+test('the public read limit counts one address with changing ports as one', async () => {
+  await withService(async (svc) => {
+    const statuses: number[] = []
+    for (let i = 0; i < 121; i++) statuses.push((await fetch(`${svc.baseUrl}/v1/status`, { headers: { 'x-forwarded-for': `198.18.9.9:${1024 + i}` } })).status)
+    assert.deepEqual(statuses.slice(0, 120), Array<number>(120).fill(200))
+    assert.equal(statuses[120], 429, 'the 121st within the minute is refused, whatever its port')
+  })
 })

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { test } from 'node:test'
-import { keysKeptInStore, loadSettings } from '../../src/platform/env.ts'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { keysKeptInStore, loadSettings, SettingsError } from '../../src/platform/env.ts'
+import { keysInStoreNote } from '../../src/start/startup.ts'
 import { SecretSealer } from '../../src/platform/secret-sealing.ts'
 import { openApiKey, openWebhookSecret } from '../../src/services/key-sealing.ts'
 import { readStoredSecret } from '../../src/store/settings.ts'
@@ -12,14 +16,14 @@ import { ADMIN_TOKEN, callService, createDatabase, startService, STORE, type Tes
 /**
  * The sealing keys kept in the store (docs/operations.md, "Secrets kept in
  * the store"): with OFFER_KEYS and KEY_SEALING_KEY unset, a copy of the
- * database opens and forges what they seal, and start-up says so once.
+ * database opens and forges what they seal, so NODE_ENV=production refuses to
+ * start that way and development says so once.
  */
 const ring = () => `1:${randomBytes(32).toString('hex')}`
 
 interface LogLine {
   level: number
   msg: string
-  keys_in_store?: string[]
   key_id?: number
   api_keys?: number
   webhook_secrets?: number
@@ -52,24 +56,67 @@ async function startUpLines(env: Record<string, string>): Promise<LogLine[]> {
   return sink.lines()
 }
 
-const aboutKeys = (lines: LogLine[]) => lines.filter((l) => l.keys_in_store !== undefined || /OFFER_KEYS|KEY_SEALING_KEY|offer_key|key_sealing_key/.test(l.msg))
+const aboutKeys = (lines: LogLine[]) => lines.filter((l) => /OFFER_KEYS|KEY_SEALING_KEY|offer_key|key_sealing_key/.test(l.msg))
 
-test('started with OFFER_KEYS and KEY_SEALING_KEY unset: one warning naming each key kept in the store', async () => {
-  const lines = aboutKeys(await startUpLines({}))
-  assert.equal(lines.length, 1, JSON.stringify(lines))
-  const [line] = lines
-  assert.equal(line!.level, 40, 'warn')
-  assert.deepEqual(line!.keys_in_store, ['offer_key', 'key_sealing_key'])
-  for (const name of ['offer_key', 'OFFER_KEYS', 'impression ids', 'key_sealing_key', 'KEY_SEALING_KEY', 'API keys', 'webhook']) assert.ok(line!.msg.includes(name), `names ${name}: ${line!.msg}`)
-  assert.match(line!.msg, /copy of the database/)
+test('keys kept in the store: no log record about them (the development note is one plain line from `npm start`, test/faults/startup-keys.test.ts)', async () => {
+  assert.deepEqual(aboutKeys(await startUpLines({})), [])
+  assert.deepEqual(aboutKeys(await startUpLines({ OFFER_KEYS: ring() })), [])
 })
 
-test('started with both keys set: no warning; with one set, the warning names only the other', async () => {
-  assert.deepEqual(aboutKeys(await startUpLines({ OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() })), [])
-  const [line, ...rest] = aboutKeys(await startUpLines({ OFFER_KEYS: ring() }))
-  assert.equal(rest.length, 0)
-  assert.deepEqual(line!.keys_in_store, ['key_sealing_key'])
-  assert.ok(!line!.msg.includes('OFFER_KEYS'))
+test('the development note names the settings left unset, calmly, in one line; none once both are set', () => {
+  const both = keysInStoreNote(loadSettings({}))!
+  assert.equal(
+    both,
+    'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (README, "Sealing keys outside the database").',
+  )
+  assert.match(keysInStoreNote(loadSettings({ OFFER_KEYS: ring() }))!, /^Note: KEY_SEALING_KEY is unset, so its key is kept in the database\. .* needs it set/)
+  assert.equal(keysInStoreNote(loadSettings({ OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() })), null)
+})
+
+test('NODE_ENV=production refuses sealing keys kept in the store, naming the settings to set', () => {
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadSettings({ NODE_ENV: 'production', ...env })
+    } catch (err) {
+      assert.ok(err instanceof SettingsError)
+      return err.message
+    }
+    return null
+  }
+  assert.match(refusal({})!, /^OFFER_KEYS and KEY_SEALING_KEY: unset, and NODE_ENV=production refuses sealing keys kept in the database .* set OFFER_KEYS and KEY_SEALING_KEY, or OFFER_KEYS_FILE and KEY_SEALING_KEY_FILE/)
+  assert.match(refusal({ OFFER_KEYS: ring() })!, /^KEY_SEALING_KEY: unset, .* set KEY_SEALING_KEY, or KEY_SEALING_KEY_FILE naming a file/)
+  assert.match(refusal({ KEY_SEALING_KEY: ring() })!, /^OFFER_KEYS: unset/)
+  assert.equal(refusal({ OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() }), null)
+  assert.equal(loadSettings({ NODE_ENV: 'production', OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() }).production, true)
+  // A worker seals and opens no impression id: it needs only KEY_SEALING_KEY.
+  assert.equal(refusal({ ROLE: 'worker', DATABASE_URL: 'postgres://localhost/x', KEY_SEALING_KEY: ring() }), null)
+  assert.match(refusal({ ROLE: 'worker', DATABASE_URL: 'postgres://localhost/x' })!, /^KEY_SEALING_KEY: unset/)
+  // Anything else is development: it starts (with the note).
+  for (const env of ['development', 'test', '']) assert.equal(loadSettings({ NODE_ENV: env }).production, false)
+})
+
+test('OFFER_KEYS_FILE and KEY_SEALING_KEY_FILE: the ring read from a file (a mounted secret); unreadable, empty, malformed or doubled is refused without echoing it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'adapi-keys-'))
+  try {
+    const [offer, sealing] = [ring(), `2:${randomBytes(32).toString('hex')}, 3:${randomBytes(32).toString('hex')}`]
+    writeFileSync(join(dir, 'offer'), `${offer}\n`)
+    writeFileSync(join(dir, 'sealing'), sealing)
+    const settings = loadSettings({ NODE_ENV: 'production', OFFER_KEYS_FILE: join(dir, 'offer'), KEY_SEALING_KEY_FILE: join(dir, 'sealing') })
+    assert.deepEqual(settings.offerKeys, [{ id: 1, key: Buffer.from(offer.slice(2), 'hex') }])
+    assert.deepEqual(settings.keySealingKeys?.map((k) => k.id), [2, 3])
+
+    const refused = (env: Record<string, string>, message: RegExp) =>
+      assert.throws(() => loadSettings(env), (err) => err instanceof SettingsError && message.test(err.message) && !err.message.includes(offer.slice(2)), JSON.stringify(env))
+    refused({ OFFER_KEYS_FILE: join(dir, 'missing') }, new RegExp(`^OFFER_KEYS_FILE: cannot read ${join(dir, 'missing')} \\(ENOENT\\)$`))
+    refused({ OFFER_KEYS_FILE: dir }, /^OFFER_KEYS_FILE: cannot read .* \(EISDIR\)$/)
+    writeFileSync(join(dir, 'empty'), ' \n')
+    refused({ KEY_SEALING_KEY_FILE: join(dir, 'empty') }, /^KEY_SEALING_KEY_FILE: .*empty is empty$/)
+    writeFileSync(join(dir, 'short'), `${offer.slice(0, 40)}`)
+    refused({ KEY_SEALING_KEY_FILE: join(dir, 'short') }, /^KEY_SEALING_KEY_FILE: each entry must be <id 0-255>:<64 hex digits>$/)
+    refused({ OFFER_KEYS: offer, OFFER_KEYS_FILE: join(dir, 'offer') }, /^OFFER_KEYS: set OFFER_KEYS or OFFER_KEYS_FILE, not both$/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('a worker keeps no offer key: it seals and opens no impression id', () => {

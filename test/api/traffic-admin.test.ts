@@ -210,6 +210,20 @@ test('a blocked range makes the next view from it non-billable (invalid_traffic)
   assert.deepEqual([after.signals, after.billable, after.invalid], [[], 1, false])
 })
 
+test('a blocked range also holds an address written with a port, with leading zeros, or carried in 6to4, NAT64 or Teredo', async () => {
+  await campaign()
+  const invalidBefore = await invalidTrafficToday()
+  const block = await h.admin.post('/admin/v1/traffic/blocks', { kind: 'cidr', value: '100.64.40.0/24', note: 'spellings' })
+  assert.equal(block.status, 201, block.text)
+  // 100.64.40.7 is 6440:2807; Teredo carries it inverted, 9bbf:d7f8.
+  const spellings = ['100.64.40.7:1234', '100.064.040.007', '[::ffff:100.64.40.7]:443', '2002:6440:2807::1', '64:ff9b::100.64.40.7', '2001:0:4136:e378:8000:63bf:9bbf:d7f8']
+  for (const [i, address] of spellings.entries()) await round(address, [`spelled-viewer-${i}`], 11, () => 10_000)
+  assert.equal(await invalidTrafficToday(), invalidBefore + spellings.length, 'every view is invalid_traffic')
+  const listed = (await judge()).sources.filter((s: any) => s.source.startsWith('100.64.40.'))
+  assert.deepEqual(listed.map((s: any) => [s.source, s.invalid_views, s.billable]), [['100.64.40.7', spellings.length, 0]], 'one source, blocked')
+  assert.equal((await h.admin.delete(`/admin/v1/traffic/blocks/${block.body.block_id}`)).status, 200)
+})
+
 test('a blocked viewer key bills nothing from any source, and scores 100 on the day', async () => {
   await campaign()
   const [offer] = await round('100.64.20.1', ['listed-viewer'], 11, () => 10_000)

@@ -159,6 +159,18 @@ export function spawnService(env: Record<string, string>): Child {
   return { process: child, stdout: () => out, stderr: () => err, exit }
 }
 
+/**
+ * The development note `npm start` prints on stderr once it is up while it keeps sealing keys in the
+ * store (src/start/startup.ts#keysInStoreNote): the children here run without OFFER_KEYS and
+ * KEY_SEALING_KEY, as development does.
+ */
+export const KEYS_IN_STORE_NOTE = /^Note: (?:OFFER_KEYS and KEY_SEALING_KEY are|OFFER_KEYS is|KEY_SEALING_KEY is) unset, so .* kept in the database\. .*\n/m
+
+/** What the child wrote on stderr besides the development note: '' for a start that went well. */
+export function unexpectedStderr(child: Child): string {
+  return child.stderr().replace(KEYS_IN_STORE_NOTE, '')
+}
+
 /** Waits until `pattern` shows on the child's stdout (a log line), or fails after `ms`. */
 export async function waitForOutput(child: Child, pattern: RegExp, ms: number): Promise<void> {
   const until = performance.now() + ms

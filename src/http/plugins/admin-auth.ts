@@ -23,7 +23,7 @@ export function adminAuth(deps: LockoutContext, token: string) {
   return async function adminAuthHook(request: FastifyRequest): Promise<void> {
     const presented = bearerToken(request.headers.authorization)
     const failOpen = (err: unknown) => request.log.warn({ err }, 'lockout store unavailable; failing open')
-    const checked = await checkOperatorToken(deps, token, presented, request.ip, failOpen)
+    const checked = await checkOperatorToken(deps, token, presented, request.clientAddress, failOpen)
     if (checked.ok) return
     if (checked.reason === 'locked') throw tooManyRequests(checked.retryAfterS, TOO_MANY_OPERATOR_TOKENS)
     throw new ApiError(401, INVALID_OPERATOR_TOKEN)

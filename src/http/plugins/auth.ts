@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tooManyRequests, unauthorized } from '../../domain/errors.ts'
-import { RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../../domain/rate-limits.ts'
+import { publicReadKey, RATE_WINDOW_MS, rateLimitHeaders, windowStart, windowState } from '../../domain/rate-limits.ts'
 import type { CounterStore } from '../../platform/counters.ts'
 import { assertWriteAccess, authenticateKey, readRateLimits, recordKeyUse } from '../../services/access.ts'
 import { checkUnderLockout } from '../../services/lockout.ts'
@@ -44,7 +44,7 @@ export function authenticate(deps: AuthDeps) {
     const checked = await checkUnderLockout(
       deps,
       'api',
-      request.ip,
+      request.clientAddress,
       () => authenticateKey(deps, request.headers['x-service-user-id'], request.headers['x-service-api-key']),
       failOpen,
     )
@@ -107,7 +107,7 @@ export function limitByAddress(deps: AuthDeps, perMinute: number) {
   return async function addressLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const nowMs = deps.clock.nowMs()
     const { current: count } = await safely(request, { current: 0, previous: 0 }, () =>
-      deps.counters.increment(`public:${request.ip}`, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS),
+      deps.counters.increment(publicReadKey(request.clientAddress), windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS),
     )
     const state = windowState(perMinute, count, nowMs)
     reply.headers(rateLimitHeaders('requests', state))

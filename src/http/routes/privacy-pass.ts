@@ -68,7 +68,7 @@ export function devAttesterRoutes(deps: Deps) {
       async (request, reply) => {
         const nowMs = deps.clock.nowMs()
         const start = windowStart(nowMs, RATE_WINDOW_MS)
-        const count = (await deps.counters.increment(`dev-attest:${sourceOf(request.ip)}`, start, RATE_WINDOW_MS)).current
+        const count = (await deps.counters.increment(`dev-attest:${sourceOf(request.clientAddress)}`, start, RATE_WINDOW_MS)).current
         if (count > DEV_ATTEST_PER_MIN) return refuse(reply, 429, 'too many requests', windowState(DEV_ATTEST_PER_MIN, count, nowMs).resetMs / 1000)
         return { jwt: await attester.devAttest(request.body.subject, deps.clock.now()) }
       },

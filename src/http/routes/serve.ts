@@ -74,7 +74,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       const { surface, viewer_id, country, topics } = request.body
       const { decisionsPerAddress, decisionsPerViewer, attestation } = await limits(request)
       // Per source (an IPv4 address or IPv6 /64), like the invalid-traffic bounds the offer carries it to.
-      const source = sourceOf(request.ip)
+      const source = sourceOf(request.clientAddress)
       const addressWait = await overLimit(request, `serve-addr:${source}`, decisionsPerAddress)
       if (addressWait !== null) return tooMany(reply, addressWait)
       const viewerKey = serving.viewerKey(viewer_id)
@@ -107,7 +107,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       { schema: { params: ImpressionParams, body: ViewBody } },
       async (request, reply) => {
         const rules = await limits(request)
-        const source = sourceOf(request.ip)
+        const source = sourceOf(request.clientAddress)
         const wait = await overLimit(request, `serve-events:${source}`, rules.eventsPerAddress)
         if (wait !== null) return tooMany(reply, wait)
         const presented = await presentedToken(rules.attestation, request.headers.authorization)
@@ -120,7 +120,7 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
 
     app.get('/impressions/:impression_id/click', { schema: { params: ImpressionParams } }, async (request, reply) => {
       const rules = await limits(request)
-      const source = sourceOf(request.ip)
+      const source = sourceOf(request.clientAddress)
       const wait = await overLimit(request, `serve-events:${source}`, rules.eventsPerAddress)
       if (wait !== null) return tooMany(reply, wait)
       const click = await serving.click(request.params.impression_id, { source, rules })

@@ -26,7 +26,7 @@ export function opsSignInRoutes(deps: RouteDeps) {
 
     app.post('/ops/setup', { schema: { ...hide, body: OpsSetupForm } }, async (request, reply) => {
       const { token, email, password } = request.body
-      const result = await setUpFirstOperator(deps, { token, email, password }, request.ip)
+      const result = await setUpFirstOperator(deps, { token, email, password }, request.clientAddress)
       if (result.ok) {
         setOpsCookie(deps, reply, result.sessionToken)
         return reply.redirect('/ops/accounts?notice=setup_done', 303)
@@ -46,7 +46,7 @@ export function opsSignInRoutes(deps: RouteDeps) {
 
     app.post('/ops/login', { schema: { ...hide, body: OpsLoginForm } }, async (request, reply) => {
       const { email, password, next } = request.body
-      const result = await signInOperator(deps, { email, password }, request.ip)
+      const result = await signInOperator(deps, { email, password }, request.clientAddress)
       if (result.ok) {
         setOpsCookie(deps, reply, result.sessionToken)
         return reply.redirect(safeOpsNext(next), 303)

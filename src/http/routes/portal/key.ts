@@ -43,7 +43,7 @@ export function portalKeyRoutes(deps: RouteDeps) {
 
     app.post('/portal/key/reveal', { schema: { ...hide, body: RevealKeyForm } }, async (request, reply) => {
       const account = request.advertiser
-      const result = await revealApiKey(deps, account.user_id, request.body.password, request.ip)
+      const result = await revealApiKey(deps, account.user_id, request.body.password, request.clientAddress)
       if (result.ok) return render(request, reply, account, { shown: { key: result.apiKey, how: 'revealed' } })
       if (result.reason === 'not_revealable') return render(request, reply, account, { formError: 'This key cannot be revealed. Rotate it to get one that can.' }, 409)
       return refused(request, reply, account, result, 'passwordError')
@@ -51,7 +51,7 @@ export function portalKeyRoutes(deps: RouteDeps) {
 
     app.post('/portal/key/rotate', { schema: { ...hide, body: RotateKeyForm } }, async (request, reply) => {
       const account = request.advertiser
-      const result = await rotateOwnApiKey(deps, account.user_id, request.body.password, request.ip)
+      const result = await rotateOwnApiKey(deps, account.user_id, request.body.password, request.clientAddress)
       if (!result.ok) return refused(request, reply, account, result, 'rotatePasswordError')
       // Read again: the page shows the new prefix and a fresh "last used".
       return render(request, reply, await requireAccount(deps, account.user_id), { shown: { key: result.apiKey, how: 'rotated' } })

@@ -20,7 +20,7 @@ export function portalSignInRoutes(deps: RouteDeps) {
 
     app.post('/portal/login', { schema: { ...hide, body: LoginForm } }, async (request, reply) => {
       const { email, password, next } = request.body
-      const result = await signIn({ ...emailContext(deps, request), counters: deps.counters }, { email, password }, request.ip)
+      const result = await signIn({ ...emailContext(deps, request), counters: deps.counters }, { email, password }, request.clientAddress)
       if (result.ok) {
         setSessionCookie(deps, reply, result.sessionToken)
         return reply.redirect(safeNext(next), 303)
@@ -38,7 +38,7 @@ export function portalSignInRoutes(deps: RouteDeps) {
 
     app.post('/portal/signup', { schema: { ...hide, body: SignupForm } }, async (request, reply) => {
       const { email, password } = request.body
-      const result = await signUp({ ...emailContext(deps, request), counters: deps.counters }, { email, password }, request.ip)
+      const result = await signUp({ ...emailContext(deps, request), counters: deps.counters }, { email, password }, request.clientAddress)
       if (result.ok) {
         setSessionCookie(deps, reply, result.sessionToken)
         return reply.redirect('/portal?notice=welcome', 303)
@@ -57,7 +57,7 @@ export function portalSignInRoutes(deps: RouteDeps) {
 
     app.post('/portal/forgot-password', { schema: { ...hide, body: ForgotPasswordForm } }, async (request, reply) => {
       // The same page whether or not the address has a login, or was sent its limit of reset emails.
-      const result = await requestPasswordReset({ ...emailContext(deps, request), counters: deps.counters }, request.body.email, request.ip)
+      const result = await requestPasswordReset({ ...emailContext(deps, request), counters: deps.counters }, request.body.email, request.clientAddress)
       if (!result.ok) {
         reply.header('retry-after', String(result.retryAfterS))
         const error = 'Too many reset requests from your network. Try again in an hour.'
