@@ -4875,7 +4875,7 @@ export interface paths {
                                  * @description CSV contract version, fixed when the job was queued: the request's `schema_version`, else config `export_schema_version`.
                                  * @enum {string}
                                  */
-                                schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3";
+                                schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3" | "ledger-export-v4";
                                 sha256: string | null;
                                 size_bytes: number | null;
                                 /**
@@ -5028,10 +5028,10 @@ export interface paths {
                          */
                         end: string;
                         /**
-                         * @description The CSV schema of this export; absent: config `export_schema_version` (default `ledger-export-v2`). `ledger-export-v3` appends `non_billable_reason`. Echoed on the job.
+                         * @description The CSV schema of this export; absent: config `export_schema_version` (default `ledger-export-v2`). `ledger-export-v3` appends `non_billable_reason`; `ledger-export-v4` appends `attestation_token`. Echoed on the job.
                          * @enum {string}
                          */
-                        schema_version?: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3";
+                        schema_version?: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3" | "ledger-export-v4";
                         /**
                          * Format: date-time
                          * @description Inclusive start of the window (RFC 3339).
@@ -5115,7 +5115,7 @@ export interface paths {
                              * @description CSV contract version, fixed when the job was queued: the request's `schema_version`, else config `export_schema_version`.
                              * @enum {string}
                              */
-                            schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3";
+                            schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3" | "ledger-export-v4";
                             sha256: string | null;
                             size_bytes: number | null;
                             /**
@@ -5406,7 +5406,7 @@ export interface paths {
                              * @description CSV contract version, fixed when the job was queued: the request's `schema_version`, else config `export_schema_version`.
                              * @enum {string}
                              */
-                            schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3";
+                            schema_version: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3" | "ledger-export-v4";
                             sha256: string | null;
                             size_bytes: number | null;
                             /**
@@ -5598,7 +5598,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The CSV (RFC 4180, UTF-8 without BOM, CRLF line ends on every line including the last). A header row, then one row per ledger event in [start, end) matching the filters, ordered by timestamp then ledger order. Ledger events are recorded views (billable or not) and clicks: a decision (an offer) is counted, not stored, and is never a row in any schema version (offers count in the /stats `events` metric). Columns (schema `ledger-export-v1`): `timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros`; `ledger-export-v2` appends `processor_billing_country` (`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country`); `ledger-export-v3` appends `non_billable_reason` to those (`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country,non_billable_reason`). `timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported after the offer's hour, once per impression), both never billable, and `voided_impression` / `voided_click` (a billable impression or click the daily traffic review judged invalid traffic afterwards: dated like the row it voids, `billable` false, `debit_micros` 0, `non_billable_reason` `invalid_traffic`; its debit comes back as an account credit), which v1 and v2 leave out. `country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD (the unit's share of its campaign's CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign's n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account's billing-address country at the payment processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full`, `invalid_traffic` (the /stats `non_billable` keys); blank on billable impressions and on clicks. No viewer, client, IP or network identifiers. */
+                /** @description The CSV (RFC 4180, UTF-8 without BOM, CRLF line ends on every line including the last). A header row, then one row per ledger event in [start, end) matching the filters, ordered by timestamp then ledger order. Ledger events are recorded views (billable or not) and clicks: a decision (an offer) is counted, not stored, and is never a row in any schema version (offers count in the /stats `events` metric). Columns (schema `ledger-export-v1`): `timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros`; `ledger-export-v2` appends `processor_billing_country` (`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country`); `ledger-export-v3` appends `non_billable_reason` to those (`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country,non_billable_reason`); `ledger-export-v4` appends `attestation_token` (`timestamp,event_type,campaign_id,creative_id,surface,country,billable,debit_micros,processor_billing_country,non_billable_reason,attestation_token`): on an `impression` row whose view carried a valid Privacy Pass token, the token (RFC 9578 type 0x0002, base64url without padding), blank otherwise; check them with `adctl ledger verify --tokens` against the issuer keys of `/transparency.json`. `timestamp`: ISO-8601 UTC with milliseconds and `Z`. `event_type`: `impression` (billable), `view` (measured, not billable), `click` (billable only on a `click` campaign); v3 also lists `repeat_view` (the view of a measured impression reported again, once per impression) and `expired_view` (a view reported after the offer's hour, once per impression), both never billable, and `voided_impression` / `voided_click` (a billable impression or click the daily traffic review judged invalid traffic afterwards: dated like the row it voids, `billable` false, `debit_micros` 0, `non_billable_reason` `invalid_traffic`; its debit comes back as an account credit), which v1 and v2 leave out. `country`: where the ad was shown (blank when unknown). `billable`: `true`/`false`. `debit_micros`: integer micro-USD (the unit's share of its campaign's CPM: floor(n·cpm/1000) − floor((n−1)·cpm/1000) micros for the campaign's n-th billable impression, or n-th billable click on a `click` campaign, whose impressions debit 0; else 0). `processor_billing_country`: the account's billing-address country at the payment processor, the same on every row, blank when none is on file. `non_billable_reason` (v3): on a recorded view that was not billable, one of `short_dwell`, `repeat`, `too_fast`, `viewer_frequency`, `expired`, `block_full`, `invalid_traffic` (the /stats `non_billable` keys); blank on billable impressions and on clicks. No viewer, client, IP or network identifiers. */
                 200: {
                     headers: {
                         /** @description `private, no-store` */
@@ -5616,7 +5616,7 @@ export interface paths {
                         /** @description Lowercase hex SHA-256 of exactly the bytes of this body. */
                         "X-Service-Content-SHA256"?: string;
                         /** @description The CSV schema version of this job. */
-                        "X-Service-Export-Schema"?: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3";
+                        "X-Service-Export-Schema"?: "ledger-export-v1" | "ledger-export-v2" | "ledger-export-v3" | "ledger-export-v4";
                         [name: string]: unknown;
                     };
                     content: {
