@@ -104,10 +104,10 @@ async function postgresTemplate(adminUrl: string): Promise<string> {
   }
 }
 
-/** `<ms>\t<file>` lines (scripts/file-times-reporter.mjs) as file (relative to the root) → ms. */
+/** `<ms>\t<file>` lines (scripts/file-times-reporter.mjs) as file (relative to the root) → ms; its `# ` summary lines are skipped. */
 function readTimes(path: string): Map<string, number> {
   const times = new Map<string, number>()
-  for (const line of (existsSync(path) ? readFileSync(path, 'utf8') : '').split('\n').filter(Boolean)) {
+  for (const line of (existsSync(path) ? readFileSync(path, 'utf8') : '').split('\n').filter((l) => l !== '' && !l.startsWith('# '))) {
     const [ms, file] = line.split('\t')
     times.set(isAbsolute(file!) ? relative(root, file!) : file!, Number(ms))
   }
@@ -170,7 +170,6 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
   // interval) leaves its core to another. The long suites two at a time: browsers and child services
   // under faults measure real latency, which a third process would disturb.
   const grouped = [...groupFiles(store, files.filter((f) => !isLong(f))), ...files.filter(isLong)]
-  const tap = join(tmp, `results-${store}.tap`)
   // This run's times, then merged into the times kept across runs (a run of a few files keeps the rest).
   const runTimesFile = join(tmp, `file-times-${store}.run.tsv`)
   const timesFile = join(tmp, `file-times-${store}.tsv`)
@@ -181,15 +180,15 @@ function run(store: 'embedded' | 'postgres', env: Record<string, string>): { pas
       '--import', 'tsx',
       '--test',
       `--test-concurrency=${files.some(isLong) ? 2 : 3}`,
+      // Two reporters, no more: a third makes Node warn (MaxListenersExceededWarning) on every run.
       '--test-reporter=spec', '--test-reporter-destination=stdout',
-      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
       `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`, `--test-reporter-destination=${runTimesFile}`,
       ...grouped,
     ],
     { stdio: 'inherit', env: { ...process.env, ...env, TEST_STORE: store } },
   )
-  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : ''
-  // The run's own summary is the file's last (a test's output may carry lines that look like one).
+  // The run's own summary, written last by the times reporter.
+  const text = existsSync(runTimesFile) ? readFileSync(runTimesFile, 'utf8') : ''
   const count = (name: string) => Number([...text.matchAll(new RegExp(`^# ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0)
   const pass = count('pass')
   const fail = count('fail') + (result.status !== 0 && count('fail') === 0 ? 1 : 0)

@@ -155,7 +155,7 @@ export class ServingEngine {
       ...(topic === null ? {} : { topic }),
     }
     const impressionId = this.#sealer.seal(offer)
-    this.offers.count({ ...offer, userId: winner.userId })
+    this.offers.count({ offeredAtMs, userId: winner.userId, campaignId: winner.campaignId, creativeId: winner.creativeId, surface: request.surface, country: request.country })
     return { impressionId, winner }
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before } from 'node:test'
-import { ADMIN_TOKEN, startService, type TestService } from './service.ts'
+import { ADMIN_TOKEN, fetchService, startService, type TestService } from './service.ts'
 import { OPENAPI_DOCUMENTS, advertiserValidator, type OpenApiValidator, operatorValidator } from './openapi.ts'
 import { perFile } from './file-scope.ts'
 
@@ -35,7 +35,7 @@ export class Client {
     if (options.raw !== undefined) body = options.raw
     else if (options.body !== undefined) body = JSON.stringify(options.body)
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json'
-    const res = await fetch(this.t.baseUrl + path, { method, headers, body, redirect: 'manual' })
+    const res = await fetchService(this.t.baseUrl + path, { method, headers, body, redirect: 'manual' })
     const text = await res.text()
     const isJson = (res.headers.get('content-type') ?? '').includes('application/json')
     const parsed = isJson && text !== '' ? JSON.parse(text) : text

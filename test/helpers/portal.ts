@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { Client, freshIp, type Advertiser, type BillingSetup, type TestHarness } from './api.ts'
+import { fetchService } from './service.ts'
 import { byId, csrfToken, fieldError, inputValue, submitButtons, visibleText } from './html.ts'
 
 /**
@@ -30,7 +31,7 @@ export class PortalClient {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = new URLSearchParams(form).toString()
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body, redirect: 'manual' })
+    const res = await fetchService(this.baseUrl + path, { method, headers, body, redirect: 'manual' })
     for (const line of res.headers.getSetCookie()) {
       const [pair = '', ...attributes] = line.split(';')
       const eq = pair.indexOf('=')

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { DestinationStream } from 'pino'
+import { Agent, fetch, type RequestInit, type Response } from 'undici'
 import { loadSettings } from '../../src/platform/env.ts'
 import { createService, type Service } from '../../src/start/service.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
@@ -98,9 +99,31 @@ export async function startService(
   }
 }
 
+/**
+ * At most this many requests in flight from the test process to one service; a burst (the
+ * helpers' `deliver` sends 1000 decisions, then 1000 views) queues in the client and each of
+ * these connections carries the next request as soon as its answer is read.
+ *
+ * Unbounded (global `fetch`), a burst opened one connection per request and left up to a
+ * thousand answers waiting for the one event loop that runs both the service and its client.
+ * Node's server counts a connection's keep-alive from the moment it writes an answer (5 s
+ * advertised, 6 s enforced); undici counts the advertised 5 s less 2 s from the moment it
+ * reads it. Under CPU load the read came more than 3 s after the write, so the client sent
+ * the next request on a connection the server then closed with that request unread, and the
+ * kernel answered it with a reset (ECONNRESET). With a few answers in flight each is read
+ * within milliseconds of being written (docs/performance.md, "Test suite").
+ */
+export const SERVICE_CONNECTIONS = 16
+const serviceAgent = new Agent({ connections: SERVICE_CONNECTIONS })
+
+/** `fetch` to a service the test started, through the bounded connections above. */
+export function fetchService(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, dispatcher: serviceAgent })
+}
+
 /** One raw JSON call to an instance, outside the validating Client (tests that drive several instances). */
 export async function callService(svc: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(svc.baseUrl + path, {
+  const res = await fetchService(svc.baseUrl + path, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),

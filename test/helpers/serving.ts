@@ -51,7 +51,7 @@ export async function view(client: Client, impressionId: string, dwellMs: number
 
 /**
  * Waits until every offer made so far is counted in the store (`offer_counts`). Offers are counted in
- * memory, not stored as ledger rows, and reach the store within OFFER_FLUSH_EVERY_MS (2 s real time);
+ * memory, not stored as ledger rows, and reach the store within FLUSH_EVERY_MS (src/serving/minute-counter.ts: 2 s real time);
  * a test that reads them back (the `events` metric, the auction quote) flushes the counts first. The
  * ledger's queued views and clicks go first too.
  */

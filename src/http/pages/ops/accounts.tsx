@@ -5,6 +5,7 @@ import type { AccountListItemSchema, OperatorAccountSchema } from '../../schemas
 import { NextPage, OpsPage, type OpsFrame } from './frame.tsx'
 import type { FieldErrors } from './messages.ts'
 import { DataTable } from '../data-table.tsx'
+import { SecretCard } from '../secret-card.tsx'
 
 type ListItem = Static<typeof AccountListItemSchema>
 type Account = Static<typeof OperatorAccountSchema>
@@ -265,16 +266,9 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
 export function KeyRotatedPage(props: { frame: OpsFrame; userId: string; email: string; apiKey: string }) {
   return (
     <OpsPage frame={props.frame} title="New API key" heading={`New API key for ${props.email}`} path="/ops/accounts">
-      <p role="status">The old key stopped working. This is the only time the new key is shown: copy it now and hand it to the advertiser safely.</p>
-      <code id="api-key" class="secret">
-        {props.apiKey}
-      </code>
-      <p class="actions">
-        <button type="button" class="secondary" data-copy="api-key">
-          Copy key
-        </button>
-        <a href={`/ops/accounts/${props.userId}`}>Back to the account</a>
-      </p>
+      <SecretCard id="api-key" secret={props.apiKey} copyLabel="Copy key" actions={<a href={`/ops/accounts/${props.userId}`}>Back to the account</a>}>
+        The old key stopped working. This is the only time the new key is shown: copy it now and hand it to the advertiser safely.
+      </SecretCard>
     </OpsPage>
   )
 }

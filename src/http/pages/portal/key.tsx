@@ -1,6 +1,7 @@
 import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
 import { utc } from '../format.ts'
+import { SecretCard } from '../secret-card.tsx'
 
 /** `/portal/key` (pure rendering): the user id, the masked key, "Reveal" and "Rotate", each after the password. */
 
@@ -97,24 +98,11 @@ export function KeyPage(props: {
 function ShownKeyCard(props: { shown: ShownKey }) {
   const rotated = props.shown.how === 'rotated'
   return (
-    <section aria-labelledby="shown-key-h">
-      <h2 id="shown-key-h">{rotated ? 'Your new API key' : 'Your API key'}</h2>
-      <div class="card">
-        <p>
-          {rotated
-            ? 'The previous key has stopped working. Copy the new key now and put it wherever the old one was used; this page does not keep it.'
-            : 'Copy it now; it is hidden again when you leave this page.'}
-        </p>
-        <code id="api-key" class="secret">
-          {props.shown.key}
-        </code>
-        <p class="actions">
-          <button type="button" class="secondary" data-copy="api-key">
-            Copy key
-          </button>
-        </p>
-      </div>
-    </section>
+    <SecretCard id="api-key" secret={props.shown.key} copyLabel="Copy key" heading={rotated ? 'Your new API key' : 'Your API key'}>
+      {rotated
+        ? 'The previous key has stopped working. Copy the new key now and put it wherever the old one was used; this page does not keep it.'
+        : 'Copy it now; it is hidden again when you leave this page.'}
+    </SecretCard>
   )
 }
 

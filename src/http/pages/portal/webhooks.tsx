@@ -8,6 +8,7 @@ import type { Detail } from '../../../domain/errors.ts'
 import { WEBHOOK_ENDPOINTS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../domain/webhooks.ts'
 import type { FormProblem } from './campaign-form.tsx'
 import { DataTable } from '../data-table.tsx'
+import { SecretCard } from '../secret-card.tsx'
 
 type Endpoint = Static<typeof WebhookEndpointSchema>
 type EndpointDetail = Static<typeof WebhookEndpointDetailSchema>
@@ -84,23 +85,10 @@ function EventsFieldset(props: { values: WebhookEventType[]; error?: string | un
 
 function NewSecret(props: { endpoint: Endpoint; secret: string }) {
   return (
-    <section aria-labelledby="new-secret-h">
-      <h2 id="new-secret-h">Signing secret for {props.endpoint.url}</h2>
-      <div class="card">
-        <p>
-          <strong>Copy it now:</strong> this is the only time it is shown. Your receiver verifies each delivery's <code>webhook-signature</code>{' '}
-          with it. If you lose it, delete the endpoint and add it again.
-        </p>
-        <code id="webhook-secret" class="secret">
-          {props.secret}
-        </code>
-        <p class="actions">
-          <button type="button" class="secondary" data-copy="webhook-secret">
-            Copy secret
-          </button>
-        </p>
-      </div>
-    </section>
+    <SecretCard id="webhook-secret" secret={props.secret} copyLabel="Copy secret" heading={`Signing secret for ${props.endpoint.url}`}>
+      <strong>Copy it now:</strong> this is the only time it is shown. Your receiver verifies each delivery's <code>webhook-signature</code> with
+      it. If you lose it, delete the endpoint and add it again.
+    </SecretCard>
   )
 }
 
