@@ -57,7 +57,7 @@ const SERVED = 1412
 const SPENT_MICROS = 3_530_000
 
 /** Recorded views that were not billable, by reason (every key always present). */
-const NON_BILLABLE_EXAMPLE = { short_dwell: 1_402, repeat: 37, too_fast: 4, viewer_frequency: 118, expired: 9, block_full: 0, invalid_traffic: 12 }
+const NON_BILLABLE_EXAMPLE = { short_dwell: 1_402, repeat: 37, too_fast: 4, viewer_frequency: 118, expired: 9, block_full: 0, invalid_traffic: 12, unattested: 0, invalid_token: 3 }
 
 const CAMPAIGN = {
   campaign_id: CAMPAIGN_ID,
@@ -338,6 +338,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       served_from: 'daily_rollup',
       totals: {
         billable_impressions: 1000,
+        attested_billable_impressions: 940,
         viewable_ticks: 10_000,
         clicks: 22,
         events: 2_960,
@@ -350,6 +351,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         {
           bucket: '2026-11-02T00:00:00.000Z',
           billable_impressions: 1000,
+          attested_billable_impressions: 940,
           viewable_ticks: 10_000,
           clicks: 22,
           events: 2_960,

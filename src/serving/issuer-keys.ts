@@ -57,7 +57,7 @@ export class IssuerKeys {
   }
 
   /** The key issuing now, created (and the expired upkeep done) when its period has none yet. */
-  async issuing(): Promise<{ signer: BlindSigner; row: IssuerKeyRow }> {
+  async issuing(): Promise<{ signer: BlindSigner; row: IssuerKeyRow; held: HeldKey }> {
     const nowMs = this.#clock.nowMs()
     const period = keyPeriodOf(nowMs, this.#days)
     let held = this.#keys.find((k) => k.row.period === period)
@@ -67,7 +67,7 @@ export class IssuerKeys {
     }
     if (!held) throw new Error(`no issuer key for period ${period}`)
     held.signer ??= new BlindSigner({ tokenKey: held.row.token_key, privateKey: this.#open(held.row) })
-    return { signer: held.signer, row: held.row }
+    return { signer: held.signer, row: held.row, held }
   }
 
   /** The keys a client may hold tokens of now (the issuer directory): still redeeming, newest first. */
@@ -77,15 +77,14 @@ export class IssuerKeys {
     return this.#keys.filter((k) => redeemsAt(windowOf(k.row), nowMs)).map((k) => k.row)
   }
 
-  /** `WWW-Authenticate` for a decision: the challenge and the issuing key, or null while no key is held yet (then the first request creates one). */
-  challengeHeader(): string | null {
-    const nowMs = this.#clock.nowMs()
-    const period = keyPeriodOf(nowMs, this.#days)
-    const held = this.#keys.find((k) => k.row.period === period)
-    if (!held) {
-      this.issuing().catch(() => undefined)
-      return null
-    }
+  /**
+   * `WWW-Authenticate` for a decision: the challenge and the issuing key. The first decision of a key
+   * period on an instance waits for the key to be read (or, on the first instance, made); every other
+   * decision answers from memory.
+   */
+  async challengeHeader(): Promise<string> {
+    const period = keyPeriodOf(this.#clock.nowMs(), this.#days)
+    const held = this.#keys.find((k) => k.row.period === period) ?? (await this.issuing()).held
     return wwwAuthenticate(this.challenge, held.row.token_key)
   }
 

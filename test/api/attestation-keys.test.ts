@@ -23,9 +23,10 @@ let strangerKey: JoseKey
 
 const env = { ATTESTER_JWKS_FILE: jwksFile, ATTESTER_ISSUER: ISSUER, ATTESTER_AUDIENCE: AUDIENCE, PRIVACY_PASS_KEY_DAYS: '1' }
 before(async () => {
-  ;({ privateKey: signingKey } = await generateKeyPair('ES256', { extractable: true }))
+  const pair = await generateKeyPair('ES256', { extractable: true })
+  signingKey = pair.privateKey
   ;({ privateKey: strangerKey } = await generateKeyPair('ES256', { extractable: true }))
-  const { d: _d, ...pub } = await exportJWK(signingKey)
+  const pub = await exportJWK(pair.publicKey)
   writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...pub, kid: 'k1', alg: 'ES256', use: 'sig' }] }))
 })
 const h = useService(env, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })

@@ -13,21 +13,21 @@ after(async () => {
   await svc.close()
 })
 
-/** One ledger-like row per case: id, event_type, dwell_ms, debit_micros, reason (old names among them). */
+/** One ledger-like row per case: id, event_type, dwell_ms, debit_micros, reason (old names among them), attestation_token (row 8 attested). */
 const EVENTS = sql`(VALUES
-  (1, 'impression', 9500, 2000, NULL::text),
-  (2, 'view', 999, 0, 'short_dwell'),
-  (3, 'view', 1000, 0, 'dwell_exceeds_elapsed'),
-  (4, 'view', 10000, 0, 'viewer_frequency'),
-  (5, 'view', 86400000, 0, 'inventory_exhausted'),
-  (6, 'view', 500, 0, 'short_dwell'),
-  (7, 'click', NULL::integer, 0, NULL),
-  (8, 'impression', 12000, 2500, NULL),
-  (9, 'repeat_view', 10000, 0, 'repeat'),
-  (10, 'expired_view', 10000, 0, 'expired'),
-  (11, 'view', 10000, 0, 'campaign_cancelled'),
-  (12, 'click', NULL::integer, 0, 'viewer_frequency')
-) AS e(id, event_type, dwell_ms, debit_micros, reason)`
+  (1, 'impression', 9500, 2000, NULL::text, NULL::bytea),
+  (2, 'view', 999, 0, 'short_dwell', NULL),
+  (3, 'view', 1000, 0, 'dwell_exceeds_elapsed', NULL),
+  (4, 'view', 10000, 0, 'viewer_frequency', NULL),
+  (5, 'view', 86400000, 0, 'inventory_exhausted', NULL),
+  (6, 'view', 500, 0, 'short_dwell', NULL),
+  (7, 'click', NULL::integer, 0, NULL, NULL),
+  (8, 'impression', 12000, 2500, NULL, '\\x01'::bytea),
+  (9, 'repeat_view', 10000, 0, 'repeat', NULL),
+  (10, 'expired_view', 10000, 0, 'expired', NULL),
+  (11, 'view', 10000, 0, 'campaign_cancelled', NULL),
+  (12, 'click', NULL::integer, 0, 'viewer_frequency', NULL)
+) AS e(id, event_type, dwell_ms, debit_micros, reason, attestation_token)`
 
 test('viewable ticks: whole seconds of measured dwell, at most ten per measured view; a view under a second and clicks add none', async () => {
   const r = await sql<{ id: number; ticks: string }>`SELECT e.id, ${LEDGER_SUM.ticks} AS ticks FROM ${EVENTS} GROUP BY e.id ORDER BY e.id`.execute(
@@ -52,6 +52,8 @@ test('the rollup sums, in the rollup tables\' column order: events, billable, ti
     ['nb_short_dwell', 'nb_repeat', 'nb_too_fast', 'nb_viewer_frequency', 'nb_expired', 'nb_block_full'].map((k) => Number(row[k])),
     [2, 1, 1, 1, 1, 2],
   )
+  // Of the two billable impressions, the one that carried a Privacy Pass token.
+  assert.equal(Number(row.attested_billable_impressions), 1)
   const recorded = await sql<{ n: string }>`
     SELECT count(*) AS n FROM ${EVENTS} WHERE e.event_type IN ('impression', 'view', 'repeat_view', 'expired_view')`.execute(svc.service.store.db)
   assert.equal(Number(recorded.rows[0]!.n), 2 + 8, 'billable + every non-billable reason = recorded views')
