@@ -24,7 +24,7 @@ export interface CampaignDelivery {
   /** Every bucket of [start, end), zero buckets included, in time order. */
   buckets: DeliveryBucket[]
   /** Over the whole window: billable impressions, `clicks` (a share of them: the campaign's CTR), spend, and the recorded views not billed, by reason. */
-  totals: { billable_impressions: number; clicks: number; spend_micros: number; non_billable: NonBillableCounts }
+  totals: { billable_impressions: number; attested_billable_impressions: number; clicks: number; spend_micros: number; non_billable: NonBillableCounts }
 }
 
 /**
@@ -71,6 +71,7 @@ export async function readCampaignDelivery(
     buckets,
     totals: {
       billable_impressions: results.reduce((n, r) => n + r.totals.billable_impressions, 0),
+      attested_billable_impressions: results.reduce((n, r) => n + r.totals.attested_billable_impressions, 0),
       clicks: results.reduce((n, r) => n + r.totals.clicks, 0),
       spend_micros: results.reduce((n, r) => n + r.totals.spend_micros, 0),
       non_billable: sumNonBillable(results.map((r) => r.totals.non_billable)),

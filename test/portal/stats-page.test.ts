@@ -42,7 +42,7 @@ test('the stats page opens on today by the hour, says where the closed days end 
   assert.equal(hours.length, now.getUTCHours() + 1)
   assert.match(hours[hours.length - 1]![0], /\(so far: this hour is not over\)$/)
   assert.match(page.text, /No delivery in this period/)
-  assert.match(visibleText(page.text), /Billable impressions 0 Spend \$0\.00 Clicks 0 Unique viewers 0/)
+  assert.match(visibleText(page.text), /Billable impressions 0 0 attested: the view carried a token from a signed-in account Spend \$0\.00 Clicks 0 Unique viewers 0/)
 
   // The presets, Today marked; each a shareable link with its dates.
   const presets = [...page.text.matchAll(/<li><a href="(\/portal\/stats\?[^"]*)"( aria-current="true")?>([^<]+)<\/a><\/li>/g)].map((m) => [m[3], m[2] ? 'current' : '', m[1]!.replaceAll('&amp;', '&')])
@@ -110,7 +110,7 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   assert.equal(api.status, 200, api.text)
   assert.equal(api.body.totals.billable_impressions, 6)
   const text = visibleText(page.text)
-  assert.match(text, /Billable impressions 6 Spend \$0\.028 Clicks 0/, '4 × $5 + 2 × $4 per thousand')
+  assert.match(text, /Billable impressions 6 0 attested: the view carried a token from a signed-in account Spend \$0\.028 Clicks 0/, '4 × $5 + 2 × $4 per thousand')
   const hours = chartData(page.text, 'stats-impressions')
   assert.equal(hours.length, 11, 'the hours so far: 00:00 through 10:00, the hour in progress')
   for (const point of api.body.points) {
@@ -130,7 +130,7 @@ test('delivery shows in the totals and charts with the numbers of /v1/stats, by 
   const one = await adv.browser.get(`/portal/stats?${query}&campaign_id=${second}`)
   assert.equal(one.status, 200)
   assert.equal(selectedOption(one.text, 'campaign_id'), second)
-  assert.match(visibleText(one.text), /Billable impressions 2 Spend \$0\.008/)
+  assert.match(visibleText(one.text), /Billable impressions 2 0 attested: the view carried a token from a signed-in account Spend \$0\.008/)
   assert.equal(chartData(one.text, 'stats-impressions').find(([t]) => t.startsWith(`${now} 10:00 UTC`))?.[1], '2')
   assert.deepEqual(chartData(one.text, 'stats-impressions').find(([t]) => t === `${now} 09:00 UTC`), [`${now} 09:00 UTC`, '0'])
 

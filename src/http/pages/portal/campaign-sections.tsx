@@ -110,6 +110,10 @@ export function DeliverySection(props: { campaign: Campaign; delivery: DeliveryV
         period={period}
         what="this campaign"
       />
+      <p class="muted">
+        Attested: {count(d.totals.attested_billable_impressions)} of {count(d.totals.billable_impressions)} billable impressions carried a token from a
+        signed-in account (ledger-export-v4 lists each token; <code>adctl ledger verify --tokens</code> checks them).
+      </p>
       {/* Folded, with its sum in the summary: on a phone the table of reasons is a screen of its own. */}
       <details class="more">
         <summary>

@@ -83,6 +83,7 @@ function Totals(props: { stats: Stats }) {
       <div class="card">
         <div class="stat-label">Billable impressions</div>
         <p class="stat">{count(t.billable_impressions)}</p>
+        <p class="muted">{count(t.attested_billable_impressions)} attested: the view carried a token from a signed-in account</p>
       </div>
       <div class="card">
         <div class="stat-label">Spend</div>
