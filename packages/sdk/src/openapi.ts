@@ -1281,7 +1281,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -1720,7 +1722,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -2288,7 +2292,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -2850,7 +2856,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -3685,7 +3693,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -4201,7 +4211,9 @@ export interface paths {
                          *               "viewer_frequency": 118,
                          *               "expired": 9,
                          *               "block_full": 0,
-                         *               "invalid_traffic": 12
+                         *               "invalid_traffic": 12,
+                         *               "unattested": 0,
+                         *               "invalid_token": 3
                          *             }
                          *           },
                          *           "created_at": "2026-11-02T09:00:00.000Z",
@@ -4517,7 +4529,9 @@ export interface paths {
                          *           "viewer_frequency": 118,
                          *           "expired": 9,
                          *           "block_full": 0,
-                         *           "invalid_traffic": 12
+                         *           "invalid_traffic": 12,
+                         *           "unattested": 0,
+                         *           "invalid_token": 3
                          *         }
                          *       },
                          *       "created_at": "2026-11-02T09:00:00.000Z",
@@ -7356,6 +7370,7 @@ export interface paths {
                          *       "served_from": "daily_rollup",
                          *       "totals": {
                          *         "billable_impressions": 1000,
+                         *         "attested_billable_impressions": 940,
                          *         "viewable_ticks": 10000,
                          *         "clicks": 22,
                          *         "events": 2960,
@@ -7369,13 +7384,16 @@ export interface paths {
                          *           "viewer_frequency": 118,
                          *           "expired": 9,
                          *           "block_full": 0,
-                         *           "invalid_traffic": 12
+                         *           "invalid_traffic": 12,
+                         *           "unattested": 0,
+                         *           "invalid_token": 3
                          *         }
                          *       },
                          *       "points": [
                          *         {
                          *           "bucket": "2026-11-02T00:00:00.000Z",
                          *           "billable_impressions": 1000,
+                         *           "attested_billable_impressions": 940,
                          *           "viewable_ticks": 10000,
                          *           "clicks": 22,
                          *           "events": 2960,
@@ -7389,7 +7407,9 @@ export interface paths {
                          *             "viewer_frequency": 118,
                          *             "expired": 9,
                          *             "block_full": 0,
-                         *             "invalid_traffic": 12
+                         *             "invalid_traffic": 12,
+                         *             "unattested": 0,
+                         *             "invalid_token": 3
                          *           }
                          *         }
                          *       ]
