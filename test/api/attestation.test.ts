@@ -153,23 +153,43 @@ test('token requests: no or bad JWT 401, bad body 400 or 415, past the daily all
   }
 })
 
-test('required: views without a token bill nothing (unattested); prefer: attested viewers behind one address all bill past the source bounds', async () => {
+test('required: 500 invented viewers from 20 /64s without tokens bill nothing (unattested); one subject bills at most its allowance, whatever its addresses', async () => {
   const adv = await h.advertiser()
   const country = privateCountry()
   const id = await campaign(adv, country)
   const { challenge, tokenKey } = await challengeOf(country)
-  await h.config({ attestation: 'required' })
+  await h.config({ attestation: 'required', attest_tokens_per_subject_per_day: 3 })
   try {
-    const bots = await Promise.all(Array.from({ length: 20 }, (_, i) => decide(h.anonymous, { country, viewer_id: `bot-${i}` }, `2001:db8:${i}::1`)))
+    const bots = []
+    for (let batch = 0; batch < 5; batch++) {
+      bots.push(...(await Promise.all(Array.from({ length: 100 }, (_, i) => decide(h.anonymous, { country, viewer_id: `bot-${batch}-${i}` }, `2001:db8:${(batch * 100 + i) % 20}::${i + 1}`)))))
+    }
     await advance(h, 10)
-    for (const d of bots) assert.equal(await viewWith(d!, null, '2001:db8:77::1'), 204)
+    await Promise.all(bots.map((d, i) => viewWith(d!, null, `2001:db8:${i % 20}::99`).then((s) => assert.equal(s, 204))))
     const t = await totals(adv, id)
     assert.equal(t.billable_impressions, 0)
-    assert.equal(t.non_billable.unattested, 20)
+    assert.equal(t.non_billable.unattested, 500)
+    // One account: three tokens, the fourth refused; spent from three networks, exactly three bill.
+    const jwt = await jwtFor('one-account')
+    const tokens = [await token(jwt, challenge, tokenKey), await token(jwt, challenge, tokenKey), await token(jwt, challenge, tokenKey)]
+    assert.equal((await requestToken(jwt, challenge, tokenKey)).res.status, 429)
+    const decisions = await Promise.all(['198.51.100.1', '2001:db8:aaaa::1', '192.0.2.1'].map((a, i) => decide(h.anonymous, { country, viewer_id: `acct-${i}` }, a)))
+    await advance(h, 10)
+    for (let i = 0; i < 3; i++) assert.equal(await viewWith(decisions[i]!, tokens[i]!, ['198.51.100.1', '2001:db8:aaaa::1', '192.0.2.1'][i]), 204)
+    const after = await totals(adv, id)
+    assert.equal(after.billable_impressions, 3)
+    assert.equal(after.attested_billable_impressions, 3)
   } finally {
-    await h.config({ attestation: 'prefer' })
+    await h.config({ attestation: 'prefer', attest_tokens_per_subject_per_day: 1500 })
   }
-  // prefer, with the source bound lowered to 3 viewers a day: 8 attested viewers behind one address all bill; 8 unattested stop at 3.
+})
+
+test('prefer: attested viewers behind one address all bill past the source bounds; unattested ones stay bounded', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await campaign(adv, country)
+  const { challenge, tokenKey } = await challengeOf(country)
+  // The source bound lowered to 3 viewers a day: 8 attested viewers behind one address all bill; 8 unattested stop at 3.
   await h.config({ ivt_max_viewers_per_source_per_day: 3 })
   try {
     const jwt = await jwtFor('office')

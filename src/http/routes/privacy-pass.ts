@@ -23,6 +23,13 @@ const refuse = (reply: FastifyReply, status: number, detail: string, retryAfterS
   return reply.code(status).type('application/json; charset=utf-8').send({ detail })
 }
 
+/** Takes one unit of `key`'s minute; over `perMinute`: the seconds until the window resets, else null. */
+async function overLimit(deps: Deps, key: string, perMinute: number): Promise<number | null> {
+  const nowMs = deps.clock.nowMs()
+  const count = (await deps.counters.increment(key, windowStart(nowMs, RATE_WINDOW_MS), RATE_WINDOW_MS)).current
+  return count > perMinute ? windowState(perMinute, count, nowMs).resetMs / 1000 : null
+}
+
 const bearerOf = (request: FastifyRequest): string | null => {
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
   return m ? m[1]! : null
@@ -45,6 +52,10 @@ export function tokenRoutes(deps: Deps) {
   return async (app: App) => {
     app.addContentTypeParser(REQUEST_TYPE, { parseAs: 'buffer', bodyLimit: TOKEN_REQUEST_BYTES * 2 }, (_request, body, done) => done(null, body))
     app.post('/token-requests', async (request, reply) => {
+      // Per client address, like views and clicks: a flood of bad JWTs costs their senders, not the subjects.
+      const { eventsPerAddress } = await deps.servingLimits.current((err) => request.log.warn({ err }, 'serving limits reload failed; keeping the values held'))
+      const wait = await overLimit(deps, `serve-tokens:${sourceOf(request.clientAddress)}`, eventsPerAddress)
+      if (wait !== null) return refuse(reply, 429, 'too many requests', wait)
       if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== REQUEST_TYPE || !Buffer.isBuffer(request.body)) {
         return refuse(reply, 415, `send one TokenRequest as ${REQUEST_TYPE}`)
       }
@@ -66,10 +77,8 @@ export function devAttesterRoutes(deps: Deps) {
       '/dev/attest',
       { schema: { hide: true, body: Type.Object({ subject: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }) } },
       async (request, reply) => {
-        const nowMs = deps.clock.nowMs()
-        const start = windowStart(nowMs, RATE_WINDOW_MS)
-        const count = (await deps.counters.increment(`dev-attest:${sourceOf(request.clientAddress)}`, start, RATE_WINDOW_MS)).current
-        if (count > DEV_ATTEST_PER_MIN) return refuse(reply, 429, 'too many requests', windowState(DEV_ATTEST_PER_MIN, count, nowMs).resetMs / 1000)
+        const wait = await overLimit(deps, `dev-attest:${sourceOf(request.clientAddress)}`, DEV_ATTEST_PER_MIN)
+        if (wait !== null) return refuse(reply, 429, 'too many requests', wait)
         return { jwt: await attester.devAttest(request.body.subject, deps.clock.now()) }
       },
     )
