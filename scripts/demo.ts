@@ -36,7 +36,9 @@ async function pickPort(): Promise<number> {
 
 const port = await pickPort()
 const adminToken = process.env.ADMIN_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`
-const settings = loadSettings({ ...process.env, PORT: String(port), ADMIN_TOKEN: adminToken, CLOCK: 'system', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' })
+// The development attester (docs/attestation.md): the demo's status line gets Privacy Pass tokens, so its views bill as attested.
+const attester = process.env.ATTESTER_JWKS_URL || process.env.ATTESTER_JWKS_FILE ? {} : { ATTESTER: 'dev' }
+const settings = loadSettings({ ...process.env, ...attester, PORT: String(port), ADMIN_TOKEN: adminToken, CLOCK: 'system', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' })
 const service = await createService(settings, { inMemory: true })
 await service.app.listen({ port, host: '127.0.0.1' })
 const base = `http://127.0.0.1:${port}`
@@ -79,12 +81,16 @@ const link = /https?:\/\/\S+reset-password\?token=\S+/.exec(JSON.stringify(outbo
 
 const stateDir = mkdtempSync(join(tmpdir(), 'thinking-line-demo-'))
 const bin = join(root, 'packages/status-line/bin/thinking-line.js')
-const command = `while sleep 1; do printf '\\r\\033[K%s' "$(THINKING_LINE_URL=${base} THINKING_LINE_STATE_DIR=${stateDir} node ${bin} --prefix 'demo')"; done`
+// A development attester's JWT for a demo user (valid an hour): the refresher trades it for tokens.
+const jwt: string | undefined = 'ATTESTER' in attester ? (await call('POST', '/dev/attest', {}, { subject: 'demo-user' })).jwt : undefined
+const attest = jwt ? `THINKING_LINE_ATTEST_TOKEN=${jwt} ` : ''
+const command = `while sleep 1; do printf '\\r\\033[K%s' "$(${attest}THINKING_LINE_URL=${base} THINKING_LINE_STATE_DIR=${stateDir} node ${bin} --prefix 'demo')"; done`
 console.log(`
 The service: ${base} (embedded store in memory, system clock; Ctrl-C stops it and keeps nothing)
 Demo advertiser ${email} (${account.user_id}) with three terminal campaigns.
 
-Rotating ads in a terminal (each ad stays 10 s, then its view is reported and the next one shows):
+Rotating ads in a terminal (each ad stays 10 s, then its view is reported, with a Privacy Pass token
+from the development attester once the refresher has fetched some, and the next one shows):
 
   ${command}
 
