@@ -31,6 +31,14 @@ export interface TrafficFigures {
   offerAgeMeanMs: number | null
   /** Population standard deviation; null without any offer age. */
   offerAgeStddevMs: number | null
+  /** Measured views whose decision carried a topic (the ledger's `topic`). */
+  topicViews: number
+  /** Measured views with a dwell under the billing threshold (BILLABLE_DWELL_MS): the line left the screen early. */
+  shortViews: number
+  /** Gaps between one viewer's consecutive decisions (each view's decision is its time less its offer age). */
+  gaps: number
+  /** Of those, the gaps of LONG_GAP_MS or more: the viewer paused. */
+  longGaps: number
 }
 
 export interface SourceFigures extends TrafficFigures {
@@ -47,7 +55,18 @@ export interface ViewerFigures extends TrafficFigures {
   sources: number
 }
 
-export const SIGNALS = ['blocked', 'many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks'] as const
+export const SIGNALS = [
+  'blocked',
+  'many_viewers',
+  'heavy_viewer',
+  'dwell_at_threshold',
+  'regular_intervals',
+  'no_clicks',
+  'few_topics',
+  'no_pauses',
+  'no_short_views',
+  'click_rate',
+] as const
 export type Signal = (typeof SIGNALS)[number]
 
 /** many_viewers (sources only): this many distinct viewers or more. */
@@ -65,6 +84,32 @@ export const REGULAR_MAX_STDDEV_MS = 250
 /** no_clicks: at least this many impressions and not one click. */
 export const NO_CLICKS_MIN_IMPRESSIONS = 200
 
+
+/*
+ * The population signals compare an entity with the day's population of viewers (`Population`):
+ * each fires only past a fixed bound AND past a bound relative to the population, so an odd day
+ * (mostly bots, mostly one kind of client) makes them stricter, never looser. All need a sample.
+ */
+/** The dwell under which a view is not billable (domain/delivery.ts bills 9.5 s or more). */
+export const BILLABLE_DWELL_MS = 9_500
+/** A gap between two decisions of one viewer this long or longer is a pause. */
+export const LONG_GAP_MS = 60_000
+/** Population signals need this many measured views (gaps, for no_pauses) of the entity. */
+export const POPULATION_MIN_VIEWS = 30
+/** few_topics: under FEW_TOPICS_MAX_PERCENT % of the views carry a topic, and under a quarter of the population's reference share. */
+export const FEW_TOPICS_MAX_PERCENT = 20
+export const FEW_TOPICS_OF_POPULATION = 0.25
+/** no_pauses: under NO_PAUSES_MAX_PERCENT % of the gaps are pauses, and under a fifth of the population's reference share. */
+export const NO_PAUSES_MAX_PERCENT = 2
+export const NO_PAUSES_OF_POPULATION = 0.2
+/** no_short_views: under NO_SHORT_MAX_PERCENT % of the views are short, and under a fifth of the population's reference share. */
+export const NO_SHORT_MAX_PERCENT = 2
+export const NO_SHORT_OF_POPULATION = 0.2
+/** click_rate: at least CLICK_RATE_MIN_CLICKS clicks, at least CLICK_RATE_MIN_PERCENT % of the views, and five times the population's reference rate. */
+export const CLICK_RATE_MIN_CLICKS = 5
+export const CLICK_RATE_MIN_PERCENT = 5
+export const CLICK_RATE_OF_POPULATION = 5
+
 /** Points per signal; `blocked` alone makes the score MAX_SCORE. */
 export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
   blocked: 100,
@@ -73,6 +118,61 @@ export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
   dwell_at_threshold: 30,
   regular_intervals: 30,
   no_clicks: 15,
+  few_topics: 20,
+  no_pauses: 20,
+  no_short_views: 15,
+  click_rate: 35,
+}
+
+/**
+ * What the day's viewers look like, over viewers with at least POPULATION_MIN_VIEWS measured views.
+ * Bots can be most of a day's viewers, so each reference is a quantile on the honest side of the
+ * distribution: the 90th percentile of the shares of views with topics, of pauses and of short
+ * views (bots sit at zero), the 25th percentile of click rates (bots that click sit high). Null
+ * when no viewer qualifies.
+ */
+export interface Population {
+  topicShare: number | null
+  longGapShare: number | null
+  shortShare: number | null
+  clickRate: number | null
+}
+
+/** No population: the population signals hold to their fixed bounds only. */
+export const NO_POPULATION: Population = { topicShare: null, longGapShare: null, shortShare: null, clickRate: null }
+
+/** The nearest-rank `q` quantile (0-1), or null for no values. */
+function quantile(xs: readonly number[], q: number): number | null {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
+}
+
+/** The day's population from its viewers' figures. */
+export function populationOf(viewers: readonly TrafficFigures[]): Population {
+  const sampled = viewers.filter((v) => v.views >= POPULATION_MIN_VIEWS)
+  return {
+    topicShare: quantile(sampled.map((v) => v.topicViews / v.views), 0.9),
+    longGapShare: quantile(sampled.filter((v) => v.gaps >= POPULATION_MIN_VIEWS).map((v) => v.longGaps / v.gaps), 0.9),
+    shortShare: quantile(sampled.map((v) => v.shortViews / v.views), 0.9),
+    clickRate: quantile(sampled.map((v) => v.clicks / v.views), 0.25),
+  }
+}
+
+/** Below both a fixed share and a share of the population's (the population's when it has none: the fixed one alone). */
+const below = (share: number, maxPercent: number, population: number | null, ofPopulation: number) =>
+  share * 100 < maxPercent && (population === null || share < population * ofPopulation)
+
+function populationSignals(f: TrafficFigures, p: Population): Signal[] {
+  const fired: Signal[] = []
+  if (f.views >= POPULATION_MIN_VIEWS) {
+    if (below(f.topicViews / f.views, FEW_TOPICS_MAX_PERCENT, p.topicShare, FEW_TOPICS_OF_POPULATION)) fired.push('few_topics')
+    if (below(f.shortViews / f.views, NO_SHORT_MAX_PERCENT, p.shortShare, NO_SHORT_OF_POPULATION)) fired.push('no_short_views')
+    const rate = f.clicks / f.views
+    if (f.clicks >= CLICK_RATE_MIN_CLICKS && rate * 100 >= CLICK_RATE_MIN_PERCENT && (p.clickRate === null || rate >= p.clickRate * CLICK_RATE_OF_POPULATION)) fired.push('click_rate')
+  }
+  if (f.gaps >= POPULATION_MIN_VIEWS && below(f.longGaps / f.gaps, NO_PAUSES_MAX_PERCENT, p.longGapShare, NO_PAUSES_OF_POPULATION)) fired.push('no_pauses')
+  return fired
 }
 export const MAX_SCORE = 100
 /** A score this high or higher is invalid traffic. */
@@ -87,8 +187,8 @@ export interface Verdict {
 }
 
 /** The signals both kinds share. */
-function commonSignals(f: TrafficFigures): Signal[] {
-  const fired: Signal[] = []
+function commonSignals(f: TrafficFigures, p: Population): Signal[] {
+  const fired: Signal[] = populationSignals(f, p)
   if (f.impressions >= DWELL_MIN_IMPRESSIONS && f.dwellAtThreshold * 100 >= f.impressions * DWELL_SHARE_PERCENT) fired.push('dwell_at_threshold')
   if (f.offerAgeCount >= REGULAR_MIN_VIEWS && f.offerAgeStddevMs !== null && f.offerAgeStddevMs < REGULAR_MAX_STDDEV_MS) fired.push('regular_intervals')
   if (f.impressions >= NO_CLICKS_MIN_IMPRESSIONS && f.clicks === 0) fired.push('no_clicks')
@@ -101,16 +201,16 @@ function verdictOf(fired: readonly Signal[]): Verdict {
   return { score, signals, invalid: score >= INVALID_SCORE }
 }
 
-export function scoreSource(f: SourceFigures, blocked: boolean): Verdict {
-  const fired = commonSignals(f)
+export function scoreSource(f: SourceFigures, blocked: boolean, population: Population = NO_POPULATION): Verdict {
+  const fired = commonSignals(f, population)
   if (blocked) fired.push('blocked')
   if (f.viewers >= MANY_VIEWERS_MIN) fired.push('many_viewers')
   if (f.topViewerImpressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
   return verdictOf(fired)
 }
 
-export function scoreViewer(f: ViewerFigures, blocked: boolean): Verdict {
-  const fired = commonSignals(f)
+export function scoreViewer(f: ViewerFigures, blocked: boolean, population: Population = NO_POPULATION): Verdict {
+  const fired = commonSignals(f, population)
   if (blocked) fired.push('blocked')
   if (f.impressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
   return verdictOf(fired)
@@ -135,13 +235,14 @@ export function judgeDay(
   blocks: readonly TrafficBlock[],
 ): { sources: Scored<SourceFigures>[]; viewers: Scored<ViewerFigures>[] } {
   const blocked = new BlockList(blocks)
+  const population = populationOf(viewers)
   return {
     sources: rank(
-      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.blocksSource(f.source)) })),
+      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.blocksSource(f.source), population) })),
       (f) => f.source,
     ),
     viewers: rank(
-      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.blocksViewer(f.viewerKey)) })),
+      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.blocksViewer(f.viewerKey), population) })),
       (f) => f.viewerKey,
     ),
   }

@@ -54,7 +54,8 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
       FROM ledger_events e
       WHERE e.source IS NOT NULL AND e.occurred_at >= ${start} AND e.occurred_at < ${end}
         AND e.billable AND e.event_type IN ('impression', 'click')
-        AND (e.source = ANY(${sources}::text[]) OR e.viewer_key = ANY(${viewers}::text[]))
+        -- IN (SELECT unnest(...)) is a hashed lookup; = ANY(array) would compare every row with every key.
+        AND (e.source IN (SELECT unnest(${sources}::text[])) OR e.viewer_key IN (SELECT unnest(${viewers}::text[])))
     ),
     claimed AS (
       INSERT INTO ledger_claims (impression_id, kind, claimed_at)

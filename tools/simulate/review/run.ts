@@ -148,7 +148,9 @@ export async function runReviewSimulation(options: ReviewSimulationOptions = {})
       }
     })
     // The real job reviews the closed day when the clock passes 00:10 UTC of the next.
+    log(`  the day ends; the traffic review runs (${Math.round(performance.now() - started) / 1000} s)`)
     await expect(await http.call('POST', '/admin/v1/clock', { now: new Date(dayStartMs + AFTER_REVIEW_MS).toISOString() }, admin), [200], 'POST /admin/v1/clock')
+    log(`  reviewed; reading what was credited (${Math.round(performance.now() - started) / 1000} s)`)
     const outcomes = await readSourceOutcomes(target.db, dayStartMs, dayStartMs + DAY_MS)
     const familyOf = new Map<string, Family>()
     const viewers = new Map<Family, number>()
