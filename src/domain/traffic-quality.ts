@@ -87,8 +87,10 @@ export const NO_CLICKS_MIN_IMPRESSIONS = 200
 
 /*
  * The population signals compare an entity with the day's population of viewers (`Population`):
- * each fires only past a fixed bound AND past a bound relative to the population, so an odd day
- * (mostly bots, mostly one kind of client) makes them stricter, never looser. All need a sample.
+ * each has a fixed bound, and the day's reference share moves it towards the stricter side by at
+ * most half (a day on which typical viewers rarely send topics asks for fewer topics still before
+ * calling a viewer odd). The reference is clamped, so a flood of bots that makes itself the
+ * population can tighten a signal by half but never switch it off. All need a sample.
  */
 /** The dwell under which a view is not billable (domain/delivery.ts bills 9.5 s or more). */
 export const BILLABLE_DWELL_MS = 9_500
@@ -96,19 +98,21 @@ export const BILLABLE_DWELL_MS = 9_500
 export const LONG_GAP_MS = 60_000
 /** Population signals need this many measured views (gaps, for no_pauses) of the entity. */
 export const POPULATION_MIN_VIEWS = 30
-/** few_topics: under FEW_TOPICS_MAX_PERCENT % of the views carry a topic, and under a quarter of the population's reference share. */
+/** few_topics: under FEW_TOPICS_MAX_PERCENT % of the views carry a topic, and under a quarter of the reference share. */
 export const FEW_TOPICS_MAX_PERCENT = 20
 export const FEW_TOPICS_OF_POPULATION = 0.25
-/** no_pauses: under NO_PAUSES_MAX_PERCENT % of the gaps are pauses, and under a fifth of the population's reference share. */
+/** no_pauses: under NO_PAUSES_MAX_PERCENT % of the gaps are pauses, and under a fifth of the reference share. */
 export const NO_PAUSES_MAX_PERCENT = 2
 export const NO_PAUSES_OF_POPULATION = 0.2
-/** no_short_views: under NO_SHORT_MAX_PERCENT % of the views are short, and under a fifth of the population's reference share. */
+/** no_short_views: under NO_SHORT_MAX_PERCENT % of the views are short, and under a fifth of the reference share. */
 export const NO_SHORT_MAX_PERCENT = 2
 export const NO_SHORT_OF_POPULATION = 0.2
-/** click_rate: at least CLICK_RATE_MIN_CLICKS clicks, at least CLICK_RATE_MIN_PERCENT % of the views, and five times the population's reference rate. */
+/** click_rate: at least CLICK_RATE_MIN_CLICKS clicks, at least CLICK_RATE_MIN_PERCENT % of the views, and five times the reference rate. */
 export const CLICK_RATE_MIN_CLICKS = 5
 export const CLICK_RATE_MIN_PERCENT = 5
 export const CLICK_RATE_OF_POPULATION = 5
+/** How far the population may move a bound: to half of it at most (a factor on the bound). */
+export const POPULATION_TIGHTENS_AT_MOST = 0.5
 
 /** Points per signal; `blocked` alone makes the score MAX_SCORE. */
 export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
@@ -125,11 +129,10 @@ export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
 }
 
 /**
- * What the day's viewers look like, over viewers with at least POPULATION_MIN_VIEWS measured views.
- * Bots can be most of a day's viewers, so each reference is a quantile on the honest side of the
- * distribution: the 90th percentile of the shares of views with topics, of pauses and of short
- * views (bots sit at zero), the 25th percentile of click rates (bots that click sit high). Null
- * when no viewer qualifies.
+ * What the day's viewers look like, over viewers with at least POPULATION_MIN_VIEWS measured views:
+ * each reference is a quantile on the honest side of the distribution, the 90th percentile of the
+ * shares of views with topics, of pauses and of short views (bots sit at zero), the 25th percentile
+ * of click rates (bots that click sit high). Null when no viewer qualifies.
  */
 export interface Population {
   topicShare: number | null
@@ -159,19 +162,22 @@ export function populationOf(viewers: readonly TrafficFigures[]): Population {
   }
 }
 
-/** Below both a fixed share and a share of the population's (the population's when it has none: the fixed one alone). */
-const below = (share: number, maxPercent: number, population: number | null, ofPopulation: number) =>
-  share * 100 < maxPercent && (population === null || share < population * ofPopulation)
+/** The bound a share must stay under: the fixed one, tightened by the population's reference to half of it at most. */
+const shareBound = (maxPercent: number, reference: number | null, ofPopulation: number) =>
+  Math.max((maxPercent / 100) * POPULATION_TIGHTENS_AT_MOST, Math.min(maxPercent / 100, reference === null ? Infinity : reference * ofPopulation))
+
+/** The click rate an entity must reach: the fixed one, raised by the population's reference to twice it at most. */
+const clickBound = (reference: number | null) =>
+  Math.min((CLICK_RATE_MIN_PERCENT / 100) / POPULATION_TIGHTENS_AT_MOST, Math.max(CLICK_RATE_MIN_PERCENT / 100, reference === null ? 0 : reference * CLICK_RATE_OF_POPULATION))
 
 function populationSignals(f: TrafficFigures, p: Population): Signal[] {
   const fired: Signal[] = []
   if (f.views >= POPULATION_MIN_VIEWS) {
-    if (below(f.topicViews / f.views, FEW_TOPICS_MAX_PERCENT, p.topicShare, FEW_TOPICS_OF_POPULATION)) fired.push('few_topics')
-    if (below(f.shortViews / f.views, NO_SHORT_MAX_PERCENT, p.shortShare, NO_SHORT_OF_POPULATION)) fired.push('no_short_views')
-    const rate = f.clicks / f.views
-    if (f.clicks >= CLICK_RATE_MIN_CLICKS && rate * 100 >= CLICK_RATE_MIN_PERCENT && (p.clickRate === null || rate >= p.clickRate * CLICK_RATE_OF_POPULATION)) fired.push('click_rate')
+    if (f.topicViews / f.views < shareBound(FEW_TOPICS_MAX_PERCENT, p.topicShare, FEW_TOPICS_OF_POPULATION)) fired.push('few_topics')
+    if (f.shortViews / f.views < shareBound(NO_SHORT_MAX_PERCENT, p.shortShare, NO_SHORT_OF_POPULATION)) fired.push('no_short_views')
+    if (f.clicks >= CLICK_RATE_MIN_CLICKS && f.clicks / f.views >= clickBound(p.clickRate)) fired.push('click_rate')
   }
-  if (f.gaps >= POPULATION_MIN_VIEWS && below(f.longGaps / f.gaps, NO_PAUSES_MAX_PERCENT, p.longGapShare, NO_PAUSES_OF_POPULATION)) fired.push('no_pauses')
+  if (f.gaps >= POPULATION_MIN_VIEWS && f.longGaps / f.gaps < shareBound(NO_PAUSES_MAX_PERCENT, p.longGapShare, NO_PAUSES_OF_POPULATION)) fired.push('no_pauses')
   return fired
 }
 export const MAX_SCORE = 100

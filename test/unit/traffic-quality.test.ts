@@ -232,7 +232,7 @@ test('judgeDay ranks by score, then views; lists every invalid entity and the to
     day.sources.map((s) => [s.source, s.score, s.invalid]),
     [
       ['192.0.2.99', 100, true],
-      ['198.51.100.9', 60, true],
+      ['198.51.100.9', 75, true],
       ['203.0.113.7', 25, false],
     ],
   )
@@ -294,7 +294,7 @@ test('the population signals, each at its fixed threshold (no population)', () =
   assert.deepEqual(signals(viewsOf(101, (i) => ({ clicked: i < 5 }))), [], '5 of 101 is under 5 %')
 })
 
-test('the population makes a signal stricter, never looser', () => {
+test('the population tightens a signal by half at most, so a flood of bots cannot switch it off', () => {
   const one = (samples: Sample[], population = NO_POPULATION) => scoreViewer(viewerOf('v', samples), false, population).signals
   const fewTopics = viewsOf(30, (i) => ({ topic: i < 5 }))
   // A day where only 40 % of a typical viewer's views carry topics: a quarter of that (10 %) is the bar.
@@ -302,11 +302,14 @@ test('the population makes a signal stricter, never looser', () => {
   assert.deepEqual(one(viewsOf(30, (i) => ({ topic: i < 2 })), { ...NO_POPULATION, topicShare: 0.4 }), ['few_topics'])
   // A day where everyone topics: the fixed 20 % still holds.
   assert.deepEqual(one(fewTopics, { ...NO_POPULATION, topicShare: 1 }), ['few_topics'])
-  // Clicks: a day whose typical viewer clicks 4 % of views wants 20 % from an entity.
-  const clicky = viewsOf(100, (i) => ({ clicked: i < 10 }))
+  // A day where bots that never send topics are the population: the bar is still 10 %.
+  assert.deepEqual(one(viewsOf(30, (i) => ({ topic: i < 2 })), { ...NO_POPULATION, topicShare: 0 }), ['few_topics'])
+  // Clicks: a day whose typical viewer clicks 4 % of views would want 20 %; the bar stops at 10 %.
+  const clicky = viewsOf(100, (i) => ({ clicked: i < 8 }))
   assert.deepEqual(one(clicky), ['click_rate'])
   assert.deepEqual(one(clicky, { ...NO_POPULATION, clickRate: 0.04 }), [])
-  // A day on which nobody pauses (a reference share of 1 %): a fifth of it is the bar.
+  assert.deepEqual(one(viewsOf(100, (i) => ({ clicked: i < 10 })), { ...NO_POPULATION, clickRate: 0.25 }), ['click_rate'])
+  // A day on which nobody pauses (a reference share of 1 %): the bar halves to 1 % of the gaps, no lower.
   assert.deepEqual(one(viewsOf(101, (i) => ({ paused: i === 50 })), { ...NO_POPULATION, longGapShare: 0.01 }), [])
 })
 

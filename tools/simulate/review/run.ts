@@ -23,11 +23,13 @@ const AFTER_REVIEW_MS = DAY_MS + 11 * 60_000
 /** Every setup campaign bids this, so every billable impression debits 5,000 micros. */
 const CPM_USD = 5
 const CAMPAIGNS = 8
+/** Minutes of traffic by default: long enough for every family's pattern, short enough for a test. */
+export const REVIEW_WINDOW_MINUTES = 20
 
 export interface ReviewSimulationOptions {
   /** Same seed, same agents, same requests in the same per-address order. Default 1. */
   seed?: number
-  /** Service minutes of traffic (default 60). */
+  /** Service minutes of traffic (default REVIEW_WINDOW_MINUTES). */
   windowMinutes?: number
   sizes?: Partial<FamilySizes>
   /** A running service with a manual clock and TRUST_PROXY, its operator token and its store; default: one started here (embedded store, in memory). */
@@ -109,7 +111,7 @@ const pct = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part
 
 export async function runReviewSimulation(options: ReviewSimulationOptions = {}): Promise<ReviewSummary> {
   const seed = (options.seed ?? 1) >>> 0
-  const windowMinutes = options.windowMinutes ?? 60
+  const windowMinutes = options.windowMinutes ?? REVIEW_WINDOW_MINUTES
   if (!(windowMinutes >= 10 && windowMinutes <= 16 * 60)) throw new Error('window must be 10-960 minutes')
   const sizes = { ...DEFAULT_SIZES, ...options.sizes }
   const log = options.progress ?? (() => {})
