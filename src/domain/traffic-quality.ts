@@ -124,7 +124,7 @@ export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
   no_clicks: 15,
   few_topics: 20,
   no_pauses: 20,
-  no_short_views: 15,
+  no_short_views: 10,
   click_rate: 35,
 }
 

@@ -121,7 +121,7 @@ test('a bot source with dwell 9,600 ms and offer age exactly 10,000 ms is invali
   const verdict = scoreSource(sourceOf('198.51.100.9', bot(40)), false)
   // Never a short view either (no_short_views: 30 views or more).
   assert.deepEqual(verdict.signals, ['dwell_at_threshold', 'regular_intervals', 'no_short_views'])
-  assert.equal(verdict.score, 75)
+  assert.equal(verdict.score, 70)
   assert.equal(verdict.invalid, true)
   assert.equal(INVALID_SCORE, 60)
   // One busy bot viewer of it, alone: the same two signals.
@@ -206,7 +206,7 @@ test('blocked scores 100 whatever else; signals add up and the sum is capped at 
   const everything: SourceFigures = { ...sourceOf('203.0.113.9', bot(400, 40)), topViewerImpressions: 2_000 }
   const verdict = scoreSource(everything, false)
   assert.deepEqual(verdict.signals, ['many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks', 'no_short_views'])
-  assert.equal(verdict.score, 100, '25 + 30 + 30 + 30 + 15 + 15, capped')
+  assert.equal(verdict.score, 100, '25 + 30 + 30 + 30 + 15 + 10, capped')
 })
 
 test('the block list as the review asks it: ranges hold their sources (IPv4 and IPv6 /64), viewer keys match exactly', () => {
@@ -232,7 +232,7 @@ test('judgeDay ranks by score, then views; lists every invalid entity and the to
     day.sources.map((s) => [s.source, s.score, s.invalid]),
     [
       ['192.0.2.99', 100, true],
-      ['198.51.100.9', 75, true],
+      ['198.51.100.9', 70, true],
       ['203.0.113.7', 25, false],
     ],
   )

@@ -71,7 +71,7 @@ async function expect(res: PoolReply, ok: number[], what: string): Promise<Recor
 }
 
 /** One approved advertiser with auto-pay and CAMPAIGNS untargeted campaigns at CPM_USD, 100,000 impressions each. */
-async function setUpAdvertiser(http: OriginPool, admin: Record<string, string>, tag: string): Promise<void> {
+export async function setUpAdvertiser(http: OriginPool, admin: Record<string, string>, tag: string): Promise<void> {
   const account = await expect(await http.call('POST', '/admin/v1/accounts', { email: `review-sim-${tag}@example.com` }, admin), [201], 'POST /admin/v1/accounts')
   const userId = String(account.user_id)
   for (const [path, body] of [
