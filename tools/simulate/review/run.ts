@@ -97,8 +97,7 @@ export async function setUpAdvertiser(http: OriginPool, admin: Record<string, st
     let res = await http.call('POST', '/v1/campaigns', body, auth)
     // With the surface split off, every campaign is blended.
     if (res.status === 400 && jsonObject(res.text).reason === 'surface_split_not_enabled') {
-      const { target_surface: _, ...blended } = body
-      res = await http.call('POST', '/v1/campaigns', blended, auth)
+      res = await http.call('POST', '/v1/campaigns', { ...body, target_surface: undefined }, auth)
     }
     const created = await expect(res, [201], 'POST /v1/campaigns')
     if (created.moderation_status === 'pending') {
