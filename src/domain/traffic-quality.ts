@@ -107,9 +107,14 @@ export const NO_PAUSES_OF_POPULATION = 0.2
 /** no_short_views: under NO_SHORT_MAX_PERCENT % of the views are short, and under a fifth of the reference share. */
 export const NO_SHORT_MAX_PERCENT = 2
 export const NO_SHORT_OF_POPULATION = 0.2
-/** click_rate: at least CLICK_RATE_MIN_CLICKS clicks, at least CLICK_RATE_MIN_PERCENT % of the views, and five times the reference rate. */
+/**
+ * click_rate: at least CLICK_RATE_MIN_CLICKS clicks, and even the low end of the click rate's 95 %
+ * confidence interval (Wilson) at least CLICK_RATE_MIN_PERCENT % of the views and five times the
+ * reference rate: people click about one line in a hundred, and a few lucky clicks in a few dozen
+ * views are not a pattern.
+ */
 export const CLICK_RATE_MIN_CLICKS = 5
-export const CLICK_RATE_MIN_PERCENT = 5
+export const CLICK_RATE_MIN_PERCENT = 10
 export const CLICK_RATE_OF_POPULATION = 5
 /** How far the population may move a bound: to half of it at most (a factor on the bound). */
 export const POPULATION_TIGHTENS_AT_MOST = 0.5
@@ -170,12 +175,21 @@ const shareBound = (maxPercent: number, reference: number | null, ofPopulation: 
 const clickBound = (reference: number | null) =>
   Math.min((CLICK_RATE_MIN_PERCENT / 100) / POPULATION_TIGHTENS_AT_MOST, Math.max(CLICK_RATE_MIN_PERCENT / 100, reference === null ? 0 : reference * CLICK_RATE_OF_POPULATION))
 
+/** The low end of the 95 % Wilson score interval of `hits` in `n`. */
+export function wilsonLow(hits: number, n: number): number {
+  if (n === 0) return 0
+  const z = 1.96
+  const p = hits / n
+  const z2 = z * z
+  return (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+}
+
 function populationSignals(f: TrafficFigures, p: Population): Signal[] {
   const fired: Signal[] = []
   if (f.views >= POPULATION_MIN_VIEWS) {
     if (f.topicViews / f.views < shareBound(FEW_TOPICS_MAX_PERCENT, p.topicShare, FEW_TOPICS_OF_POPULATION)) fired.push('few_topics')
     if (f.shortViews / f.views < shareBound(NO_SHORT_MAX_PERCENT, p.shortShare, NO_SHORT_OF_POPULATION)) fired.push('no_short_views')
-    if (f.clicks >= CLICK_RATE_MIN_CLICKS && f.clicks / f.views >= clickBound(p.clickRate)) fired.push('click_rate')
+    if (f.clicks >= CLICK_RATE_MIN_CLICKS && wilsonLow(f.clicks, f.views) >= clickBound(p.clickRate)) fired.push('click_rate')
   }
   if (f.gaps >= POPULATION_MIN_VIEWS && f.longGaps / f.gaps < shareBound(NO_PAUSES_MAX_PERCENT, p.longGapShare, NO_PAUSES_OF_POPULATION)) fired.push('no_pauses')
   return fired

@@ -13,6 +13,7 @@ import {
   populationOf,
   previousUtcDay,
   REGULAR_MIN_VIEWS,
+  wilsonLow,
   scoreSource,
   scoreViewer,
   utcDayRange,
@@ -288,10 +289,11 @@ test('the population signals, each at its fixed threshold (no population)', () =
   assert.deepEqual(signals(viewsOf(51, (i) => ({ paused: i === 10 }))), [], '1 of 50 gaps is 2 %')
   assert.deepEqual(signals(viewsOf(30, () => ({ paused: false }))), [], '29 gaps: too few to tell')
 
-  // click_rate: 5 clicks or more and at least 5 % of the views.
-  assert.deepEqual(signals(viewsOf(100, (i) => ({ clicked: i < 5 }))), ['click_rate'])
-  assert.deepEqual(signals(viewsOf(100, (i) => ({ clicked: i < 4 }))), [], 'four clicks')
-  assert.deepEqual(signals(viewsOf(101, (i) => ({ clicked: i < 5 }))), [], '5 of 101 is under 5 %')
+  // click_rate: 5 clicks or more, and the low end of the rate's 95 % interval at least 10 %.
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ clicked: i < 7 }))), ['click_rate'], '7 of 30: at least 11.8 %')
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ clicked: i < 6 }))), [], '6 of 30 (20 %) may be luck: at least 9.5 %')
+  assert.deepEqual(signals(viewsOf(48, (i) => ({ clicked: i < 6 }))), [], 'a person clicking 6 of 48 lines')
+  assert.equal(wilsonLow(0, 0), 0)
 })
 
 test('the population tightens a signal by half at most, so a flood of bots cannot switch it off', () => {
@@ -304,11 +306,11 @@ test('the population tightens a signal by half at most, so a flood of bots canno
   assert.deepEqual(one(fewTopics, { ...NO_POPULATION, topicShare: 1 }), ['few_topics'])
   // A day where bots that never send topics are the population: the bar is still 10 %.
   assert.deepEqual(one(viewsOf(30, (i) => ({ topic: i < 2 })), { ...NO_POPULATION, topicShare: 0 }), ['few_topics'])
-  // Clicks: a day whose typical viewer clicks 4 % of views would want 20 %; the bar stops at 10 %.
-  const clicky = viewsOf(100, (i) => ({ clicked: i < 8 }))
+  // Clicks: a day whose typical viewer clicks 4 % of views wants 20 %; a day of bots clicking 25 % would want 125 %, the bar stops at 20 %.
+  const clicky = viewsOf(100, (i) => ({ clicked: i < 25 }))
   assert.deepEqual(one(clicky), ['click_rate'])
   assert.deepEqual(one(clicky, { ...NO_POPULATION, clickRate: 0.04 }), [])
-  assert.deepEqual(one(viewsOf(100, (i) => ({ clicked: i < 10 })), { ...NO_POPULATION, clickRate: 0.25 }), ['click_rate'])
+  assert.deepEqual(one(viewsOf(100, (i) => ({ clicked: i < 35 })), { ...NO_POPULATION, clickRate: 0.25 }), ['click_rate'])
   // A day on which nobody pauses (a reference share of 1 %): the bar halves to 1 % of the gaps, no lower.
   assert.deepEqual(one(viewsOf(101, (i) => ({ paused: i === 50 })), { ...NO_POPULATION, longGapShare: 0.01 }), [])
 })
