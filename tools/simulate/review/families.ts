@@ -26,18 +26,6 @@ export const FAMILIES = [
 ] as const
 export type Family = (typeof FAMILIES)[number]
 
-export const HONEST_FAMILIES: readonly Family[] = ['honest_individuals', 'honest_office', 'honest_cgnat']
-
-export const FAMILY_LABELS: Readonly<Record<Family, string>> = {
-  honest_individuals: 'Honest individuals (one address each)',
-  honest_office: '50 honest people behind one office IPv4',
-  honest_cgnat: '500 honest viewers behind one CGNAT IPv4',
-  naive_bot: 'Naive bot (fixed gaps, dwell 9.6 s, no clicks)',
-  careful_bot: 'Careful bot (one address, 29 viewers, gaps 10-17 s)',
-  ipv6_48_bot: 'Bot spread over a /48 (16 /64s, 4 viewers each)',
-  residential_bot: 'Bot over 300 residential IPv4s, 3 viewers each',
-}
-
 /** What an agent asks of the service; each call is one real request. */
 export interface Wire {
   /** POST /serve/v1/decisions; the impression id, or null for no fill or a refusal. */
@@ -184,6 +172,7 @@ export class HonestPerson implements Agent {
 
 /** A bot's loop: decision → wait the dwell → view (→ a click every few rounds) → the next decision one gap after the last. */
 export class LoopBot implements Agent {
+  readonly startsAt: number
   readonly surface: 'extension' | 'terminal'
   readonly country: string | null
   readonly #r: () => number
@@ -219,7 +208,6 @@ export class LoopBot implements Agent {
     this.#nextDecisionAt = behaviour.startsAt
     if (this.#clickEvery) this.#roundsToClick = this.#clickEvery(this.#r)
   }
-  readonly startsAt: number
 
   async act(now: number, wire: Wire): Promise<number | null> {
     const v = this.#view

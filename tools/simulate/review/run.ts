@@ -13,7 +13,7 @@ import type { Db } from '../../../src/store/db.ts'
 import { readSourceOutcomes } from '../../../src/store/traffic-quality.ts'
 import { jsonObject, OriginPool, type PoolReply } from '../../lib/http.ts'
 import { runAgents, type EngineCounts } from './engine.ts'
-import { buildAgents, DEFAULT_SIZES, FAMILIES, HONEST_FAMILIES, type Family, type FamilySizes } from './families.ts'
+import { buildAgents, DEFAULT_SIZES, FAMILIES, type Family, type FamilySizes } from './families.ts'
 
 const DAY_MS = 86_400_000
 /** The window starts at 08:00 UTC of the simulated day. */
@@ -189,8 +189,6 @@ export const TARGETS: Readonly<Record<Family, { minCreditedPct?: number; maxCred
   ipv6_48_bot: { minCreditedPct: 90 },
   residential_bot: { minCreditedPct: 50 },
 }
-
-export const isHonest = (f: Family) => HONEST_FAMILIES.includes(f)
 
 /** The table of docs/invalid-traffic.md. */
 export function reviewTable(s: ReviewSummary): string {
