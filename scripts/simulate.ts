@@ -30,6 +30,9 @@
  * ever talks to the loopback origin given in --url: URLs in answers (view_url,
  * click_url, redirect targets) are never followed.
  *
+ * `--review` is another mode (tools/simulate/review/): labelled honest and bot families on a
+ * service of its own, then the real daily traffic review, and per family what it credited back.
+ *
  * `runSimulation(options)` is the programmatic entry point (the CLI wraps it).
  * The parts: tools/simulate/args.ts (this command line), traffic.ts (the
  * viewers and their behaviour), clock.ts (the timelines), setup.ts,
@@ -39,14 +42,21 @@ import { pathToFileURL } from 'node:url'
 import { HELP, parseCli } from '../tools/simulate/args.ts'
 import { summaryText } from '../tools/simulate/report.ts'
 import { runSimulation } from '../tools/simulate/run.ts'
+import { reviewTable, runReviewSimulation } from '../tools/simulate/review/run.ts'
 
 export { runSimulation, type SimulationOptions } from '../tools/simulate/run.ts'
 export { summaryText, type Summary } from '../tools/simulate/report.ts'
+export { reviewTable, runReviewSimulation, TARGETS, type ReviewSummary } from '../tools/simulate/review/run.ts'
 
 async function main(): Promise<void> {
   const cli = parseCli()
   if (cli.help) {
     process.stdout.write(`${HELP}\n`)
+    return
+  }
+  if (cli.review) {
+    const summary = await runReviewSimulation({ ...cli.review, progress: (line) => process.stderr.write(`${line}\n`) })
+    process.stdout.write(cli.json ? `${JSON.stringify(summary, null, 2)}\n` : `${reviewTable(summary)}\n`)
     return
   }
   const controller = new AbortController()

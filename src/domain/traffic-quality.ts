@@ -31,6 +31,14 @@ export interface TrafficFigures {
   offerAgeMeanMs: number | null
   /** Population standard deviation; null without any offer age. */
   offerAgeStddevMs: number | null
+  /** Measured views whose decision carried a topic (the ledger's `topic`). */
+  topicViews: number
+  /** Measured views with a dwell under the billing threshold (BILLABLE_DWELL_MS): the line left the screen early. */
+  shortViews: number
+  /** Gaps between one viewer's consecutive decisions (each view's decision is its time less its offer age). */
+  gaps: number
+  /** Of those, the gaps of LONG_GAP_MS or more: the viewer paused. */
+  longGaps: number
 }
 
 export interface SourceFigures extends TrafficFigures {
@@ -47,7 +55,18 @@ export interface ViewerFigures extends TrafficFigures {
   sources: number
 }
 
-export const SIGNALS = ['blocked', 'many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks'] as const
+export const SIGNALS = [
+  'blocked',
+  'many_viewers',
+  'heavy_viewer',
+  'dwell_at_threshold',
+  'regular_intervals',
+  'no_clicks',
+  'few_topics',
+  'no_pauses',
+  'no_short_views',
+  'click_rate',
+] as const
 export type Signal = (typeof SIGNALS)[number]
 
 /** many_viewers (sources only): this many distinct viewers or more. */
@@ -65,6 +84,41 @@ export const REGULAR_MAX_STDDEV_MS = 250
 /** no_clicks: at least this many impressions and not one click. */
 export const NO_CLICKS_MIN_IMPRESSIONS = 200
 
+
+/*
+ * The population signals compare an entity with the day's population of viewers (`Population`):
+ * each has a fixed bound, and the day's reference share moves it towards the stricter side by at
+ * most half (a day on which typical viewers rarely send topics asks for fewer topics still before
+ * calling a viewer odd). The reference is clamped, so a flood of bots that makes itself the
+ * population can tighten a signal by half but never switch it off. All need a sample.
+ */
+/** The dwell under which a view is not billable (domain/delivery.ts bills 9.5 s or more). */
+export const BILLABLE_DWELL_MS = 9_500
+/** A gap between two decisions of one viewer this long or longer is a pause. */
+export const LONG_GAP_MS = 60_000
+/** Population signals need this many measured views (gaps, for no_pauses) of the entity. */
+export const POPULATION_MIN_VIEWS = 30
+/** few_topics: under FEW_TOPICS_MAX_PERCENT % of the views carry a topic, and under a quarter of the reference share. */
+export const FEW_TOPICS_MAX_PERCENT = 20
+export const FEW_TOPICS_OF_POPULATION = 0.25
+/** no_pauses: under NO_PAUSES_MAX_PERCENT % of the gaps are pauses, and under a fifth of the reference share. */
+export const NO_PAUSES_MAX_PERCENT = 2
+export const NO_PAUSES_OF_POPULATION = 0.2
+/** no_short_views: under NO_SHORT_MAX_PERCENT % of the views are short, and under a fifth of the reference share. */
+export const NO_SHORT_MAX_PERCENT = 2
+export const NO_SHORT_OF_POPULATION = 0.2
+/**
+ * click_rate: at least CLICK_RATE_MIN_CLICKS clicks, and even the low end of the click rate's 95 %
+ * confidence interval (Wilson) at least CLICK_RATE_MIN_PERCENT % of the views and five times the
+ * reference rate: people click about one line in a hundred, and a few lucky clicks in a few dozen
+ * views are not a pattern.
+ */
+export const CLICK_RATE_MIN_CLICKS = 5
+export const CLICK_RATE_MIN_PERCENT = 10
+export const CLICK_RATE_OF_POPULATION = 5
+/** How far the population may move a bound: to half of it at most (a factor on the bound). */
+export const POPULATION_TIGHTENS_AT_MOST = 0.5
+
 /** Points per signal; `blocked` alone makes the score MAX_SCORE. */
 export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
   blocked: 100,
@@ -73,6 +127,72 @@ export const SIGNAL_POINTS: Readonly<Record<Signal, number>> = {
   dwell_at_threshold: 30,
   regular_intervals: 30,
   no_clicks: 15,
+  few_topics: 20,
+  no_pauses: 20,
+  no_short_views: 10,
+  click_rate: 35,
+}
+
+/**
+ * What the day's viewers look like, over viewers with at least POPULATION_MIN_VIEWS measured views:
+ * each reference is a quantile on the honest side of the distribution, the 90th percentile of the
+ * shares of views with topics, of pauses and of short views (bots sit at zero), the 25th percentile
+ * of click rates (bots that click sit high). Null when no viewer qualifies.
+ */
+export interface Population {
+  topicShare: number | null
+  longGapShare: number | null
+  shortShare: number | null
+  clickRate: number | null
+}
+
+/** No population: the population signals hold to their fixed bounds only. */
+export const NO_POPULATION: Population = { topicShare: null, longGapShare: null, shortShare: null, clickRate: null }
+
+/** The nearest-rank `q` quantile (0-1), or null for no values. */
+function quantile(xs: readonly number[], q: number): number | null {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
+}
+
+/** The day's population from its viewers' figures. */
+export function populationOf(viewers: readonly TrafficFigures[]): Population {
+  const sampled = viewers.filter((v) => v.views >= POPULATION_MIN_VIEWS)
+  return {
+    topicShare: quantile(sampled.map((v) => v.topicViews / v.views), 0.9),
+    longGapShare: quantile(sampled.filter((v) => v.gaps >= POPULATION_MIN_VIEWS).map((v) => v.longGaps / v.gaps), 0.9),
+    shortShare: quantile(sampled.map((v) => v.shortViews / v.views), 0.9),
+    clickRate: quantile(sampled.map((v) => v.clicks / v.views), 0.25),
+  }
+}
+
+/** The bound a share must stay under: the fixed one, tightened by the population's reference to half of it at most. */
+const shareBound = (maxPercent: number, reference: number | null, ofPopulation: number) =>
+  Math.max((maxPercent / 100) * POPULATION_TIGHTENS_AT_MOST, Math.min(maxPercent / 100, reference === null ? Infinity : reference * ofPopulation))
+
+/** The click rate an entity must reach: the fixed one, raised by the population's reference to twice it at most. */
+const clickBound = (reference: number | null) =>
+  Math.min((CLICK_RATE_MIN_PERCENT / 100) / POPULATION_TIGHTENS_AT_MOST, Math.max(CLICK_RATE_MIN_PERCENT / 100, reference === null ? 0 : reference * CLICK_RATE_OF_POPULATION))
+
+/** The low end of the 95 % Wilson score interval of `hits` in `n`. */
+export function wilsonLow(hits: number, n: number): number {
+  if (n === 0) return 0
+  const z = 1.96
+  const p = hits / n
+  const z2 = z * z
+  return (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+}
+
+function populationSignals(f: TrafficFigures, p: Population): Signal[] {
+  const fired: Signal[] = []
+  if (f.views >= POPULATION_MIN_VIEWS) {
+    if (f.topicViews / f.views < shareBound(FEW_TOPICS_MAX_PERCENT, p.topicShare, FEW_TOPICS_OF_POPULATION)) fired.push('few_topics')
+    if (f.shortViews / f.views < shareBound(NO_SHORT_MAX_PERCENT, p.shortShare, NO_SHORT_OF_POPULATION)) fired.push('no_short_views')
+    if (f.clicks >= CLICK_RATE_MIN_CLICKS && wilsonLow(f.clicks, f.views) >= clickBound(p.clickRate)) fired.push('click_rate')
+  }
+  if (f.gaps >= POPULATION_MIN_VIEWS && f.longGaps / f.gaps < shareBound(NO_PAUSES_MAX_PERCENT, p.longGapShare, NO_PAUSES_OF_POPULATION)) fired.push('no_pauses')
+  return fired
 }
 export const MAX_SCORE = 100
 /** A score this high or higher is invalid traffic. */
@@ -87,8 +207,8 @@ export interface Verdict {
 }
 
 /** The signals both kinds share. */
-function commonSignals(f: TrafficFigures): Signal[] {
-  const fired: Signal[] = []
+function commonSignals(f: TrafficFigures, p: Population): Signal[] {
+  const fired: Signal[] = populationSignals(f, p)
   if (f.impressions >= DWELL_MIN_IMPRESSIONS && f.dwellAtThreshold * 100 >= f.impressions * DWELL_SHARE_PERCENT) fired.push('dwell_at_threshold')
   if (f.offerAgeCount >= REGULAR_MIN_VIEWS && f.offerAgeStddevMs !== null && f.offerAgeStddevMs < REGULAR_MAX_STDDEV_MS) fired.push('regular_intervals')
   if (f.impressions >= NO_CLICKS_MIN_IMPRESSIONS && f.clicks === 0) fired.push('no_clicks')
@@ -101,16 +221,16 @@ function verdictOf(fired: readonly Signal[]): Verdict {
   return { score, signals, invalid: score >= INVALID_SCORE }
 }
 
-export function scoreSource(f: SourceFigures, blocked: boolean): Verdict {
-  const fired = commonSignals(f)
+export function scoreSource(f: SourceFigures, blocked: boolean, population: Population = NO_POPULATION): Verdict {
+  const fired = commonSignals(f, population)
   if (blocked) fired.push('blocked')
   if (f.viewers >= MANY_VIEWERS_MIN) fired.push('many_viewers')
   if (f.topViewerImpressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
   return verdictOf(fired)
 }
 
-export function scoreViewer(f: ViewerFigures, blocked: boolean): Verdict {
-  const fired = commonSignals(f)
+export function scoreViewer(f: ViewerFigures, blocked: boolean, population: Population = NO_POPULATION): Verdict {
+  const fired = commonSignals(f, population)
   if (blocked) fired.push('blocked')
   if (f.impressions > HEAVY_VIEWER_ABOVE) fired.push('heavy_viewer')
   return verdictOf(fired)
@@ -135,13 +255,14 @@ export function judgeDay(
   blocks: readonly TrafficBlock[],
 ): { sources: Scored<SourceFigures>[]; viewers: Scored<ViewerFigures>[] } {
   const blocked = new BlockList(blocks)
+  const population = populationOf(viewers)
   return {
     sources: rank(
-      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.blocksSource(f.source)) })),
+      sources.map((f) => ({ ...f, ...scoreSource(f, blocked.blocksSource(f.source), population) })),
       (f) => f.source,
     ),
     viewers: rank(
-      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.blocksViewer(f.viewerKey)) })),
+      viewers.map((f) => ({ ...f, ...scoreViewer(f, blocked.blocksViewer(f.viewerKey), population) })),
       (f) => f.viewerKey,
     ),
   }

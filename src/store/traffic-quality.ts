@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from './db.ts'
-import { DWELL_WINDOW_FROM_MS, DWELL_WINDOW_TO_MS, type SourceFigures, type ViewerFigures } from '../domain/traffic-quality.ts'
+import { BILLABLE_DWELL_MS, DWELL_WINDOW_FROM_MS, DWELL_WINDOW_TO_MS, LONG_GAP_MS, type SourceFigures, type ViewerFigures } from '../domain/traffic-quality.ts'
 
 /**
  * A UTC day's traffic figures per source and per viewer for the review (domain/traffic-quality.ts),
@@ -28,12 +28,26 @@ const commonCounts = sql`
   count(*) FILTER (WHERE e.event_type = 'click')::int8 AS clicks,
   coalesce(sum(e.debit_micros) FILTER (WHERE e.event_type IN ('impression', 'click')), 0)::int8 AS debit_micros,
   count(*) FILTER (WHERE e.event_type = 'impression' AND e.dwell_ms >= ${DWELL_WINDOW_FROM_MS} AND e.dwell_ms < ${DWELL_WINDOW_TO_MS})::int8 AS dwell_at_threshold,
-  count(e.offer_age_ms) FILTER (WHERE ${MEASURED})::int8 AS offer_age_count`
+  count(e.offer_age_ms) FILTER (WHERE ${MEASURED})::int8 AS offer_age_count,
+  count(*) FILTER (WHERE ${MEASURED} AND e.topic IS NOT NULL)::int8 AS topic_views,
+  count(*) FILTER (WHERE ${MEASURED} AND e.dwell_ms < ${BILLABLE_DWELL_MS})::int8 AS short_views,
+  count(e.gap_ms)::int8 AS gaps,
+  count(*) FILTER (WHERE e.gap_ms >= ${LONG_GAP_MS})::int8 AS long_gaps`
 
-/** The day's rows with a source: an index range of `ledger_sourced_time`. */
+/**
+ * The day's rows with a source (an index range of `ledger_sourced_time`), each measured view with
+ * `gap_ms`: the time from its viewer's previous decision to its own (a decision is its view's time
+ * less the offer age; the viewer's first has none).
+ */
 const dayRows = (startMs: number, endMs: number): RawBuilder<unknown> => sql`
-  SELECT source, viewer_key, event_type, reason, dwell_ms, debit_micros, offer_age_ms FROM ledger_events
-  WHERE source IS NOT NULL AND occurred_at >= ${new Date(startMs)} AND occurred_at < ${new Date(endMs)}`
+  SELECT d.*, d.decided_ms - lag(d.decided_ms) OVER (PARTITION BY d.viewer_key, d.decided_ms IS NULL ORDER BY d.decided_ms) AS gap_ms
+  FROM (
+    SELECT source, viewer_key, event_type, reason, dwell_ms, debit_micros, offer_age_ms, topic,
+      CASE WHEN event_type IN ('impression', 'view') AND offer_age_ms IS NOT NULL
+        THEN extract(epoch FROM occurred_at)::float8 * 1000 - offer_age_ms END AS decided_ms
+    FROM ledger_events
+    WHERE source IS NOT NULL AND occurred_at >= ${new Date(startMs)} AND occurred_at < ${new Date(endMs)}
+  ) d`
 
 interface CommonRow {
   views: number
@@ -46,6 +60,10 @@ interface CommonRow {
   offer_age_count: number
   offer_age_mean_ms: number | null
   offer_age_stddev_ms: number | null
+  topic_views: number
+  short_views: number
+  gaps: number
+  long_gaps: number
   total: number
 }
 
@@ -60,6 +78,10 @@ const common = (r: CommonRow) => ({
   offerAgeCount: r.offer_age_count,
   offerAgeMeanMs: r.offer_age_mean_ms,
   offerAgeStddevMs: r.offer_age_stddev_ms,
+  topicViews: r.topic_views,
+  shortViews: r.short_views,
+  gaps: r.gaps,
+  longGaps: r.long_gaps,
 })
 
 /**
@@ -83,6 +105,7 @@ export async function readSourceFigures(db: Db, startMs: number, endMs: number):
         sum(p.views)::int8 AS views, sum(p.impressions)::int8 AS impressions, sum(p.voided)::int8 AS voided,
         sum(p.invalid_views)::int8 AS invalid_views, sum(p.clicks)::int8 AS clicks, sum(p.debit_micros)::int8 AS debit_micros,
         sum(p.dwell_at_threshold)::int8 AS dwell_at_threshold, sum(p.offer_age_count)::int8 AS offer_age_count,
+        sum(p.topic_views)::int8 AS topic_views, sum(p.short_views)::int8 AS short_views, sum(p.gaps)::int8 AS gaps, sum(p.long_gaps)::int8 AS long_gaps,
         sum(p.age_sum) AS age_sum, sum(p.age_squares) AS age_squares,
         count(*) FILTER (WHERE p.views > 0)::int8 AS viewers,
         coalesce(max(v.impressions), 0)::int8 AS top_viewer_impressions
@@ -90,6 +113,7 @@ export async function readSourceFigures(db: Db, startMs: number, endMs: number):
       GROUP BY p.source
     )
     SELECT s.source, s.views, s.impressions, s.voided, s.invalid_views, s.clicks, s.debit_micros, s.dwell_at_threshold, s.offer_age_count,
+      s.topic_views, s.short_views, s.gaps, s.long_gaps,
       s.age_sum / nullif(s.offer_age_count, 0) AS offer_age_mean_ms,
       sqrt(greatest(0, s.age_squares / nullif(s.offer_age_count, 0) - (s.age_sum / nullif(s.offer_age_count, 0)) ^ 2)) AS offer_age_stddev_ms,
       s.viewers, s.top_viewer_impressions, count(*) OVER ()::int8 AS total
@@ -154,3 +178,49 @@ export async function listTrafficCredits(db: Db, day: string): Promise<TrafficCr
     .orderBy('t.campaign_id')
     .execute()
 }
+
+/** What one source billed over a day, what the review voided of it, and what the bounds refused when it was served. */
+export interface SourceOutcome {
+  source: string
+  /** Billable impressions and clicks as served, voided ones included, and their debits. */
+  billedUnits: number
+  billedMicros: number
+  /** Of those, voided by the review, and the debits it gave back. */
+  voidedUnits: number
+  voidedMicros: number
+  /** Views refused at serving time as invalid traffic (the per-source bounds, the block list). */
+  refusedViews: number
+}
+
+/**
+ * Per source over [startMs, endMs): billed, voided and refused units (the review simulation's
+ * read-out, tools/simulate/review). A voided unit's money is the debit of the row it voids.
+ */
+export async function readSourceOutcomes(db: Db, startMs: number, endMs: number): Promise<SourceOutcome[]> {
+  const result = await sql<{ source: string; billed_units: number; billed_micros: number; voided_units: number; voided_micros: number; refused_views: number }>`
+    WITH day AS MATERIALIZED (${dayRowsWithId(startMs, endMs)}),
+    voided AS (SELECT impression_id, event_type FROM day WHERE event_type IN ('voided_impression', 'voided_click'))
+    SELECT d.source,
+      count(*) FILTER (WHERE d.billable AND d.event_type IN ('impression', 'click'))::int8 AS billed_units,
+      coalesce(sum(d.debit_micros) FILTER (WHERE d.billable AND d.event_type IN ('impression', 'click')), 0)::int8 AS billed_micros,
+      count(v.impression_id)::int8 AS voided_units,
+      coalesce(sum(d.debit_micros) FILTER (WHERE v.impression_id IS NOT NULL), 0)::int8 AS voided_micros,
+      count(*) FILTER (WHERE d.event_type = 'view' AND d.reason = 'invalid_traffic')::int8 AS refused_views
+    FROM day d
+    LEFT JOIN voided v ON d.billable AND v.impression_id = d.impression_id
+      AND v.event_type = CASE d.event_type WHEN 'impression' THEN 'voided_impression' WHEN 'click' THEN 'voided_click' END
+    GROUP BY d.source
+    ORDER BY d.source`.execute(db)
+  return result.rows.map((r) => ({
+    source: r.source,
+    billedUnits: r.billed_units,
+    billedMicros: r.billed_micros,
+    voidedUnits: r.voided_units,
+    voidedMicros: r.voided_micros,
+    refusedViews: r.refused_views,
+  }))
+}
+
+const dayRowsWithId = (startMs: number, endMs: number): RawBuilder<unknown> => sql`
+  SELECT source, impression_id, event_type, billable, reason, debit_micros FROM ledger_events
+  WHERE source IS NOT NULL AND occurred_at >= ${new Date(startMs)} AND occurred_at < ${new Date(endMs)}`

@@ -32,10 +32,10 @@ async function campaign(): Promise<void> {
 }
 
 /** Decisions for each viewer from `address`, the clock moved `seconds`, then a view of each with its dwell. */
-async function round(address: string, viewers: string[], seconds: number, dwellOf: (i: number) => number): Promise<Decision[]> {
+async function round(address: string, viewers: string[], seconds: number, dwellOf: (i: number) => number, topics?: string[]): Promise<Decision[]> {
   const offers: Decision[] = []
   for (const viewer of viewers) {
-    const offer = await decide(h.anonymous, { country, viewer_id: viewer }, address)
+    const offer = await decide(h.anonymous, { country, viewer_id: viewer, ...(topics ? { topics } : {}) }, address)
     assert.ok(offer, `no ad for ${viewer}`)
     offers.push(offer)
   }
@@ -55,13 +55,14 @@ const judge = async (query = `day=${DAY}`) => {
 
 test('a day ranked by score: a bot source (dwell 9.6 s, every report 10 s after its decision) is first and invalid; an office of honest viewers is valid', async () => {
   await campaign()
-  // The office: 40 people behind one address, three rounds some seconds apart, varied dwell, a few clicks.
+  // The office: 40 people behind one address, three rounds some seconds apart, varied dwell, a few clicks (about 3 %),
+  // topics on every decision (what the real clients send).
   const people = Array.from({ length: 40 }, (_, i) => `office-${i}`)
   let clicks = 0
   for (const [r, seconds] of [11, 14.5, 23].entries()) {
-    const offers = await round(OFFICE, people, seconds, (i) => Math.min(seconds * 1000, 9_800 + ((i * 379 + r * 1_013) % 13_000)))
+    const offers = await round(OFFICE, people, seconds, (i) => Math.min(seconds * 1000, 9_800 + ((i * 379 + r * 1_013) % 13_000)), ['python'])
     for (const [i, offer] of offers.entries()) {
-      if ((i + r) % 9 !== 0) continue
+      if ((i + r) % 30 !== 0) continue
       const click = await h.anonymous.get(`/serve/v1/impressions/${offer.impression_id}/click`, { headers: { 'x-forwarded-for': OFFICE } })
       assert.equal(click.status, 302)
       clicks++
@@ -90,8 +91,9 @@ test('a day ranked by score: a bot source (dwell 9.6 s, every report 10 s after 
 
   const office = day.sources.find((s: any) => s.source === OFFICE)
   assert.ok(office, 'the office is listed')
-  assert.deepEqual(office.signals, ['many_viewers'])
-  assert.equal(office.score, 25)
+  // Three rounds within a minute and never a short view: no pause, no short view; with many viewers still under 60.
+  assert.deepEqual(office.signals, ['many_viewers', 'no_pauses', 'no_short_views'])
+  assert.equal(office.score, 55)
   assert.equal(office.invalid, false)
   assert.deepEqual([office.views, office.billable, office.viewers, office.clicks, office.invalid_views], [120, 120, 40, clicks, 0])
   assert.ok(office.offer_age.stddev_ms > 250, `irregular: ${office.offer_age.stddev_ms}`)

@@ -19,8 +19,8 @@ const from = (address: string) => new Client(h, { 'x-forwarded-for': address })
 const DAY = '2026-11-02'
 
 /** Decisions for `viewers` from `address`, `wait` seconds, then each view with its dwell; returns the offers. */
-async function round(country: string, address: string, viewers: string[], wait: number, dwell: (i: number) => number): Promise<Decision[]> {
-  const offers = await Promise.all(viewers.map((viewer_id) => decide(h.anonymous, { country, viewer_id }, address)))
+async function round(country: string, address: string, viewers: string[], wait: number, dwell: (i: number) => number, topics?: string[]): Promise<Decision[]> {
+  const offers = await Promise.all(viewers.map((viewer_id) => decide(h.anonymous, { country, viewer_id, ...(topics ? { topics } : {}) }, address)))
   await advance(h, wait)
   const filled = offers.filter((o): o is Decision => o !== null)
   assert.equal(filled.length, viewers.length)
@@ -36,17 +36,18 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
   const campaignId: string = created.body.campaign_id
 
   // A bot behind one address: 40 invented viewers, dwell just over the threshold, each view exactly
-  // ten seconds after its decision. An office behind another: 30 people, varied dwell and timing, clicks.
+  // ten seconds after its decision. An office behind another: 30 people, varied dwell and timing, a click a round,
+  // topics from their projects' manifests (what the real clients send).
   const bots = Array.from({ length: 40 }, (_, i) => `review-bot-${process.pid}-${i}`)
   const office = Array.from({ length: 30 }, (_, i) => `review-office-${process.pid}-${i}`)
   let honest = 0
   for (const [r, wait] of [13, 21, 34].entries()) {
     await round(country, '203.0.113.120', bots, 10, () => 9_600)
     const dwell = (i: number) => [9_800, 12_000, 20_000, 31_000, 4_000][(i + r) % 5]!
-    const offers = await round(country, '198.51.100.77', office, wait, dwell)
+    const offers = await round(country, '198.51.100.77', office, wait, dwell, ['typescript', 'react'])
     // Billable: at least 9.5 s, and no longer than the time since the decision (plus a second).
     honest += office.filter((_, i) => dwell(i) >= 9_500 && dwell(i) <= wait * 1000 + 1000).length
-    for (const o of offers.filter((_, i) => i % 6 === r)) await from('198.51.100.77').get(`/serve/v1/impressions/${o.impression_id}/click`)
+    for (const o of offers.filter((_, i) => i % 30 === r)) await from('198.51.100.77').get(`/serve/v1/impressions/${o.impression_id}/click`)
   }
   const botDebits = await sql<{ n: number; micros: number }>`
     SELECT count(*)::int AS n, coalesce(sum(debit_micros), 0)::int8 AS micros FROM ledger_events

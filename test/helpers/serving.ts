@@ -33,7 +33,7 @@ export function viewerAddress(viewerId: string): string {
 }
 
 /** A decision for one viewer, sent from the viewer's own address (`viewerAddress`) unless `address` names one. */
-export async function decide(client: Client, body: { surface?: string; viewer_id?: string; country?: string }, address?: string): Promise<Decision | null> {
+export async function decide(client: Client, body: { surface?: string; viewer_id?: string; country?: string; topics?: string[] }, address?: string): Promise<Decision | null> {
   const viewerId = body.viewer_id ?? `viewer-${Math.random()}`
   const res = await client.post(
     '/serve/v1/decisions',

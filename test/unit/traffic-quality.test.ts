@@ -8,8 +8,12 @@ import {
   LISTED_PER_KIND,
   MANY_VIEWERS_MIN,
   NO_CLICKS_MIN_IMPRESSIONS,
+  NO_POPULATION,
+  POPULATION_MIN_VIEWS,
+  populationOf,
   previousUtcDay,
   REGULAR_MIN_VIEWS,
+  wilsonLow,
   scoreSource,
   scoreViewer,
   utcDayRange,
@@ -19,13 +23,19 @@ import {
 } from '../../src/domain/traffic-quality.ts'
 import { BlockList } from '../../src/domain/invalid-traffic.ts'
 
-/** One measured view as the ledger holds it: billable or not, its dwell and offer age, and whether it was clicked. */
+/**
+ * One measured view as the ledger holds it: billable or not, its dwell and offer age, whether it was
+ * clicked, whether its decision carried a topic (default yes) and whether its viewer paused a minute
+ * or more before that decision (default yes; a viewer's first view has no gap).
+ */
 interface Sample {
   viewer: string
   billable: boolean
   dwellMs: number
   offerAgeMs: number
   clicked?: boolean
+  topic?: boolean
+  paused?: boolean
 }
 
 /** The day's figures of a set of views, computed as the store's query computes them. */
@@ -34,6 +44,8 @@ function figuresOf(samples: readonly Sample[]): TrafficFigures {
   const mean = ages.length ? ages.reduce((a, b) => a + b, 0) / ages.length : null
   const stddev = mean === null ? null : Math.sqrt(ages.reduce((a, b) => a + (b - mean) ** 2, 0) / ages.length)
   const billable = samples.filter((s) => s.billable)
+  const seen = new Set<string>()
+  const gapped = samples.filter((s) => seen.has(s.viewer) || (seen.add(s.viewer), false))
   return {
     views: samples.length,
     impressions: billable.length,
@@ -45,6 +57,10 @@ function figuresOf(samples: readonly Sample[]): TrafficFigures {
     offerAgeCount: ages.length,
     offerAgeMeanMs: mean,
     offerAgeStddevMs: stddev,
+    topicViews: samples.filter((s) => s.topic !== false).length,
+    shortViews: samples.filter((s) => s.dwellMs < 9_500).length,
+    gaps: gapped.length,
+    longGaps: gapped.filter((s) => s.paused !== false).length,
   }
 }
 
@@ -74,8 +90,10 @@ function office(): Sample[] {
   for (let v = 0; v < 50; v++) {
     const views = 2 + Math.floor(next() * 4)
     for (let i = 0; i < views; i++) {
-      const dwellMs = 9_500 + Math.floor(next() * 20_500)
-      samples.push({ viewer: `office-${v}`, billable: true, dwellMs, offerAgeMs: dwellMs + Math.floor(next() * 60_000), clicked: next() < 0.05 })
+      // One view in five left the screen early (a short, non-billable view).
+      const short = next() < 0.2
+      const dwellMs = short ? 1_000 + Math.floor(next() * 8_000) : 9_500 + Math.floor(next() * 20_500)
+      samples.push({ viewer: `office-${v}`, billable: !short, dwellMs, offerAgeMs: dwellMs + Math.floor(next() * 60_000), clicked: !short && next() < 0.05 })
     }
   }
   return samples
@@ -102,12 +120,13 @@ test('an office of 50 honest viewers behind one address is valid: many viewers a
 
 test('a bot source with dwell 9,600 ms and offer age exactly 10,000 ms is invalid', () => {
   const verdict = scoreSource(sourceOf('198.51.100.9', bot(40)), false)
-  assert.deepEqual(verdict.signals, ['dwell_at_threshold', 'regular_intervals'])
-  assert.equal(verdict.score, 60)
+  // Never a short view either (no_short_views: 30 views or more).
+  assert.deepEqual(verdict.signals, ['dwell_at_threshold', 'regular_intervals', 'no_short_views'])
+  assert.equal(verdict.score, 70)
   assert.equal(verdict.invalid, true)
   assert.equal(INVALID_SCORE, 60)
   // One busy bot viewer of it, alone: the same two signals.
-  const one = scoreViewer(viewerOf('bot-0', bot(30, 1)), false)
+  const one = scoreViewer(viewerOf('bot-0', bot(29, 1)), false)
   assert.deepEqual(one.signals, ['dwell_at_threshold', 'regular_intervals'])
   assert.equal(one.invalid, true)
 })
@@ -138,7 +157,11 @@ test('each signal at its threshold', () => {
   // no_clicks: 200 impressions and no click; one click, or 199 impressions, do not fire.
   const clicks = (n: number, clicked: number) =>
     scoreViewer(
-      viewerOf('v', Array.from({ length: n }, (_, i) => ({ viewer: 'v', billable: true, dwellMs: 12_000 + (i % 7) * 1_000, offerAgeMs: 15_000 + (i % 13) * 997, clicked: i < clicked }))),
+      viewerOf('v', [
+        ...Array.from({ length: n }, (_, i) => ({ viewer: 'v', billable: true, dwellMs: 12_000 + (i % 7) * 1_000, offerAgeMs: 15_000 + (i % 13) * 997, clicked: i < clicked })),
+        // A few short views, as any real viewer has.
+        ...Array.from({ length: 20 }, () => ({ viewer: 'v', billable: false, dwellMs: 4_000, offerAgeMs: 30_000 })),
+      ]),
       false,
     )
   assert.deepEqual(clicks(NO_CLICKS_MIN_IMPRESSIONS, 0).signals, ['no_clicks'])
@@ -166,6 +189,10 @@ test('heavy_viewer: a viewer over 1,500 impressions in the day, and every source
     offerAgeCount: 0,
     offerAgeMeanMs: null,
     offerAgeStddevMs: null,
+    topicViews: impressions,
+    shortViews: impressions,
+    gaps: impressions - 1,
+    longGaps: impressions - 1,
     sources: 1,
   })
   assert.deepEqual(scoreViewer(figures(HEAVY_VIEWER_ABOVE + 1), false).signals, ['heavy_viewer'])
@@ -179,8 +206,8 @@ test('blocked scores 100 whatever else; signals add up and the sum is capped at 
   assert.deepEqual(scoreSource(quiet, true), { score: 100, signals: ['blocked'], invalid: true })
   const everything: SourceFigures = { ...sourceOf('203.0.113.9', bot(400, 40)), topViewerImpressions: 2_000 }
   const verdict = scoreSource(everything, false)
-  assert.deepEqual(verdict.signals, ['many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks'])
-  assert.equal(verdict.score, 100, '25 + 30 + 30 + 30 + 15, capped')
+  assert.deepEqual(verdict.signals, ['many_viewers', 'heavy_viewer', 'dwell_at_threshold', 'regular_intervals', 'no_clicks', 'no_short_views'])
+  assert.equal(verdict.score, 100, '25 + 30 + 30 + 30 + 15 + 10, capped')
 })
 
 test('the block list as the review asks it: ranges hold their sources (IPv4 and IPv6 /64), viewer keys match exactly', () => {
@@ -206,7 +233,7 @@ test('judgeDay ranks by score, then views; lists every invalid entity and the to
     day.sources.map((s) => [s.source, s.score, s.invalid]),
     [
       ['192.0.2.99', 100, true],
-      ['198.51.100.9', 60, true],
+      ['198.51.100.9', 70, true],
       ['203.0.113.7', 25, false],
     ],
   )
@@ -229,4 +256,79 @@ test('days: a UTC calendar day of the years 0001-9999, and the default (yesterda
   assert.equal(previousUtcDay(Date.parse('2026-11-02T09:00:00Z')), '2026-11-01')
   assert.equal(previousUtcDay(Date.parse('2026-11-02T00:00:00Z')), '2026-11-01')
   assert.equal(previousUtcDay(Date.parse('2026-03-01T23:59:59.999Z')), '2026-02-28')
+})
+
+/** `n` honest-looking views of one viewer (topics, pauses, a short view in five, no click), changed by `change`. */
+function viewsOf(n: number, change: (i: number) => Partial<Sample> = () => ({})): Sample[] {
+  return Array.from({ length: n }, (_, i) => ({
+    viewer: 'v',
+    billable: i % 5 !== 4,
+    dwellMs: i % 5 === 4 ? 4_000 : 10_000 + (i % 7) * 700,
+    offerAgeMs: 12_000 + (i % 11) * 1_900,
+    ...change(i),
+  }))
+}
+
+test('the population signals, each at its fixed threshold (no population)', () => {
+  const signals = (samples: Sample[]) => scoreViewer(viewerOf('v', samples), false, NO_POPULATION).signals
+  assert.deepEqual(signals(viewsOf(POPULATION_MIN_VIEWS)), [], 'an honest-looking viewer')
+
+  // few_topics: under 20 % of the views carry a topic; 30 views at least.
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ topic: i < 5 }))), ['few_topics'])
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ topic: i < 6 }))), [], '6 of 30 is 20 %')
+  assert.deepEqual(signals(viewsOf(29, () => ({ topic: false }))), [], 'too few views to tell')
+
+  // no_short_views: under 2 % of the views left the screen before 9.5 s.
+  const noShort = (n: number, short: number) => signals(viewsOf(n, (i) => (i < short ? { billable: false, dwellMs: 9_499 } : { billable: true, dwellMs: 12_000 })))
+  assert.deepEqual(noShort(30, 0), ['no_short_views'])
+  assert.deepEqual(noShort(50, 1), [], '1 of 50 is 2 %')
+  assert.deepEqual(noShort(51, 1), ['no_short_views'])
+
+  // no_pauses: under 2 % of the gaps between decisions are a minute or longer; 30 gaps at least.
+  assert.deepEqual(signals(viewsOf(31, () => ({ paused: false }))), ['no_pauses'])
+  assert.deepEqual(signals(viewsOf(51, (i) => ({ paused: i === 10 }))), [], '1 of 50 gaps is 2 %')
+  assert.deepEqual(signals(viewsOf(30, () => ({ paused: false }))), [], '29 gaps: too few to tell')
+
+  // click_rate: 5 clicks or more, and the low end of the rate's 95 % interval at least 10 %.
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ clicked: i < 7 }))), ['click_rate'], '7 of 30: at least 11.8 %')
+  assert.deepEqual(signals(viewsOf(30, (i) => ({ clicked: i < 6 }))), [], '6 of 30 (20 %) may be luck: at least 9.5 %')
+  assert.deepEqual(signals(viewsOf(48, (i) => ({ clicked: i < 6 }))), [], 'a person clicking 6 of 48 lines')
+  assert.equal(wilsonLow(0, 0), 0)
+})
+
+test('the population tightens a signal by half at most, so a flood of bots cannot switch it off', () => {
+  const one = (samples: Sample[], population = NO_POPULATION) => scoreViewer(viewerOf('v', samples), false, population).signals
+  const fewTopics = viewsOf(30, (i) => ({ topic: i < 5 }))
+  // A day where only 40 % of a typical viewer's views carry topics: a quarter of that (10 %) is the bar.
+  assert.deepEqual(one(fewTopics, { ...NO_POPULATION, topicShare: 0.4 }), [])
+  assert.deepEqual(one(viewsOf(30, (i) => ({ topic: i < 2 })), { ...NO_POPULATION, topicShare: 0.4 }), ['few_topics'])
+  // A day where everyone topics: the fixed 20 % still holds.
+  assert.deepEqual(one(fewTopics, { ...NO_POPULATION, topicShare: 1 }), ['few_topics'])
+  // A day where bots that never send topics are the population: the bar is still 10 %.
+  assert.deepEqual(one(viewsOf(30, (i) => ({ topic: i < 2 })), { ...NO_POPULATION, topicShare: 0 }), ['few_topics'])
+  // Clicks: a day whose typical viewer clicks 4 % of views wants 20 %; a day of bots clicking 25 % would want 125 %, the bar stops at 20 %.
+  const clicky = viewsOf(100, (i) => ({ clicked: i < 25 }))
+  assert.deepEqual(one(clicky), ['click_rate'])
+  assert.deepEqual(one(clicky, { ...NO_POPULATION, clickRate: 0.04 }), [])
+  assert.deepEqual(one(viewsOf(100, (i) => ({ clicked: i < 35 })), { ...NO_POPULATION, clickRate: 0.25 }), ['click_rate'])
+  // A day on which nobody pauses (a reference share of 1 %): the bar halves to 1 % of the gaps, no lower.
+  assert.deepEqual(one(viewsOf(101, (i) => ({ paused: i === 50 })), { ...NO_POPULATION, longGapShare: 0.01 }), [])
+})
+
+test('the population is read on the honest side: 70 % bots do not move it', () => {
+  const honest = Array.from({ length: 30 }, (_, v) => viewerOf(`h${v}`, viewsOf(40, (i) => ({ viewer: `h${v}`, clicked: i === 0, paused: i % 3 === 0 }))))
+  const bots = Array.from({ length: 70 }, (_, v) =>
+    viewerOf(`b${v}`, Array.from({ length: 40 }, (_, i) => ({ viewer: `b${v}`, billable: true, dwellMs: 12_000, offerAgeMs: 12_000, topic: false, paused: false, clicked: i % 4 === 0 }))),
+  )
+  const small = viewerOf('small', viewsOf(POPULATION_MIN_VIEWS - 1, () => ({ topic: false })))
+  const p = populationOf([...honest, ...bots, small])
+  assert.equal(p.topicShare, 1)
+  assert.equal(p.shortShare, 8 / 40)
+  assert.equal(p.clickRate, 1 / 40)
+  assert.ok(p.longGapShare !== null && p.longGapShare > 0.3, String(p.longGapShare))
+  // And judged against it, every bot viewer is invalid and no honest one is.
+  const judged = judgeDay([], [...honest, ...bots], [])
+  assert.equal(judged.viewers.filter((v) => v.invalid).length, 70)
+  assert.ok(judged.viewers.filter((v) => v.invalid).every((v) => v.viewerKey.startsWith('b')))
+  assert.deepEqual(populationOf([]), NO_POPULATION)
 })

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { optionalNumber } from '../lib/args.ts'
 import type { SimulationOptions } from './run.ts'
+import { REVIEW_WINDOW_MINUTES } from './review/run.ts'
 
 export const HELP = `npm run simulate -- [options]
 
@@ -16,10 +17,16 @@ export const HELP = `npm run simulate -- [options]
   --time-scale K       on a CLOCK=manual service (needs --admin-token): move the service clock K x real time
   --seed N             PRNG seed for a reproducible run (default random, printed)
   --json               print the final summary as JSON on stdout
+  --review             review mode: labelled honest and bot families on its own service (embedded store,
+                       manual clock), then the real daily traffic review; prints per family what was billed,
+                       refused at serving time and credited back (docs/simulator.md, "Review mode")
+  --window M           review mode: minutes of traffic in the simulated day (default 20)
   --help`
 
 export interface Cli {
   help: boolean
+  /** Review mode (`--review`) with its seed and window; null for a plain run. */
+  review: { seed: number; windowMinutes: number } | null
   /** Print the summary as JSON. */
   json: boolean
   /** The run's options (progress 'auto'; no abort signal yet). */
@@ -41,13 +48,20 @@ export function parseCli(args: string[] = process.argv.slice(2), env: NodeJS.Pro
       'time-scale': { type: 'string' },
       seed: { type: 'string' },
       json: { type: 'boolean' },
+      review: { type: 'boolean' },
+      window: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
   })
   const help = values.help ?? false
+  const review =
+    values.review && !help
+      ? { seed: optionalNumber('seed', values.seed) ?? 1, windowMinutes: optionalNumber('window', values.window) ?? REVIEW_WINDOW_MINUTES }
+      : null
   return {
     help,
+    review,
     json: values.json ?? false,
     options: {
       url: values.url ?? env.SIMULATE_URL ?? 'http://127.0.0.1:8080',

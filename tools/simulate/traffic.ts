@@ -6,40 +6,8 @@
  */
 import { jsonObject, viewerAddress, type PoolReply } from '../lib/http.ts'
 import type { Timeline } from './clock.ts'
+import { rng } from './random.ts'
 import { bump, type Counters } from './report.ts'
-
-// ---------------------------------------------------------------------------
-// Deterministic randomness
-
-function xmur3(str: string): () => number {
-  let h = 1779033703 ^ str.length
-  for (let i = 0; i < str.length; i++) {
-    h = Math.imul(h ^ str.charCodeAt(i), 3432918353)
-    h = (h << 13) | (h >>> 19)
-  }
-  return () => {
-    h = Math.imul(h ^ (h >>> 16), 2246822507)
-    h = Math.imul(h ^ (h >>> 13), 3266489909)
-    return (h ^= h >>> 16) >>> 0
-  }
-}
-
-/** sfc32: small, fast, good enough for simulation choices. */
-function rng(seed: string): () => number {
-  const s = xmur3(seed)
-  let a = s(), b = s(), c = s(), d = s()
-  return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0
-    let t = (a + b) | 0
-    a = b ^ (b >>> 9)
-    b = (c + (c << 3)) | 0
-    c = (c << 21) | (c >>> 11)
-    d = (d + 1) | 0
-    t = (t + d) | 0
-    c = (c + t) | 0
-    return (t >>> 0) / 4294967296
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Viewers

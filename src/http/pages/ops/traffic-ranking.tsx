@@ -30,6 +30,10 @@ const SIGNAL_WORDS: Record<Signal, string> = {
   dwell_at_threshold: `dwell just past the bar (${DWELL_WINDOW_FROM_MS / 1000}-${DWELL_WINDOW_TO_MS / 1000} s)`,
   regular_intervals: 'reports at regular intervals',
   no_clicks: `no click in ${NO_CLICKS_MIN_IMPRESSIONS}+ impressions`,
+  few_topics: 'few decisions with topics',
+  no_pauses: 'never pauses between decisions',
+  no_short_views: 'never a short view',
+  click_rate: 'clicks far more than the day',
 }
 
 const signalWords = (signals: readonly Signal[]) => (signals.length === 0 ? '—' : signals.map((s) => SIGNAL_WORDS[s]).join('; '))

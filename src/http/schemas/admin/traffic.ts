@@ -34,7 +34,8 @@ const SIGNALS_DOC =
   `\`heavy_viewer\` (a viewer with more than ${HEAVY_VIEWER_ABOVE} impressions in the day; a source: any of its viewers, +${SIGNAL_POINTS.heavy_viewer}); ` +
   `\`dwell_at_threshold\` (at least ${DWELL_MIN_IMPRESSIONS} impressions, ${DWELL_SHARE_PERCENT} % or more with dwell in [${DWELL_WINDOW_FROM_MS}, ${DWELL_WINDOW_TO_MS}) ms, +${SIGNAL_POINTS.dwell_at_threshold}); ` +
   `\`regular_intervals\` (at least ${REGULAR_MIN_VIEWS} views whose offer ages deviate by under ${REGULAR_MAX_STDDEV_MS} ms, +${SIGNAL_POINTS.regular_intervals}); ` +
-  `\`no_clicks\` (${NO_CLICKS_MIN_IMPRESSIONS} or more impressions and no click, +${SIGNAL_POINTS.no_clicks}).`
+  `\`no_clicks\` (${NO_CLICKS_MIN_IMPRESSIONS} or more impressions and no click, +${SIGNAL_POINTS.no_clicks}); ` +
+  '`few_topics`, `no_pauses`, `no_short_views`, `click_rate` (compared with the day\'s population; docs/invalid-traffic.md has the thresholds).'
 
 /** The figures and verdict every scored source and viewer carries. */
 const Judged = {
