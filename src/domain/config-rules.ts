@@ -49,6 +49,8 @@ export const CONFIG_RULES: { readonly [K in keyof ServiceConfig]: ConfigRule } =
   serve_events_per_address_per_min: integer(1, MAX_PER_MIN),
   ivt_max_viewers_per_source_per_day: integer(1, 1_000_000),
   ivt_max_billable_per_source_per_hour: integer(1, 10_000_000),
+  ivt_max_billable_per_ipv6_48_per_hour: integer(1, 10_000_000),
+  ivt_max_viewers_per_ipv6_48_per_day: integer(1, 1_000_000),
   attestation: { kind: 'choice', values: ATTESTATION_MODES },
   attest_tokens_per_subject_per_day: integer(1, 1_000_000),
 }

@@ -31,6 +31,9 @@ export interface ServiceConfig extends OrderConfig {
   /** Invalid-traffic bounds per source (domain/invalid-traffic.ts; operations.md section 2). */
   ivt_max_viewers_per_source_per_day: number
   ivt_max_billable_per_source_per_hour: number
+  /** The same bounds for an IPv6 /48 as a whole (its 65,536 /64 sources together). */
+  ivt_max_billable_per_ipv6_48_per_hour: number
+  ivt_max_viewers_per_ipv6_48_per_day: number
   /** Attested views (domain/attestation.ts; operations.md section 2): off, prefer (default) or required. */
   attestation: AttestationMode
   /** Privacy Pass tokens one attester subject may be issued in one UTC day. */
@@ -56,6 +59,8 @@ export const DEFAULT_CONFIG: ServiceConfig = {
   serve_events_per_address_per_min: 6_000,
   ivt_max_viewers_per_source_per_day: 50,
   ivt_max_billable_per_source_per_hour: 1_000,
+  ivt_max_billable_per_ipv6_48_per_hour: 2_000,
+  ivt_max_viewers_per_ipv6_48_per_day: 100,
   attestation: 'prefer',
   attest_tokens_per_subject_per_day: 1_500,
 }

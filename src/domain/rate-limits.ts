@@ -97,13 +97,20 @@ export function servingLimitsOf(config: {
   serve_events_per_address_per_min: number
   ivt_max_viewers_per_source_per_day: number
   ivt_max_billable_per_source_per_hour: number
+  ivt_max_billable_per_ipv6_48_per_hour: number
+  ivt_max_viewers_per_ipv6_48_per_day: number
   attestation: AttestationMode
 }): ServingLimits {
   return {
     decisionsPerViewer: config.serve_decisions_per_viewer_per_min,
     decisionsPerAddress: config.serve_decisions_per_address_per_min,
     eventsPerAddress: config.serve_events_per_address_per_min,
-    sources: { maxViewersPerDay: config.ivt_max_viewers_per_source_per_day, maxBillablePerHour: config.ivt_max_billable_per_source_per_hour },
+    sources: {
+      maxViewersPerDay: config.ivt_max_viewers_per_source_per_day,
+      maxBillablePerHour: config.ivt_max_billable_per_source_per_hour,
+      maxViewersPer48PerDay: config.ivt_max_viewers_per_ipv6_48_per_day,
+      maxBillablePer48PerHour: config.ivt_max_billable_per_ipv6_48_per_hour,
+    },
     attestation: config.attestation,
   }
 }

@@ -128,6 +128,20 @@ export function sourceOf(address: string): Source {
   return embeddedIpv4(groups) ?? `${formatIpv6([...groups.slice(0, 4), 0, 0, 0, 0])}/64`
 }
 
+/**
+ * The IPv6 /48 an IPv6 source (a /64) lies in, written like a source: `2001:db8:1:2::/64` →
+ * `2001:db8:1::/48`. Null for an IPv4 source (an IPv6 address carrying an IPv4 one is that IPv4
+ * source already) and for anything that is no /64. One site is routinely handed a whole /48, that
+ * is 65,536 sources, so the invalid-traffic bounds also count the /48 as a whole
+ * (domain/invalid-traffic.ts#boundKeysOf).
+ */
+export function prefix48Of(source: Source): string | null {
+  if (!source.endsWith('/64')) return null
+  const groups = ipv6Groups(source.slice(0, -3))
+  if (!groups) return null
+  return `${formatIpv6([groups[0]!, groups[1]!, groups[2]!, 0, 0, 0, 0, 0])}/48`
+}
+
 /** A source in 4 (IPv4) or 8 (IPv6 /64) bytes, for sealing into an impression id; null when it is neither. */
 export function sourceBytes(source: Source): Buffer | null {
   if (isIPv4(source)) return Buffer.from(source.split('.').map(Number))

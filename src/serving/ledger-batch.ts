@@ -2,7 +2,7 @@ import { judgeViews, viewerSlot, type CampaignInventory, type ViewOutcome, type 
 import { judgeClicks, type ClickToJudge } from '../domain/clicks.ts'
 import type { CampaignKind } from '../domain/campaign-order.ts'
 import type { Db } from '../store/db.ts'
-import { SourceBudget, type SourceLimits, type SourceUse } from '../domain/invalid-traffic.ts'
+import { boundKeysOf, SourceBudget, type SourceLimits, type SourceUse } from '../domain/invalid-traffic.ts'
 import type { Source } from '../domain/traffic-source.ts'
 import { EventColumns, isRace, writeBatch } from '../store/ledger.ts'
 import { readClickState, readLedgerState, readSourceUse } from '../store/ledger-state.ts'
@@ -228,11 +228,17 @@ async function judgeAndWrite(
 }
 
 /** A batch with nothing billable to bound (offers and clicks of impression campaigns). */
-const NO_LIMITS: SourceLimits = { maxViewersPerDay: 2 ** 31 - 1, maxBillablePerHour: 2 ** 31 - 1 }
+const NO_LIMITS: SourceLimits = {
+  maxViewersPerDay: 2 ** 31 - 1,
+  maxBillablePerHour: 2 ** 31 - 1,
+  maxViewersPer48PerDay: 2 ** 31 - 1,
+  maxBillablePer48PerHour: 2 ** 31 - 1,
+}
 
 /**
- * The use of the bounds of the sources of a batch's views and clicks: what this instance knows, or
- * (for a batch judged from the store) the store's counts, which the instance then knows too.
+ * The use of the bounds of the sources of a batch's views and clicks, and of their /48s (keyed by
+ * `boundKeysOf`): what this instance knows, or (for a batch judged from the store) the store's
+ * counts, which the instance then knows too.
  */
 async function sourcesOf(
   db: Db,
@@ -240,8 +246,8 @@ async function sourcesOf(
   nowMs: number,
   tally: SourceTally | undefined,
   fromStore: boolean,
-): Promise<ReadonlyMap<Source, SourceUse>> {
-  const pairs = events.flatMap((e) => (e.source === null ? [] : [{ source: e.source, viewerKey: e.viewerKey }]))
+): Promise<ReadonlyMap<string, SourceUse>> {
+  const pairs = events.flatMap((e) => (e.source === null ? [] : boundKeysOf(e.source).map((key) => ({ source: key, viewerKey: e.viewerKey }))))
   if (!fromStore && tally) return tally.snapshot(new Set(pairs.map((p) => p.source)), nowMs)
   const read = await readSourceUse(db, pairs, nowMs)
   tally?.learn(read, nowMs)

@@ -7,6 +7,7 @@ import { noKnownState, type BatchResult, type ClickClaim, type ClickResult, type
 import type { CampaignKinds } from './campaign-kinds.ts'
 import type { LeaseBook } from './leases.ts'
 import { VIEWER_FREQUENCY_MS, type ViewOutcome } from '../domain/delivery.ts'
+import { boundKeysOf } from '../domain/invalid-traffic.ts'
 
 interface Waiter<T> {
   resolve(value: T): void
@@ -173,7 +174,7 @@ export class LedgerWriter {
         // What this batch billed first, so the next batch is judged on it; the next batch then goes
         // to the store while this one's answers are written.
         this.#remember(result.billedSlots, now.getTime())
-        for (const u of result.units) this.#known.sources.recordUnit(u.source, u.viewerKey, now.getTime())
+        for (const u of result.units) for (const key of boundKeysOf(u.source)) this.#known.sources.recordUnit(key, u.viewerKey, now.getTime())
         this.#onCommit(result)
         this.#start()
         clicks.forEach((c, i) => c.waiter.resolve(result.clicks[i]!))

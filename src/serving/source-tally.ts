@@ -20,8 +20,9 @@ interface Tally {
 }
 
 /**
- * What this instance knows of each source's use of its invalid-traffic bounds: the billable units it
- * committed, and the store's counts whenever a batch was judged from the store. A batch is judged on
+ * What this instance knows of each source's use of its invalid-traffic bounds, and of each IPv6 /48's
+ * (keyed like `domain/invalid-traffic.ts#boundKeysOf`): the billable units it committed, and the
+ * store's counts whenever a batch was judged from the store. A batch is judged on
  * it without a read (`ledger-batch.ts`); the ledger statement re-checks the store's counts.
  */
 export class SourceTally {

@@ -70,8 +70,9 @@ export async function readClickState(db: Db, clicks: readonly ClickToJudge[], no
 }
 
 /**
- * What the store knows of the sources of a batch's billable candidates (`pairs`: source and viewer):
- * per source, its viewers of the UTC day of `nowMs` (how many, and which of the batch's are among
+ * What the store knows of the sources of a batch's billable candidates (`pairs`: source and viewer;
+ * a source here is any key of `domain/invalid-traffic.ts#boundKeysOf`, an IPv6 /48 too):
+ * per key, its viewers of the UTC day of `nowMs` (how many, and which of the batch's are among
  * them) and its billable units of the UTC hour. One statement; read only when a batch is judged
  * from the store.
  */

@@ -4,6 +4,7 @@ import type { LedgerEventsTable } from './schema.ts'
 import { VIEWER_FREQUENCY_MS } from '../domain/delivery.ts'
 import { utcDay } from '../domain/clicks.ts'
 import { utcHourStart, type SourceLimits } from '../domain/invalid-traffic.ts'
+import { prefix48Of } from '../domain/traffic-source.ts'
 
 // The ledger's group-commit statements. What a batch is judged against is read by ledger-state.ts;
 // judging a batch, and retrying one a concurrent batch overtook, is the serving layer's
@@ -172,9 +173,11 @@ export interface LeaseTake {
  *  - the ten-second rule: the viewer upsert only moves forward after ten seconds;
  *  - the sources' bounds (`limits`, domain/invalid-traffic.ts): every billable row with a source
  *    takes its viewer's place among the source's viewers of the UTC day and one unit of the source's
- *    UTC hour (`source_day_viewers`, and one `source_counts` row per source and day); the counts' upsert
- *    move only within the bounds, so no number of instances passes them, and only rows the statement
- *    really inserted count, so a retried or replayed view never counts twice;
+ *    UTC hour (`source_day_viewers`, and one `source_counts` row per source and day); an IPv6 source's
+ *    row does the same for its /48, under the /48's key (`2001:db8:1::/48`, `boundKeysOf`) and the
+ *    /48 limits. The counts' upserts move only within the bounds, so no number of instances passes
+ *    them, and only rows the statement really inserted count, so a retried or replayed view never
+ *    counts twice;
  *  - repeats: each measured view, click or report claims its impression first (`ledger_claims`,
  *    migration 0031; `claimCtes`) and is written only with a new claim. A batch judged from the
  *    store claims with ON CONFLICT DO NOTHING (`repeats: 'skip'`), so a claim already held drops
@@ -206,6 +209,11 @@ export async function writeBatch(
   const nowMs = now.getTime()
   const day = utcDay(nowMs)
   const hour = new Date(utcHourStart(nowMs))
+  // The /48 of each IPv6 source among the rows (domain/invalid-traffic.ts#boundKeysOf).
+  const prefixes = [...new Set(e.source)].flatMap((s) => {
+    const prefix = s === null ? null : prefix48Of(s)
+    return s === null || prefix === null ? [] : [[s, prefix] as const]
+  })
   if (clickRows === null && !e.type.some((t) => t === 'impression' || t === 'view')) {
     // Clicks of impression campaigns only: nothing to judge or re-check.
     if (e.type.length > 0) await insertEvents(db, e)
@@ -225,6 +233,13 @@ export async function writeBatch(
     ),
     -- An attested impression is bounded by its account's tokens, not its source (docs/attestation.md).
     units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL AND attestation_token IS NULL),
+    -- Each unit counts for its source and, an IPv6 source's, for its /48 too (domain/invalid-traffic.ts#boundKeysOf).
+    unit_keys AS (
+      SELECT source, viewer_key FROM units
+      UNION ALL
+      SELECT p.prefix, u.viewer_key FROM units u
+        JOIN unnest(${prefixes.map((p) => p[0])}::text[], ${prefixes.map((p) => p[1])}::text[]) AS p(source, prefix) ON p.source = u.source
+    ),
     -- Each token bills once: its nonce (bytes 3-34) is claimed here; one held already drops the claim and fails the check.
     spent AS (
       INSERT INTO spent_tokens (nonce, token_key_id, spent_at)
@@ -235,21 +250,22 @@ export async function writeBatch(
     ),
     source_viewers AS (
       INSERT INTO source_day_viewers (source, day, viewer_key)
-      SELECT DISTINCT source, ${day}::date, viewer_key FROM units
+      SELECT DISTINCT source, ${day}::date, viewer_key FROM unit_keys
       ON CONFLICT DO NOTHING
       RETURNING source
     ),
     source_use AS (
       INSERT INTO source_counts AS c (source, day, viewers, hour, hour_billable)
       SELECT u.source, ${day}::date, coalesce(v.n, 0), ${hour}::timestamptz, u.n
-      FROM (SELECT source, count(*)::int AS n FROM units GROUP BY source) u
+      FROM (SELECT source, count(*)::int AS n FROM unit_keys GROUP BY source) u
       LEFT JOIN (SELECT source, count(*)::int AS n FROM source_viewers GROUP BY source) v USING (source)
       ON CONFLICT (source, day) DO UPDATE SET
         viewers = c.viewers + excluded.viewers,
         hour = excluded.hour,
         hour_billable = CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable
-      WHERE c.viewers + excluded.viewers <= ${limits.maxViewersPerDay}::int
-        AND CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable <= ${limits.maxBillablePerHour}::int
+      WHERE c.viewers + excluded.viewers <= CASE WHEN c.source LIKE '%/48' THEN ${limits.maxViewersPer48PerDay}::int ELSE ${limits.maxViewersPerDay}::int END
+        AND CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable
+          <= CASE WHEN c.source LIKE '%/48' THEN ${limits.maxBillablePer48PerHour}::int ELSE ${limits.maxBillablePerHour}::int END
       RETURNING 1
     ),
     lease AS (
@@ -291,8 +307,8 @@ export async function writeBatch(
         -- a gap in the lease's numbers priced above, so the batch is judged again from the store.
         AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int
         AND (SELECT count(*) FROM lease) = ${leases.length}::int
-        -- Every source stays within its bounds (an upsert past one updates nothing).
-        AND (SELECT count(*) FROM source_use) = (SELECT count(DISTINCT source) FROM units)
+        -- Every source and /48 stays within its bounds (an upsert past one updates nothing).
+        AND (SELECT count(*) FROM source_use) = (SELECT count(DISTINCT source) FROM unit_keys)
         -- Every attested impression's token was unspent (a concurrent batch spent it: judged again from the store).
         AND (SELECT count(*) FROM spent) = (SELECT count(*) FROM ins WHERE attestation_token IS NOT NULL)
         ${

@@ -209,3 +209,31 @@ test('prefer: attested viewers behind one address all bill past the source bound
     await h.config({ ivt_max_viewers_per_source_per_day: 50 })
   }
 })
+
+test('prefer: attested viewers spread over one /48 all bill past the /48 bounds; unattested ones stay bounded and alone count', async () => {
+  const adv = await h.advertiser()
+  const country = privateCountry()
+  const id = await campaign(adv, country)
+  const { challenge, tokenKey } = await challengeOf(country)
+  // The /48 bound lowered to 3 viewers a day: 8 attested viewers in 8 /64s of one /48 all bill; 8 unattested stop at 3.
+  await h.config({ ivt_max_viewers_per_ipv6_48_per_day: 3 })
+  try {
+    const jwt = await jwtFor('site-48')
+    const at = (i: number) => `2001:db8:a48:${i}::1`
+    const attested = await Promise.all(Array.from({ length: 8 }, (_, i) => decide(h.anonymous, { country, viewer_id: `site-${i}` }, at(i))))
+    const plain = await Promise.all(Array.from({ length: 8 }, (_, i) => decide(h.anonymous, { country, viewer_id: `site-plain-${i}` }, at(i))))
+    const tokens = []
+    for (let i = 0; i < 8; i++) tokens.push(await token(jwt, challenge, tokenKey))
+    await advance(h, 10)
+    for (let i = 0; i < 8; i++) assert.equal(await viewWith(attested[i]!, tokens[i]!, at(i)), 204)
+    for (let i = 0; i < 8; i++) assert.equal(await viewWith(plain[i]!, null, at(i)), 204)
+    const t = await totals(adv, id)
+    assert.equal(t.attested_billable_impressions, 8)
+    assert.equal(t.billable_impressions, 8 + 3)
+    assert.equal(t.non_billable.invalid_traffic, 5)
+    const counts = await h.svc.service.store.db.selectFrom('source_counts').select(['viewers', 'hour_billable']).where('source', '=', '2001:db8:a48::/48').executeTakeFirstOrThrow()
+    assert.deepEqual(counts, { viewers: 3, hour_billable: 3 })
+  } finally {
+    await h.config({ ivt_max_viewers_per_ipv6_48_per_day: 100 })
+  }
+})

@@ -68,6 +68,32 @@ test('a botnet split over two instances bills no more than one source may', { sk
   assert.equal(stats.body.totals.non_billable.invalid_traffic, 220)
 })
 
+test('a botnet spread over twenty /64s of one /48 and split over two instances bills no more than the /48 may', { skip }, async () => {
+  const auth = await advertiser()
+  const created = await callService(a, 'POST', '/v1/campaigns', campaignBody({ target_countries: ['QM'], impressions: 2000 }), auth)
+  assert.equal(created.status, 201, created.text)
+  // 160 viewers, 8 in each of 20 /64s: each /64 far inside its own 50 viewers, the /48 past its 100 (the default).
+  const viewers = Array.from({ length: 160 }, (_, i) => ({ id: `spread-48-${process.pid}-${i}`, from: { 'x-forwarded-for': `2001:db8:480:${(i % 20).toString(16)}::${i + 1}` } }))
+  for (let r = 0; r < 2; r++) {
+    const offers = await Promise.all(
+      viewers.map((v, i) => callService(i % 2 ? a : b, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id: v.id, country: 'QM' }, v.from)),
+    )
+    await advanceBoth(10)
+    const views = await Promise.all(
+      offers.map((o, i) => {
+        assert.equal(o.status, 200, o.text)
+        return callService(i % 2 ? b : a, 'POST', `/serve/v1/impressions/${o.body.impression_id}/view`, { dwell_ms: 10_000 }, viewers[i]!.from)
+      }),
+    )
+    for (const v of views) assert.equal(v.status, 204)
+  }
+  const stats = await callService(b, 'GET', `/v1/stats?campaign_id=${created.body.campaign_id}&start=2026-11-02T00:00:00Z&end=2026-11-03T00:00:00Z`, undefined, auth)
+  assert.equal(stats.status, 200, stats.text)
+  // The /48's 100 viewers of the day, twice each.
+  assert.equal(stats.body.totals.billable_impressions, 200)
+  assert.equal(stats.body.totals.non_billable.invalid_traffic, 120)
+})
+
 test('an hourly bound set on one instance holds on both', { skip }, async () => {
   assert.equal((await callService(a, 'PATCH', '/admin/v1/config', { ivt_max_billable_per_source_per_hour: 25 }, admin)).status, 200)
   try {

@@ -119,11 +119,84 @@ test('an IPv6 botnet spread over one /64 counts as one source; another /64 is an
   const totals = await stats(adv, id)
   assert.equal(totals.billable_impressions, 60)
   assert.equal(totals.non_billable.invalid_traffic, 70)
-  const counted = await db().selectFrom('source_counts').select(['source', 'viewers']).where('source', 'like', '2001:db8:77:%').orderBy('source').execute()
+  const counted = await db().selectFrom('source_counts').select(['source', 'viewers']).where('source', 'like', '2001:db8:77:%/64').orderBy('source').execute()
   assert.deepEqual(counted, [
     { source: '2001:db8:77:1::/64', viewers: 50 },
     { source: '2001:db8:77:2::/64', viewers: 10 },
   ])
+})
+
+test('ten /64s of one IPv6 /48 bill no more than the /48\'s bounds together; another /48 is unaffected', async () => {
+  // Each /64 stays far inside its own bounds (50 viewers, 1000 units); the /48 as a whole is bounded lower.
+  await h.config({ ivt_max_billable_per_ipv6_48_per_hour: 30, ivt_max_viewers_per_ipv6_48_per_day: 12 })
+  try {
+    const adv = await h.advertiser()
+    const country = privateCountry()
+    const id = await campaign(adv, country)
+    const spread = botnet('v6-48', 60, (i) => `2001:db8:48:${i % 10}::${(i + 1).toString(16)}`)
+    await round(country, spread) // the /48's first 12 viewers of the day bill
+    await round(country, spread) // the same 12 again: 24 units
+    await round(country, spread) // 6 more: the hour's 30
+    let totals = await stats(adv, id)
+    assert.equal(totals.billable_impressions, 30)
+    assert.equal(totals.non_billable.invalid_traffic, 180 - 30)
+    // The store counts the /48 as a whole, beside each /64 it holds, and they agree.
+    const whole = await db().selectFrom('source_counts').select(['viewers', 'hour_billable']).where('source', '=', '2001:db8:48::/48').executeTakeFirstOrThrow()
+    assert.deepEqual(whole, { viewers: 12, hour_billable: 30 })
+    const parts = await db().selectFrom('source_counts').select(['source', 'viewers', 'hour_billable']).where('source', 'like', '2001:db8:48:%/64').execute()
+    assert.ok(parts.length >= 2, 'the billable units came from several /64s')
+    assert.equal(parts.reduce((n, p) => n + p.hour_billable, 0), 30)
+    assert.equal(parts.reduce((n, p) => n + p.viewers, 0), 12)
+    const members = await db().selectFrom('source_day_viewers').select((eb) => eb.fn.countAll<number>().as('n')).where('source', '=', '2001:db8:48::/48').executeTakeFirstOrThrow()
+    assert.equal(Number(members.n), 12)
+    // Another /48 has bounds of its own.
+    const other = botnet('v6-48-next', 8, (i) => `2001:db8:49:${i}::1`)
+    await round(country, other)
+    totals = await stats(adv, id)
+    assert.equal(totals.billable_impressions, 38)
+    assert.equal(totals.non_billable.invalid_traffic, 150)
+    // The next UTC hour opens the /48's hour again, for the viewers it already counted today.
+    await advance(h, 3600)
+    await round(country, spread) // the 12 viewers of the day, and no new one
+    assert.equal((await stats(adv, id)).billable_impressions, 38 + 12)
+  } finally {
+    await h.config({ ivt_max_billable_per_ipv6_48_per_hour: 2000, ivt_max_viewers_per_ipv6_48_per_day: 100 })
+  }
+})
+
+test('the /48 bounds are operator config: defaults 2000 and 100, never 0, in the operator OpenAPI', async () => {
+  const config = (await h.admin.get('/admin/v1/config')).body
+  assert.equal(config.ivt_max_billable_per_ipv6_48_per_hour, 2000)
+  assert.equal(config.ivt_max_viewers_per_ipv6_48_per_day, 100)
+  for (const field of ['ivt_max_billable_per_ipv6_48_per_hour', 'ivt_max_viewers_per_ipv6_48_per_day']) {
+    for (const bad of [0, 1.5, -3, 'ten']) {
+      const refused = await h.admin.patch('/admin/v1/config', { [field]: bad })
+      assert.equal(refused.status, 400, `${field}: ${bad}`)
+      assert.equal(refused.body.detail.field, field)
+    }
+  }
+  try {
+    const patched = await h.admin.patch('/admin/v1/config', { ivt_max_billable_per_ipv6_48_per_hour: 5000, ivt_max_viewers_per_ipv6_48_per_day: 250 })
+    assert.equal(patched.status, 200, patched.text)
+    assert.equal(patched.body.ivt_max_billable_per_ipv6_48_per_hour, 5000)
+    assert.equal(patched.body.ivt_max_viewers_per_ipv6_48_per_day, 250)
+  } finally {
+    await h.config({ ivt_max_billable_per_ipv6_48_per_hour: 2000, ivt_max_viewers_per_ipv6_48_per_day: 100 })
+  }
+  const doc = (await h.admin.get('/admin/v1/openapi.json')).body
+  const described = (field: string): string[] => {
+    const found: string[] = []
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return
+      const props = (node as { properties?: Record<string, { description?: string }> }).properties
+      if (props?.[field]?.description) found.push(props[field].description)
+      for (const child of Object.values(node)) walk(child)
+    }
+    walk(doc)
+    return found
+  }
+  assert.match(described('ivt_max_billable_per_ipv6_48_per_hour')[0] ?? '', /\/48.*hour/)
+  assert.match(described('ivt_max_viewers_per_ipv6_48_per_day')[0] ?? '', /\/48.*day/)
 })
 
 test('50 honest viewers behind one office address keep billing: a few views each, varied dwell, some clicks', async () => {

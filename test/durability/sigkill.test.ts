@@ -17,7 +17,12 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
     await waitHealthy(base, child)
     const admin = adminHeaders
     // One client address sends every viewer's traffic: lift the invalid-traffic bounds (tested in test/api/invalid-traffic*.test.ts).
-    const bounds = { ivt_max_viewers_per_source_per_day: 1_000_000, ivt_max_billable_per_source_per_hour: 10_000_000 }
+    const bounds = {
+      ivt_max_viewers_per_source_per_day: 1_000_000,
+      ivt_max_billable_per_source_per_hour: 10_000_000,
+      ivt_max_viewers_per_ipv6_48_per_day: 1_000_000,
+      ivt_max_billable_per_ipv6_48_per_hour: 10_000_000,
+    }
     assert.equal((await json(base, 'PATCH', '/admin/v1/config', bounds, admin)).status, 200)
     const account = (await json(base, 'POST', '/admin/v1/accounts', { email: 'kill@example.dev' }, admin)).body
     for (const [p, b] of [

@@ -83,6 +83,8 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
     serve_events_per_address_per_min: 1_000_000,
     ivt_max_viewers_per_source_per_day: 1_000_000,
     ivt_max_billable_per_source_per_hour: 10_000_000,
+    ivt_max_viewers_per_ipv6_48_per_day: 1_000_000,
+    ivt_max_billable_per_ipv6_48_per_hour: 10_000_000,
   }
   assert.equal((await call(a.base, 'PATCH', '/admin/v1/config', limits, adminHeaders)).status, 200)
   const account = (await call(a.base, 'POST', '/admin/v1/accounts', { email: `three-instances-${randomUUID()}@example.dev` }, adminHeaders)).body

@@ -79,6 +79,8 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
     serve_events_per_address_per_min: 1_000_000,
     ivt_max_viewers_per_source_per_day: 1_000_000,
     ivt_max_billable_per_source_per_hour: 10_000_000,
+    ivt_max_viewers_per_ipv6_48_per_day: 1_000_000,
+    ivt_max_billable_per_ipv6_48_per_hour: 10_000_000,
   }
   assert.equal((await call(a.base, 'PATCH', '/admin/v1/config', limits, adminHeaders)).status, 200)
   await launch(b, nowMs)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { formatCidr, parseCidr, sourceBytes, sourceFromBytes, sourceInCidr, sourceOf, type Cidr } from '../../src/domain/traffic-source.ts'
-import { BlockList, SourceBudget, type SourceUse } from '../../src/domain/invalid-traffic.ts'
+import { formatCidr, parseCidr, prefix48Of, sourceBytes, sourceFromBytes, sourceInCidr, sourceOf, type Cidr } from '../../src/domain/traffic-source.ts'
+import { BlockList, boundKeysOf, SourceBudget, type SourceLimits, type SourceUse } from '../../src/domain/invalid-traffic.ts'
 import { SourceTally } from '../../src/serving/source-tally.ts'
 
 const cidr = (text: string): Cidr => {
@@ -56,9 +56,12 @@ test('the block list blocks a source in any of its ranges, or a viewer by key', 
   assert.ok(!blocks.blocks(null, 'anyone'))
 })
 
+/** Bounds of a /48 that never bind. */
+const WIDE: SourceLimits = { maxViewersPerDay: 1e9, maxBillablePerHour: 1e9, maxViewersPer48PerDay: 1e9, maxBillablePer48PerHour: 1e9 }
+
 test('a source budget admits the first viewers of the day and the units of the hour, in arrival order', () => {
   const use = new Map<string, SourceUse>([['s', { viewers: 2, knownViewers: new Set(['old']), billedThisHour: 5 }]])
-  const budget = new SourceBudget({ maxViewersPerDay: 3, maxBillablePerHour: 8 }, use)
+  const budget = new SourceBudget({ ...WIDE, maxViewersPerDay: 3, maxBillablePerHour: 8 }, use)
   const bill = (viewer: string) => {
     if (!budget.admits('s', viewer)) return false
     budget.take('s', viewer)
@@ -71,6 +74,52 @@ test('a source budget admits the first viewers of the day and the units of the h
   assert.equal(bill('old'), false, 'the hour is full')
   assert.equal(budget.admits(null, 'x'), true, 'an id sealed before sources were is not bounded')
   assert.equal(budget.admits('other', 'x'), true, 'another source has bounds of its own')
+})
+
+test('an IPv6 source lies in its /48; an IPv4 source in none', () => {
+  assert.equal(prefix48Of('2001:db8:1:2::/64'), '2001:db8:1::/48')
+  assert.equal(prefix48Of(sourceOf('2001:DB8:0001:ffff:1:2:3:4')), '2001:db8:1::/48')
+  assert.equal(prefix48Of(sourceOf('2001:db8:1:ffff::1')), prefix48Of(sourceOf('2001:db8:1:0::1')), 'one /48 holds 65,536 /64s')
+  assert.notEqual(prefix48Of('2001:db8:1:2::/64'), prefix48Of('2001:db8:2:2::/64'))
+  assert.equal(prefix48Of('::/64'), '::/48')
+  assert.equal(prefix48Of('fe80::/64'), 'fe80::/48')
+  assert.equal(prefix48Of('203.0.113.7'), null)
+  assert.equal(prefix48Of(sourceOf('2002:cb00:7107::1')), null, 'a 6to4 address is its IPv4 source')
+  assert.equal(prefix48Of('not an address'), null)
+  assert.deepEqual(boundKeysOf('2001:db8:1:2::/64'), ['2001:db8:1:2::/64', '2001:db8:1::/48'])
+  assert.deepEqual(boundKeysOf('203.0.113.7'), ['203.0.113.7'])
+})
+
+test('a source budget admits a unit of an IPv6 source only within the bounds of its /64 and of its /48, and takes from both', () => {
+  const use = new Map<string, SourceUse>([
+    ['2001:db8:9::/48', { viewers: 3, knownViewers: new Set(['known']), billedThisHour: 4 }],
+    ['2001:db8:9:1::/64', { viewers: 1, knownViewers: new Set(['known']), billedThisHour: 1 }],
+  ])
+  const budget = new SourceBudget({ maxViewersPerDay: 3, maxBillablePerHour: 5, maxViewersPer48PerDay: 5, maxBillablePer48PerHour: 9 }, use)
+  const bill = (source: string, viewer: string) => {
+    if (!budget.admits(source, viewer)) return false
+    budget.take(source, viewer)
+    return true
+  }
+  // The /48 has room for 2 more viewers and 5 more units; each /64 for 3 viewers and 5 units (the first 2 and 4 more).
+  assert.equal(bill('2001:db8:9:1::/64', 'a'), true, 'the /48\'s fourth viewer')
+  assert.equal(bill('2001:db8:9:2::/64', 'b'), true, 'the /48\'s fifth viewer, from another /64')
+  assert.equal(bill('2001:db8:9:3::/64', 'c'), false, 'a sixth viewer of the /48, though its /64 is new')
+  assert.equal(bill('2001:db8:9:3::/64', 'known'), true, 'a viewer the /48 counted today already')
+  assert.equal(bill('2001:db8:9:2::/64', 'b'), true)
+  assert.equal(bill('2001:db8:9:1::/64', 'a'), true, 'the /48\'s ninth unit of the hour')
+  assert.equal(bill('2001:db8:9:4::/64', 'a'), false, 'the /48\'s hour is full, though this /64 billed nothing')
+  assert.equal(bill('2001:db8:8:1::/64', 'z'), true, 'another /48 has bounds of its own')
+  assert.equal(bill('203.0.113.7', 'z'), true, 'an IPv4 source has no /48')
+  // The /64's own bounds still hold inside a /48 with room.
+  const roomy = new SourceBudget({ maxViewersPerDay: 2, maxBillablePerHour: 3, maxViewersPer48PerDay: 100, maxBillablePer48PerHour: 100 }, new Map())
+  const seq = [['p', 'v1'], ['p', 'v2'], ['p', 'v3'], ['p', 'v1'], ['p', 'v2'], ['q', 'v3']].map(([n, v]) => {
+    const source = n === 'p' ? '2001:db8:5:1::/64' : '2001:db8:5:2::/64'
+    const ok = roomy.admits(source, v!)
+    if (ok) roomy.take(source, v!)
+    return ok
+  })
+  assert.deepEqual(seq, [true, true, false, true, false, true])
 })
 
 test('the tally remembers what an instance billed and learns the store\'s counts, per UTC day and hour', () => {

@@ -24,6 +24,8 @@ const ABOUT: Record<keyof ServiceConfig, string> = {
   serve_events_per_address_per_min: 'Serving: views and clicks per client address per minute.',
   ivt_max_viewers_per_source_per_day: 'Invalid traffic: viewers of one source (IPv4 address or IPv6 /64) that can bill in one UTC day.',
   ivt_max_billable_per_source_per_hour: 'Invalid traffic: billable impressions and clicks of one source in one UTC hour.',
+  ivt_max_billable_per_ipv6_48_per_hour: 'Invalid traffic: billable impressions and clicks of one IPv6 /48 (all its /64s together) in one UTC hour.',
+  ivt_max_viewers_per_ipv6_48_per_day: 'Invalid traffic: viewers of one IPv6 /48 (all its /64s together) that can bill in one UTC day.',
   attestation: 'Attested views: off ignores Privacy Pass tokens; prefer bills attested views without the address bounds; required bills only attested views.',
   attest_tokens_per_subject_per_day: 'Privacy Pass tokens one signed-in account (attester subject) may be issued per UTC day.',
 }

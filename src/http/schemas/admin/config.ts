@@ -46,6 +46,14 @@ export const ConfigSchema = Type.Object({
   ivt_max_billable_per_source_per_hour: Type.Integer({
     description: 'Invalid traffic: billable units (impressions, and clicks of click campaigns) of one source in one UTC hour (default 1000).',
   }),
+  ivt_max_billable_per_ipv6_48_per_hour: Type.Integer({
+    description:
+      'Invalid traffic: billable units of one IPv6 /48 as a whole (all its /64 sources together) in one UTC hour (default 2000); ' +
+      'past it a view or click is recorded non-billable with reason invalid_traffic.',
+  }),
+  ivt_max_viewers_per_ipv6_48_per_day: Type.Integer({
+    description: 'Invalid traffic: distinct viewer_ids of one IPv6 /48 as a whole (all its /64 sources together) that can earn billable units in one UTC day (default 100).',
+  }),
   attestation: Type.Enum(ATTESTATION_MODES, {
     description:
       'Attested views (Privacy Pass): off ignores tokens; prefer (default) bills attested views without the address bounds and unattested ones under them; ' +
