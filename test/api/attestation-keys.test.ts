@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { AuthorizationHeader, publicVerif, TokenChallenge, WWWAuthenticateHeader } from '@cloudflare/privacypass-ts'
+import { AuthorizationHeader, publicVerif, type TokenChallenge } from '@cloudflare/privacypass-ts'
+import * as shared from '../helpers/attestation.ts'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, type Decision } from '../helpers/serving.ts'
@@ -50,42 +51,11 @@ async function serviceNowMs(): Promise<number> {
   return Date.parse(res.body.now)
 }
 
-async function challengeOf(country: string): Promise<{ challenge: TokenChallenge; tokenKey: Uint8Array }> {
-  const res = await fetch(`${h.baseUrl}/serve/v1/decisions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.201' },
-    body: JSON.stringify({ surface: 'extension', viewer_id: `probe-${Math.random()}`, country }),
-  })
-  assert.equal(res.status, 200)
-  const [parsed] = WWWAuthenticateHeader.parse(res.headers.get('www-authenticate')!)
-  return { challenge: parsed!.challenge, tokenKey: parsed!.tokenKey }
-}
-
-async function tokenRequest(baseUrl: string, bearer: string, challenge: TokenChallenge, tokenKey: Uint8Array) {
-  const client = new publicVerif.Client(publicVerif.BlindRSAMode.PSS)
-  const request = await client.createTokenRequest(challenge, tokenKey)
-  const res = await fetch(`${baseUrl}/serve/v1/token-requests`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/private-token-request', authorization: `Bearer ${bearer}` },
-    body: new Uint8Array(request.serialize()),
-  })
-  return { res, client }
-}
-
-async function token(bearer: string, challenge: TokenChallenge, tokenKey: Uint8Array, baseUrl = h.baseUrl): Promise<string> {
-  const { res, client } = await tokenRequest(baseUrl, bearer, challenge, tokenKey)
-  assert.equal(res.status, 200, await res.clone().text())
-  const finalized = await client.finalize(new publicVerif.TokenResponse(new Uint8Array(await res.arrayBuffer())))
-  return new AuthorizationHeader(finalized).toString(true)
-}
-
+const challengeOf = (country: string) => shared.challengeOf(h.baseUrl, country, '198.51.100.201')
+const tokenRequest = (baseUrl: string, bearer: string, challenge: TokenChallenge, tokenKey: Uint8Array) => shared.requestToken(baseUrl, bearer, { challenge, tokenKey })
+const token = (bearer: string, challenge: TokenChallenge, tokenKey: Uint8Array) => shared.tokenHeader(h.baseUrl, bearer, { challenge, tokenKey })
 async function viewWith(d: Decision, authorization: string, address: string): Promise<void> {
-  const res = await fetch(`${h.baseUrl}/serve/v1/impressions/${d.impression_id}/view`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': address, authorization },
-    body: JSON.stringify({ dwell_ms: 10_000 }),
-  })
-  assert.equal(res.status, 204)
+  assert.equal(await shared.viewWith(h.baseUrl, d.impression_id, authorization, address), 204)
 }
 
 async function totals(adv: Advertiser, campaignId: string) {

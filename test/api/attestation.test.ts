@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AuthorizationHeader, publicVerif, TokenChallenge, WWWAuthenticateHeader } from '@cloudflare/privacypass-ts'
+import type { TokenChallenge } from '@cloudflare/privacypass-ts'
+import * as shared from '../helpers/attestation.ts'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, type Decision } from '../helpers/serving.ts'
 
@@ -23,47 +24,10 @@ async function jwtFor(subject: string): Promise<string> {
   return res.body.jwt
 }
 
-/** A decision's challenge and key, parsed from its WWW-Authenticate header as a client does. */
-async function challengeOf(country: string): Promise<{ challenge: TokenChallenge; tokenKey: Uint8Array }> {
-  const res = await fetch(`${h.baseUrl}/serve/v1/decisions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.200' },
-    body: JSON.stringify({ surface: 'extension', viewer_id: `probe-${Math.random()}`, country }),
-  })
-  assert.equal(res.status, 200)
-  const header = res.headers.get('www-authenticate')
-  assert.ok(header, 'a decision answered 200 carries the challenge')
-  const [parsed] = WWWAuthenticateHeader.parse(header)
-  return { challenge: parsed!.challenge, tokenKey: parsed!.tokenKey }
-}
-
-async function requestToken(jwt: string, challenge: TokenChallenge, tokenKey: Uint8Array) {
-  const client = new publicVerif.Client(publicVerif.BlindRSAMode.PSS)
-  const request = await client.createTokenRequest(challenge, tokenKey)
-  const res = await fetch(`${h.baseUrl}/serve/v1/token-requests`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/private-token-request', authorization: `Bearer ${jwt}` },
-    body: new Uint8Array(request.serialize()),
-  })
-  return { res, client }
-}
-
-async function token(jwt: string, challenge: TokenChallenge, tokenKey: Uint8Array): Promise<string> {
-  const { res, client } = await requestToken(jwt, challenge, tokenKey)
-  assert.equal(res.status, 200, await res.clone().text())
-  assert.equal(res.headers.get('content-type'), 'application/private-token-response')
-  const finalized = await client.finalize(new publicVerif.TokenResponse(new Uint8Array(await res.arrayBuffer())))
-  return new AuthorizationHeader(finalized).toString(true)
-}
-
-async function viewWith(d: Decision, authorization: string | null, address = '203.0.113.9'): Promise<number> {
-  const res = await fetch(`${h.baseUrl}/serve/v1/impressions/${d.impression_id}/view`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': address, ...(authorization ? { authorization } : {}) },
-    body: JSON.stringify({ dwell_ms: 10_000 }),
-  })
-  return res.status
-}
+const challengeOf = (country: string) => shared.challengeOf(h.baseUrl, country)
+const requestToken = (jwt: string, challenge: TokenChallenge, tokenKey: Uint8Array) => shared.requestToken(h.baseUrl, jwt, { challenge, tokenKey })
+const token = (jwt: string, challenge: TokenChallenge, tokenKey: Uint8Array) => shared.tokenHeader(h.baseUrl, jwt, { challenge, tokenKey })
+const viewWith = (d: Decision, authorization: string | null, address = '203.0.113.9') => shared.viewWith(h.baseUrl, d.impression_id, authorization, address)
 
 async function totals(adv: Advertiser, campaignId: string) {
   const res = await adv.get(`/v1/stats?campaign_id=${campaignId}&start=2026-11-02T00:00:00Z&end=2026-11-09T00:00:00Z`)
