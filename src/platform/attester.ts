@@ -47,7 +47,7 @@ export class Attester {
   static async create(settings: AttesterSettings, publicUrl: string, devKeyPkcs8: () => Promise<Buffer>): Promise<Attester> {
     if (settings.kind === 'jwks') {
       const keys = settings.jwksUrl
-        ? createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: TIMEOUTS.attesterJwksMs, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+        ? createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: TIMEOUTS.attesterJwksMs, cooldownDuration: TIMEOUTS.attesterJwksCooldownMs, cacheMaxAge: 600_000 })
         : createLocalJWKSet(JSON.parse(readFileSync(settings.jwksFile!, 'utf8')) as { keys: JWK[] })
       return new Attester(keys, settings.issuer, settings.audience, null, settings.jwksUrl !== null)
     }

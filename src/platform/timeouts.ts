@@ -58,6 +58,8 @@ export const TIMEOUTS = Object.freeze({
   }),
   /** Fetching the attester's JWKS (ATTESTER_JWKS_URL): past it a token request answers 503 with Retry-After. */
   attesterJwksMs: 2_000,
+  /** After fetching the attester's JWKS, no new fetch for this long, whatever `kid`s JWTs name (a flood of made-up kids costs one fetch each 5 s). */
+  attesterJwksCooldownMs: 5_000,
   redis: Object.freeze({
     /** Opening the connection. */
     connectMs: 1_000,
