@@ -68,11 +68,20 @@ async function servingCampaign(h: BrowserHarness, country: string): Promise<void
 }
 
 /** Decisions for `viewers` from `address`, the clock moved `seconds`, views with their dwell; clicks on the offers `click` picks. */
-async function serveRound(h: BrowserHarness, address: string, country: string, viewers: string[], seconds: number, dwell: (i: number) => number, click = (_i: number) => false) {
+async function serveRound(
+  h: BrowserHarness,
+  address: string,
+  country: string,
+  viewers: string[],
+  seconds: number,
+  dwell: (i: number) => number,
+  click = (_i: number) => false,
+  topics: string[] = [],
+) {
   const headers = { 'x-forwarded-for': address }
   const offers: string[] = []
   for (const viewer_id of viewers) {
-    const decided = await callService(h.svc, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id, country }, headers)
+    const decided = await callService(h.svc, 'POST', '/serve/v1/decisions', { surface: 'extension', viewer_id, country, ...(topics.length > 0 ? { topics } : {}) }, headers)
     assert.equal(decided.status, 200, decided.text)
     offers.push(decided.body.impression_id)
   }
@@ -231,12 +240,14 @@ describe('the operator console in a browser', { skip: browserSkip }, () => {
 
   test('Traffic quality: a bot source ranks first and invalid; a range is blocked through the form, refusals beside the field', { timeout: 90_000 }, async () => {
     const { page } = h
-    // A day of traffic: an office of 35 people behind one address, and a bot at dwell 9.6 s reporting 10 s after every decision.
+    // A day of traffic: an office of 35 people behind one address (their clients send topics, they pause between
+    // assistant runs and now and then look away early), and a bot at dwell 9.6 s reporting 10 s after every decision.
     const country = 'TQ'
     await servingCampaign(h, country)
     const people = Array.from({ length: 35 }, (_, i) => `office-${i}`)
-    await serveRound(h, '203.0.113.7', country, people, 12, (i) => 9_800 + ((i * 389) % 2_000), (i) => i % 8 === 0)
-    await serveRound(h, '203.0.113.7', country, people, 17, (i) => 10_500 + ((i * 577) % 6_000), (i) => i % 11 === 3)
+    await serveRound(h, '203.0.113.7', country, people, 12, (i) => 9_800 + ((i * 389) % 2_000), (i) => i % 8 === 0, ['python'])
+    await h.advance(90)
+    await serveRound(h, '203.0.113.7', country, people, 17, (i) => (i % 10 === 0 ? 4_000 + i * 10 : 10_500 + ((i * 577) % 6_000)), (i) => i % 11 === 3, ['python'])
     await serveRound(h, '192.0.2.66', country, Array.from({ length: 24 }, (_, i) => `bot-${i}`), 10, () => 9_600)
     await serveRound(h, '2001:db8:4:7::1', country, ['laptop'], 11, () => 14_000)
 
