@@ -61,7 +61,7 @@ describe('portal: stats opens on today, with presets and charts that say what is
     await navigate(page, 'Stats')
     const main = page.locator('main')
     assert.match(await main.innerText(), new RegExp(`All campaigns, on ${TODAY} \\(UTC\\)`))
-    assert.match(await main.innerText(), /Billable impressions\s+39\s+Spend\s+\$0\.0975/i)
+    assert.match(await main.innerText(), /Billable impressions\s+39\s+0 attested: the view carried a token from a signed-in account\s+Spend\s+\$0\.0975/i)
     assert.equal(await page.getByRole('navigation', { name: 'Periods' }).getByRole('link', { name: 'Today' }).getAttribute('aria-current'), 'true')
     // Where the closed days end and the live part begins.
     assert.match(await page.locator('#stats-boundary').innerText(), new RegExp(`From ${TODAY} 00:00 UTC on, figures are live`))
