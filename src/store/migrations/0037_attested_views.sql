@@ -59,3 +59,8 @@ ALTER TABLE hourly_rollups ADD COLUMN IF NOT EXISTS nb_unattested bigint NOT NUL
 ALTER TABLE daily_account_rollups ADD COLUMN IF NOT EXISTS nb_unattested bigint NOT NULL DEFAULT 0,
   ADD COLUMN IF NOT EXISTS nb_invalid_token bigint NOT NULL DEFAULT 0,
   ADD COLUMN IF NOT EXISTS attested_billable_impressions bigint NOT NULL DEFAULT 0;
+
+-- 6. Export jobs may be queued as ledger-export-v4 (the attestation_token column; src/domain/export-csv.ts).
+ALTER TABLE export_jobs DROP CONSTRAINT export_jobs_schema_version_known;
+ALTER TABLE export_jobs ADD CONSTRAINT export_jobs_schema_version_known
+  CHECK (schema_version IN ('ledger-export-v1', 'ledger-export-v2', 'ledger-export-v3', 'ledger-export-v4'));
