@@ -27,6 +27,8 @@ import { insertIssuerKey, pruneAttestation, readIssuerKeys, type IssuerKeyRow } 
 
 /** Real time between two reads of the keys prompted by a token of an unknown key. */
 const RELOAD_MS = 5_000
+/** How long before its period the next key is made (service time). */
+const PREPARE_AHEAD_MS = 86_400_000
 
 interface HeldKey {
   row: IssuerKeyRow
@@ -45,6 +47,7 @@ export class IssuerKeys {
   readonly #challengeDigest: Buffer
   #keys: HeldKey[] = []
   #loading: Promise<void> | null = null
+  #preparing: Promise<void> | null = null
   #loadedAt = -Infinity
 
   constructor(db: Db, clock: Clock, sealer: SecretSealer, days: number, issuerName: string) {
@@ -57,7 +60,7 @@ export class IssuerKeys {
   }
 
   /** The key issuing now, created (and the expired upkeep done) when its period has none yet. */
-  async issuing(): Promise<{ signer: BlindSigner; row: IssuerKeyRow; held: HeldKey }> {
+  async issuing(): Promise<{ signer: BlindSigner; row: IssuerKeyRow }> {
     const nowMs = this.#clock.nowMs()
     const period = keyPeriodOf(nowMs, this.#days)
     let held = this.#keys.find((k) => k.row.period === period)
@@ -67,7 +70,7 @@ export class IssuerKeys {
     }
     if (!held) throw new Error(`no issuer key for period ${period}`)
     held.signer ??= new BlindSigner({ tokenKey: held.row.token_key, privateKey: this.#open(held.row) })
-    return { signer: held.signer, row: held.row, held }
+    return { signer: held.signer, row: held.row }
   }
 
   /** The keys a client may hold tokens of now (the issuer directory): still redeeming, newest first. */
@@ -78,14 +81,31 @@ export class IssuerKeys {
   }
 
   /**
-   * `WWW-Authenticate` for a decision: the challenge and the issuing key. The first decision of a key
-   * period on an instance waits for the key to be read (or, on the first instance, made); every other
-   * decision answers from memory.
+   * `WWW-Authenticate` for a decision: the challenge and the issuing key, from memory; never a wait on
+   * the store or on key generation. While this instance holds no key of the current period (just
+   * started, or the period just turned) it answers null and has the key read, or made, in the
+   * background (`prepare`); the decisions after that carry it.
    */
-  async challengeHeader(): Promise<string> {
+  challengeHeader(): string | null {
+    const nowMs = this.#clock.nowMs()
+    const period = keyPeriodOf(nowMs, this.#days)
+    const held = this.#keys.find((k) => k.row.period === period)
+    // The next period's key is made a day ahead, so that the turn finds it in the store.
+    const nextSoon = keyWindow(period, this.#days).issueUntilMs - nowMs < PREPARE_AHEAD_MS && !this.#keys.some((k) => k.row.period === period + 1)
+    if (!held || nextSoon) this.prepare()
+    return held ? wwwAuthenticate(this.challenge, held.row.token_key) : null
+  }
+
+  /** Has the current period's key (and, near the turn, the next one's) read or made, in the background. */
+  prepare(): void {
+    if (this.#preparing) return
     const period = keyPeriodOf(this.#clock.nowMs(), this.#days)
-    const held = this.#keys.find((k) => k.row.period === period) ?? (await this.issuing()).held
-    return wwwAuthenticate(this.challenge, held.row.token_key)
+    this.#preparing = this.#ensure(period)
+      .then(() => (keyWindow(period, this.#days).issueUntilMs - this.#clock.nowMs() < PREPARE_AHEAD_MS ? this.#ensure(period + 1) : undefined))
+      .catch(() => undefined)
+      .finally(() => {
+        this.#preparing = null
+      })
   }
 
   /**

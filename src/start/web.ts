@@ -45,6 +45,8 @@ export async function createWeb(base: Base, scheduler: Scheduler): Promise<Web> 
     keys: new IssuerKeys(store.db, clock, await keySealer({ db: store.db, settings }), settings.privacyPassKeyDays, new URL(settings.publicUrl).host),
     attester: settings.attester ? await Attester.create(settings.attester, settings.publicUrl, () => devAttesterKey({ db: store.db })) : null,
   }
+  // The issuing key read (or, on a new deployment or period, made) while the instance starts: decisions never wait for it.
+  attestation.keys.prepare()
   // Lag-tolerant reads (the stats over rolled-up days, the leaderboard, the quote) may go to the replica.
   const reads = base.replica?.requests
   const app = await buildApp(

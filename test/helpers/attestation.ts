@@ -13,6 +13,8 @@ export interface Challenge {
 
 /** A decision's challenge and issuing key, parsed from its WWW-Authenticate header as a client does. */
 export async function challengeOf(baseUrl: string, country: string, address = '198.51.100.200'): Promise<Challenge> {
+  // The directory answers once the issuing key is held; decisions carry the challenge from then on.
+  assert.equal((await fetch(`${baseUrl}/.well-known/private-token-issuer-directory`)).status, 200)
   const res = await fetch(`${baseUrl}/serve/v1/decisions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': address },

@@ -84,7 +84,8 @@ export function servingRoutes(deps: RouteDeps & { serving: ServingEngine }) {
       const decision = await serving.decide({ surface, country: country ?? null, topics: normaliseDecisionTopics(topics), viewerKey, source })
       if (!decision) return reply.code(204).send(null)
       // The deployment's Privacy Pass challenge and issuing key (RFC 9577), so clients can fetch tokens ahead of time; the decision itself carries none.
-      if (attestation !== 'off') reply.header('www-authenticate', await deps.attestation.keys.challengeHeader())
+      const challenge = attestation === 'off' ? null : deps.attestation.keys.challengeHeader()
+      if (challenge !== null) reply.header('www-authenticate', challenge)
       const base = `${deps.settings.publicUrl}/serve/v1/impressions/${decision.impressionId}`
       return {
         impression_id: decision.impressionId,
