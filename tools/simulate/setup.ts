@@ -36,12 +36,10 @@ async function expect(res: PoolReply, ok: number[], what: string): Promise<Recor
   return jsonObject(res.text)
 }
 
-export async function runSetup(http: OriginPool, adminToken: string, tag: string): Promise<Setup> {
-  const ip = { 'x-forwarded-for': SETUP_IP }
-  const admin = { ...ip, authorization: `Bearer ${adminToken}` }
-  const account = await expect(await http.call('POST', '/admin/v1/accounts', { email: `simulator-${tag}@example.com` }, admin), [201], 'POST /admin/v1/accounts')
+/** An account made by the operator, approved for writes, terms accepted, paying by card: what an advertiser needs to buy. */
+export async function approvedAdvertiser(http: OriginPool, admin: Record<string, string>, email: string): Promise<{ userId: string; apiKey: string }> {
+  const account = await expect(await http.call('POST', '/admin/v1/accounts', { email }, admin), [201], 'POST /admin/v1/accounts')
   const userId = String(account.user_id)
-  const apiKey = String(account.api_key)
   for (const [path, body] of [
     ['write-approval', { approved: true }],
     ['terms', { accepted: true }],
@@ -49,6 +47,13 @@ export async function runSetup(http: OriginPool, adminToken: string, tag: string
   ] as const) {
     await expect(await http.call('POST', `/admin/v1/accounts/${userId}/${path}`, body, admin), [200], `POST /admin/v1/accounts/{id}/${path}`)
   }
+  return { userId, apiKey: String(account.api_key) }
+}
+
+export async function runSetup(http: OriginPool, adminToken: string, tag: string): Promise<Setup> {
+  const ip = { 'x-forwarded-for': SETUP_IP }
+  const admin = { ...ip, authorization: `Bearer ${adminToken}` }
+  const { userId, apiKey } = await approvedAdvertiser(http, admin, `simulator-${tag}@example.com`)
   const auth = { ...ip, 'x-service-user-id': userId, 'x-service-api-key': apiKey }
   const campaigns: Setup['campaigns'] = []
   // A tag of this setup in each line: the summary attributes wins by ad line, and an earlier

@@ -12,6 +12,7 @@ import { createService } from '../../../src/start/service.ts'
 import type { Db } from '../../../src/store/db.ts'
 import { readSourceOutcomes } from '../../../src/store/traffic-quality.ts'
 import { jsonObject, OriginPool, type PoolReply } from '../../lib/http.ts'
+import { approvedAdvertiser } from '../setup.ts'
 import { runAgents, type EngineCounts } from './engine.ts'
 import { buildAgents, DEFAULT_SIZES, FAMILIES, type Family, type FamilySizes } from './families.ts'
 
@@ -72,16 +73,8 @@ async function expect(res: PoolReply, ok: number[], what: string): Promise<Recor
 
 /** One approved advertiser with auto-pay and CAMPAIGNS untargeted campaigns at CPM_USD, 100,000 impressions each. */
 export async function setUpAdvertiser(http: OriginPool, admin: Record<string, string>, tag: string): Promise<void> {
-  const account = await expect(await http.call('POST', '/admin/v1/accounts', { email: `review-sim-${tag}@example.com` }, admin), [201], 'POST /admin/v1/accounts')
-  const userId = String(account.user_id)
-  for (const [path, body] of [
-    ['write-approval', { approved: true }],
-    ['terms', { accepted: true }],
-    ['billing', { mode: 'weekly_autopay', card_number: '4242424242424242' }],
-  ] as const) {
-    await expect(await http.call('POST', `/admin/v1/accounts/${userId}/${path}`, body, admin), [200], `POST /admin/v1/accounts/{id}/${path}`)
-  }
-  const auth = { 'x-forwarded-for': admin['x-forwarded-for']!, 'x-service-user-id': userId, 'x-service-api-key': String(account.api_key) }
+  const { userId, apiKey } = await approvedAdvertiser(http, admin, `review-sim-${tag}@example.com`)
+  const auth = { 'x-forwarded-for': admin['x-forwarded-for']!, 'x-service-user-id': userId, 'x-service-api-key': apiKey }
   for (let i = 0; i < CAMPAIGNS; i++) {
     // Five creations a minute per account: a quarter of a minute of service time between two.
     if (i > 0) await expect(await http.call('POST', '/admin/v1/clock', { advance_seconds: 15 }, admin), [200], 'POST /admin/v1/clock')
