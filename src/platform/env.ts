@@ -188,7 +188,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail(
       names.join(' and '),
       `unset, and NODE_ENV=production refuses sealing keys kept in the database (a copy of it would open or forge what they seal); ` +
-        `set ${names.join(' and ')}, or ${names.map((n) => `${n}_FILE`).join(' and ')} naming a file that holds the value (README, "Sealing keys outside the database")`,
+        `set ${names.join(' and ')}, or ${names.map((n) => `${n}_FILE`).join(' and ')} naming a file that holds the value (docs/sealing-keys.md)`,
     )
   }
 

@@ -67,7 +67,7 @@ test('the development note names the settings left unset, calmly, in one line; n
   const both = keysInStoreNote(loadSettings({}))!
   assert.equal(
     both,
-    'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (README, "Sealing keys outside the database").',
+    'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (docs/sealing-keys.md).',
   )
   assert.match(keysInStoreNote(loadSettings({ OFFER_KEYS: ring() }))!, /^Note: KEY_SEALING_KEY is unset, so its key is kept in the database\. .* needs it set/)
   assert.equal(keysInStoreNote(loadSettings({ OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() })), null)
