@@ -301,7 +301,7 @@ function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   return keys
 }
 
-/** A sealing key an instance keeps in the store because its setting is unset (docs/operations.md, "Secrets kept in the store"). */
+/** A sealing key an instance keeps in the store because its setting is unset (docs/sealing-keys.md, "What is sealed, and what production refuses"). */
 export interface StoredKey {
   /** The settings row the key is kept in. */
   row: 'offer_key' | 'key_sealing_key'

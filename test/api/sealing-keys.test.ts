@@ -14,8 +14,8 @@ import { replaceSealed } from '../../src/store/sealed-secrets.ts'
 import { ADMIN_TOKEN, callService, createDatabase, startService, STORE, type TestService } from '../helpers/service.ts'
 
 /**
- * The sealing keys kept in the store (docs/operations.md, "Secrets kept in
- * the store"): with OFFER_KEYS and KEY_SEALING_KEY unset, a copy of the
+ * The sealing keys kept in the store (docs/sealing-keys.md, "What is sealed,
+ * and what production refuses"): with OFFER_KEYS and KEY_SEALING_KEY unset, a copy of the
  * database opens and forges what they seal, so NODE_ENV=production refuses to
  * start that way and development says so once.
  */
