@@ -65,7 +65,7 @@ export async function recordEmail(ctx: ServiceContext, msg: MailMessage, link?: 
 
 /**
  * Hands a recorded message to the SMTP server when SMTP is configured and marks it `sent` or
- * `failed` (docs/decisions/0171-smtp-after-commit.md, docs/decisions/0172-failures-are-recorded-not-fatal.md). An SMTP failure is recorded and logged, never thrown:
+ * `failed` (docs/operations.md (decision 0171), docs/operations.md (decision 0172)). An SMTP failure is recorded and logged, never thrown:
  * the caller's use case does not depend on the mail server. Call it after the transaction that
  * recorded the message commits, never inside it.
  */
