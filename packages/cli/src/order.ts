@@ -1,6 +1,6 @@
 import type { Account } from 'advertiser-campaign-sdk/client'
 import { Option, type Command } from 'commander'
-import type { Problem } from './exit.js'
+import { badFlags, type Problem } from './exit.js'
 import { usdPrice } from './format.js'
 import { nearest } from './problems.js'
 
@@ -144,6 +144,30 @@ export function readOrder(f: OrderFlags, required: boolean, config: Account['con
 
   if (problems.length > 0 || cpm === undefined) return { order: null, problems }
   return { order: { cpm, impressions, inBlocks, surface, countries, topics, pace, kind }, problems }
+}
+
+/**
+ * Reads an order against the live config and topic names (`load`), reporting every problem at
+ * once (exit 2): those of the flags' syntax and those of the service's limits together. When the
+ * flags are already wrong and `load` fails (no credentials, no service), the syntax problems are
+ * reported alone.
+ */
+export async function checkOrder(
+  flags: OrderFlags,
+  required: boolean,
+  load: () => Promise<{ config: Account['config'] | null; vocabulary: readonly string[] | null }>,
+): Promise<{ order: Order; config: Account['config'] | null }> {
+  const syntax = readOrder(flags, required, null, null)
+  let loaded: { config: Account['config'] | null; vocabulary: readonly string[] | null }
+  try {
+    loaded = await load()
+  } catch (e) {
+    if (syntax.problems.length > 0) throw badFlags(syntax.problems)
+    throw e
+  }
+  const { order, problems } = readOrder(flags, required, loaded.config, loaded.vocabulary)
+  if (order === null) throw badFlags(problems)
+  return { order, config: loaded.config }
 }
 
 /** The topic names the service knows (its public GET /serve/v1/topics), or null when it does not say (the API then judges). */

@@ -42,7 +42,7 @@ export type ExportCreate = Omit<ExportApiCreate, 'start' | 'end'> & Window
 export interface Window {
   from?: string
   to?: string
-  /** @deprecated Use `from` (the SDK's one name for a range's start since 0.2.0). */
+  /** @deprecated Use `from` (the SDK's one name for the start of a range). */
   start?: string
   /** @deprecated Use `to`. */
   end?: string

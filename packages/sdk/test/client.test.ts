@@ -84,9 +84,9 @@ test('refusals are one ApiError with status, reason and the whole detail', async
   assert.ok(typeof refused.detail === 'object' && refused.detail.field === 'cpm_usd')
   assert.match(refused.requestId ?? '', /\S/)
 
-  await assert.rejects(client.campaigns.get('cmp_unknown000000000000'), (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === null && typeof e.detail === 'string')
+  await assert.rejects(client.campaigns.get('cmp_unknown000000000000'), (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === 'not_found' && e.detail === 'campaign not found')
   const stranger = new AdvertiserClient({ baseUrl: `${h.baseUrl}/v1/`, userId: 'usr_nobody', apiKey: 'sk_live_wrong' })
-  await assert.rejects(stranger.account(), (e: unknown) => e instanceof ApiError && e.status === 401 && e.detail === 'invalid credentials')
+  await assert.rejects(stranger.account(), (e: unknown) => e instanceof ApiError && e.status === 401 && e.reason === 'invalid_credentials' && e.detail === 'invalid credentials')
 })
 
 test('a 429 is retried after the Retry-After the service gives; without retries it is thrown with that wait', async () => {

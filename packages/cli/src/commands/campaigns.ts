@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { Context, type Io } from '../context.js'
 import { badFlags, usage } from '../exit.js'
 import { count, instant, usdFromMicros, usdPrice } from '../format.js'
-import { BLOCK, orderOptions, readOrder, sizeInWords, topicVocabulary, type Order, type OrderFlags } from '../order.js'
+import { BLOCK, checkOrder, orderOptions, readOrder, sizeInWords, topicVocabulary, type Order, type OrderFlags } from '../order.js'
 import { showQuote } from '../quote.js'
 import { positiveInt, seconds } from '../parsers.js'
 
@@ -56,14 +56,21 @@ export function campaignCommands(program: Command, io: Io): void {
     .option('--dry-run', 'show the order that would be sent and send nothing (no quote, no purchase)')
     .action(async (flags: CreateFlags, command: Command) => {
       const ctx = await Context.of(command, io)
-      const syntax = readOrder(flags, true, null, null)
-      if (syntax.order === null || flags.line === undefined || flags.destination === undefined) throw badFlags(syntax.problems)
-      if (flags.dryRun) return ctx.dryRun('POST', '/campaigns', createBody(flags, syntax.order, flags.idempotencyKey ?? crypto.randomUUID()))
-      const client = await ctx.client()
+      if (flags.dryRun) {
+        const syntax = readOrder(flags, true, null, null)
+        if (syntax.order === null) throw badFlags(syntax.problems)
+        return ctx.dryRun('POST', '/campaigns', createBody(flags, syntax.order, flags.idempotencyKey ?? crypto.randomUUID()))
+      }
+      const client = await ctx.client().catch((e: unknown) => {
+        const syntax = readOrder(flags, true, null, null)
+        throw syntax.problems.length > 0 ? badFlags(syntax.problems) : e
+      })
       // The live order limits and the topic names, so that every problem is reported at once, before anything is asked.
-      const [account, vocabulary] = await Promise.all([client.account(), flags.topics === undefined ? null : topicVocabulary(ctx.apiUrl)])
-      const { order, problems } = readOrder(flags, true, account.config, vocabulary)
-      if (order === null || order.impressions === undefined) throw badFlags(problems)
+      const { order, config } = await checkOrder(flags, true, async () => {
+        const [account, vocabulary] = await Promise.all([client.account(), flags.topics === undefined ? null : topicVocabulary(ctx.apiUrl)])
+        return { config: account.config, vocabulary }
+      })
+      if (order.impressions === undefined) throw badFlags([{ flag: '--impressions', message: 'or --blocks is required' }])
       const impressions = order.impressions
       const quote = await client.quote({
         cpm_usd: order.cpm,
@@ -73,7 +80,7 @@ export function campaignCommands(program: Command, io: Io): void {
         ...(order.topics ? { target_topics: order.topics.join(',') } : {}),
         ...(order.kind ? { kind: order.kind } : {}),
       })
-      const size = sizeInWords(order, account.config.block_impressions)
+      const size = sizeInWords(order, config?.block_impressions ?? BLOCK)
       ctx.out.line(`Auction quote for ${size} at ${usdPrice(order.cpm)} CPM:`)
       showQuote(ctx.out, quote, order.surface !== undefined)
       ctx.out.line()

@@ -3,7 +3,7 @@ import type { Stats, StatsQuery } from 'advertiser-campaign-sdk/client'
 import { Context, type Io } from '../context.js'
 import { badFlags, usage } from '../exit.js'
 import { count, instant, sparkline, usdFromMicros, usdPrice } from '../format.js'
-import { orderOptions, readOrder, sizeInWords, topicVocabulary, type OrderFlags } from '../order.js'
+import { checkOrder, orderOptions, readOrder, sizeInWords, topicVocabulary, type OrderFlags } from '../order.js'
 import { showQuote } from '../quote.js'
 import { list, positiveInt, when } from '../parsers.js'
 
@@ -11,12 +11,14 @@ export function reportCommands(program: Command, io: Io): void {
   orderOptions(program.command('quote').description('Where a bid would rank in the live auction now, and when it would start and finish'), false).action(
     async (o: OrderFlags, command: Command) => {
       const ctx = await Context.of(command, io)
-      const syntax = readOrder(o, false, null, null)
-      if (syntax.order === null) throw badFlags(syntax.problems)
-      const client = await ctx.client()
-      const vocabulary = o.topics === undefined ? null : await topicVocabulary(ctx.apiUrl)
-      const { order, problems } = readOrder(o, false, null, vocabulary)
-      if (order === null) throw badFlags(problems)
+      const client = await ctx.client().catch((e: unknown) => {
+        const syntax = readOrder(o, false, null, null)
+        throw syntax.problems.length > 0 ? badFlags(syntax.problems) : e
+      })
+      const { order } = await checkOrder(o, false, async () => {
+        const [account, vocabulary] = await Promise.all([client.account(), o.topics === undefined ? null : topicVocabulary(ctx.apiUrl)])
+        return { config: account.config, vocabulary }
+      })
       const q = await client.quote({
         cpm_usd: order.cpm,
         ...(order.impressions ? { impressions: order.impressions } : {}),
