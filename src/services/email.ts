@@ -40,7 +40,7 @@ export interface RecordedEmail {
 /**
  * Records one message in the outbox, sealed at rest (issue 34): the body under the key-sealing
  * key, and a password link, when the message carries one, sealed apart so that ending the link
- * removes it from the stored copy (docs/operations.md "Email links at rest"). May run inside the
+ * removes it from the stored copy (docs/security.md, "Email links at rest"). May run inside the
  * caller's transaction (a link's message is written with its token); `deliverEmail` after commit.
  */
 export async function recordEmail(ctx: ServiceContext, msg: MailMessage, link?: EmailedLink): Promise<RecordedEmail> {
