@@ -64,9 +64,13 @@ export function ruleInWords(d: { field: string; reason: string } & Record<string
     case 'too_precise':
       return `has more decimals than the ${num(d.max_decimals)} a bid may have`
     case 'too_short':
-      return `must be at least ${num(d.limit)} characters`
+      return d.limit ?? d.min_length ? `must be at least ${num(d.limit ?? d.min_length)} characters` : 'is too short'
     case 'too_long':
-      return `must be at most ${num(d.limit)} characters`
+      return d.limit ?? d.max_length ? `must be at most ${num(d.limit ?? d.max_length)} characters` : 'is too long'
+    case 'https_required':
+      return 'must be an https:// address'
+    case 'invalid_url':
+      return 'is not a URL'
     case 'too_few_items':
       return `needs at least ${num(d.limit)} items`
     case 'too_many_items':
