@@ -110,9 +110,10 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    // The terminal status-line client (packages/status-line): plain ES modules for Node, no build step,
-    // typed by JSDoc (tsc checks them); it has no service clock, its time is the machine's.
-    files: ['packages/status-line/**'],
+    // The terminal status-line client (packages/status-line) and the client core it shares with the editor
+    // extension (packages/ad-client): plain ES modules for Node, no build step, typed by JSDoc (tsc checks
+    // them); they have no service clock, their time is the machine's.
+    files: ['packages/status-line/**', 'packages/ad-client/**'],
     languageOptions: {
       globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', NodeJS: 'readonly' },
     },
