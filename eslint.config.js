@@ -120,6 +120,12 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
+    // The editor extension runs in VS Code's extension host: its time is the machine's, not the service clock.
+    files: ['packages/vscode-extension/**'],
+    languageOptions: { globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', console: 'readonly' } },
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
     // The SDK and adctl run on the advertiser's machine: their time is the machine's, not the service clock.
     files: ['packages/sdk/**', 'packages/cli/**'],
     languageOptions: { globals: { process: 'readonly' } },

@@ -6,6 +6,11 @@
  * pure functions only (no imports), so loading them costs the terminal's invocation nothing.
  */
 
+/**
+ * An exposure interrupted for longer than this ends (and is reported with the dwell it had): the
+ * terminal's invocations further apart, the editor's item hidden or its window unfocused for longer.
+ */
+export const MAX_GAP_MS = 2_000
 /** How long an ad stays before the client moves on (the service bills a view of 9.5 s or more). */
 export const MIN_EXPOSURE_MS = 10_000
 /** The service bills a view from this dwell on (operations.md section 2). */

@@ -7,7 +7,7 @@
  * an exposure that ends early (a longer gap) is reported with its own dwell.
  */
 
-import { MIN_EXPOSURE_MS, OFFER_TTL_MS } from '@thinking-line/ad-client/rules'
+import { MAX_GAP_MS, MIN_EXPOSURE_MS, OFFER_TTL_MS } from '@thinking-line/ad-client/rules'
 
 /** @typedef {import('@thinking-line/ad-client/decision').Decision} Decision */
 /** @typedef {{ decision: Decision, fetched_at: number }} Offer */
@@ -19,10 +19,11 @@ import { MIN_EXPOSURE_MS, OFFER_TTL_MS } from '@thinking-line/ad-client/rules'
  */
 /** @typedef {import('@thinking-line/ad-client/reports').Report} Report */
 
-/** Consecutive invocations further apart than this end an exposure: the line may no longer be on screen. */
-export const MAX_GAP_MS = 2_000
-/** The rules every client shares (packages/ad-client/src/rules.js). */
-export { MIN_EXPOSURE_MS, OFFER_TTL_MS }
+/**
+ * The rules every client shares (packages/ad-client/src/rules.js); MAX_GAP_MS: consecutive invocations
+ * further apart than this end an exposure (the line may no longer be on screen).
+ */
+export { MAX_GAP_MS, MIN_EXPOSURE_MS, OFFER_TTL_MS }
 
 /** @returns {State} */
 export function emptyState() {
