@@ -1,6 +1,7 @@
 /**
- * Builds the extension: src/extension.ts and what it imports (the client core, the Privacy Pass
- * library) bundled by esbuild into one CommonJS file, dist/extension.cjs (`vscode` is the host's).
+ * Builds the extension: src/extension.ts and what it imports (the client core) bundled by esbuild
+ * into one CommonJS file, dist/extension.cjs (`vscode` is the host's), and the Privacy Pass library
+ * into dist/privacypass.mjs, loaded only when an attester is set (below).
  * With --package, also stages exactly what the .vsix holds in dist/vsix/ (the manifest under the
  * extension's name, `thinking-line`: the npm workspace is `thinking-line-vscode`, since the terminal
  * client is the npm package `thinking-line`) and packs it with @vscode/vsce into
@@ -19,8 +20,33 @@ import { build } from 'esbuild'
 const here = dirname(fileURLToPath(import.meta.url))
 const dist = join(here, 'dist')
 
+/**
+ * The Privacy Pass library (about 200 KB) is needed only with an attester: it goes in a file of its
+ * own, dist/privacypass.mjs, imported the first time a token is made, so loading the extension does
+ * not parse it.
+ */
+const privacyPassApart = {
+  name: 'privacy-pass-apart',
+  setup(b) {
+    b.onResolve({ filter: /^@cloudflare\/privacypass-ts$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './privacypass.mjs', external: true } : undefined))
+  },
+}
+
 export async function bundle() {
+  // An ES module (a CommonJS bundle of it loses its exports to a dependency that assigns module.exports).
   await build({
+    stdin: { contents: "export * from '@cloudflare/privacypass-ts'", resolveDir: here },
+    outfile: join(dist, 'privacypass.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+  await build({
+    plugins: [privacyPassApart],
     entryPoints: [join(here, 'src/extension.ts')],
     outfile: join(dist, 'extension.cjs'),
     bundle: true,
@@ -51,7 +77,7 @@ export function pack() {
   mkdirSync(join(stage, 'media'), { recursive: true })
   const manifest = vsixManifest()
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-  copyFileSync(join(dist, 'extension.cjs'), join(stage, 'dist/extension.cjs'))
+  for (const file of ['extension.cjs', 'privacypass.mjs']) copyFileSync(join(dist, file), join(stage, 'dist', file))
   for (const file of ['README.md', 'LICENSE.txt', 'media/icon.png']) copyFileSync(join(here, file), join(stage, file))
   const require = createRequire(import.meta.url)
   const vsce = join(dirname(require.resolve('@vscode/vsce/package.json')), 'vsce')
