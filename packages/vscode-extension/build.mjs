@@ -67,7 +67,7 @@ export async function bundle() {
 export function vsixManifest() {
   const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'))
   for (const field of ['dependencies', 'devDependencies', 'scripts', 'private', 'type']) delete pkg[field]
-  return { ...pkg, name: 'thinking-line' }
+  return { ...pkg, name: 'thinking-line', files: ['dist', 'media/icon.png', 'README.md', 'LICENSE.txt'] }
 }
 
 export function pack() {
