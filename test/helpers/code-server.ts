@@ -7,9 +7,10 @@
  * machine: every request off the loopback is answered by the browser context itself.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
+import { crc32 } from 'node:zlib'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 
@@ -61,9 +62,11 @@ function packagesBuilt(): string[] {
 /**
  * The extension's .vsix, built by `npm run package -w packages/vscode-extension` when there is
  * none or its sources (manifest, code, README, images; the shared client core included) changed
- * since.
+ * since. THINKING_LINE_VSIX names another package to test instead.
  */
 export function builtVsix(): string {
+  // A given package instead (a release candidate, or one built elsewhere).
+  if (process.env.THINKING_LINE_VSIX) return process.env.THINKING_LINE_VSIX
   const sources = Math.max(newest(EXTENSION_DIR), newest(join(root, 'packages/ad-client/src')), newest(join(root, 'packages/ad-client/package.json')))
   const current = packagesBuilt()[0]
   if (current && statSync(current).mtimeMs >= sources) return current
@@ -71,6 +74,82 @@ export function builtVsix(): string {
   const built = packagesBuilt()[0]
   if (!built) throw new Error('npm run package -w packages/vscode-extension made no .vsix')
   return built
+}
+
+/** A zip archive of the files (stored, not compressed): what a .vsix is. */
+function zip(files: { name: string; data: Buffer }[]): Buffer {
+  const parts: Buffer[] = []
+  const central: Buffer[] = []
+  let offset = 0
+  for (const { name, data } of files) {
+    const fileName = Buffer.from(name, 'utf8')
+    const crc = crc32(data)
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0)
+    local.writeUInt16LE(20, 4) // version needed
+    local.writeUInt16LE(0x0800, 6) // UTF-8 names
+    local.writeUInt32LE(crc, 14)
+    local.writeUInt32LE(data.length, 18)
+    local.writeUInt32LE(data.length, 22)
+    local.writeUInt16LE(fileName.length, 26)
+    const entry = Buffer.alloc(46)
+    entry.writeUInt32LE(0x02014b50, 0)
+    entry.writeUInt16LE(20, 4)
+    entry.writeUInt16LE(20, 6)
+    entry.writeUInt16LE(0x0800, 8)
+    entry.writeUInt32LE(crc, 16)
+    entry.writeUInt32LE(data.length, 20)
+    entry.writeUInt32LE(data.length, 24)
+    entry.writeUInt16LE(fileName.length, 28)
+    entry.writeUInt32LE(offset, 42)
+    parts.push(local, fileName, data)
+    central.push(entry, fileName)
+    offset += local.length + fileName.length + data.length
+  }
+  const centralSize = central.reduce((n, b) => n + b.length, 0)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0)
+  end.writeUInt16LE(files.length, 8)
+  end.writeUInt16LE(files.length, 10)
+  end.writeUInt32LE(centralSize, 12)
+  end.writeUInt32LE(offset, 16)
+  return Buffer.concat([...parts, ...central, end])
+}
+
+/**
+ * Packs a small test extension (a folder with package.json and plain JavaScript, no
+ * dependencies) into a .vsix that `--install-extension` takes: its files under extension/, the
+ * manifest and the content types a VSIX package carries. The real extension is packed by vsce
+ * (builtVsix); this is for the test's own helper extension.
+ */
+export function packTestExtension(folder: string, out: string): string {
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string; publisher: string; version: string; engines: { vscode: string } }
+  const vsixManifest = `<?xml version="1.0" encoding="utf-8"?>
+<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011">
+  <Metadata>
+    <Identity Language="en-US" Id="${manifest.name}" Version="${manifest.version}" Publisher="${manifest.publisher}" />
+    <DisplayName>${manifest.name}</DisplayName>
+    <Description xml:space="preserve">${manifest.name}</Description>
+    <Properties><Property Id="Microsoft.VisualStudio.Code.Engine" Value="${manifest.engines.vscode}" /></Properties>
+  </Metadata>
+  <Installation><InstallationTarget Id="Microsoft.VisualStudio.Code" /></Installation>
+  <Dependencies />
+  <Assets><Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" /></Assets>
+</PackageManifest>
+`
+  const contentTypes = `<?xml version="1.0" encoding="utf-8"?>
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension=".json" ContentType="application/json" /><Default Extension=".js" ContentType="application/javascript" /><Default Extension=".vsixmanifest" ContentType="text/xml" /></Types>
+`
+  const files = readdirSync(folder).filter((f) => statSync(join(folder, f)).isFile())
+  writeFileSync(
+    out,
+    zip([
+      { name: '[Content_Types].xml', data: Buffer.from(contentTypes) },
+      { name: 'extension.vsixmanifest', data: Buffer.from(vsixManifest) },
+      ...files.map((f) => ({ name: `extension/${f}`, data: readFileSync(join(folder, f)) })),
+    ]),
+  )
+  return out
 }
 
 /** A port free right now on the loopback. */
