@@ -164,8 +164,8 @@ export async function freePort(): Promise<number> {
 /**
  * The user settings every started VS Code gets, under the caller's: no welcome page, no
  * workspace-trust prompt (restricted mode would keep the extension from running), no telemetry,
- * no update or extension-recommendation checks (they would call out), and no tips or
- * walkthroughs covering the status bar.
+ * no update, recommendation or type-acquisition fetches (they would call out), and no tips,
+ * walkthroughs or empty chat side bar.
  */
 export const QUIET_SETTINGS: Record<string, unknown> = {
   'workbench.startupEditor': 'none',
@@ -180,6 +180,8 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
   'npm.fetchOnlinePackageInfo': false,
   'git.enabled': false,
   'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'typescript.disableAutomaticTypeAcquisition': true,
 }
 
 export interface CodeServerOptions {
@@ -366,6 +368,17 @@ export async function runCommand(page: Page, title: string, timeoutMs = 45_000):
   }
   await row.click()
   await input.waitFor({ state: 'hidden', timeout: 10_000 })
+}
+
+/** Opens a file of the folder in an editor through Quick Open (Ctrl+P, its name, Enter). */
+export async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('Control+P')
+  const input = page.locator('.quick-input-widget input.input')
+  await input.waitFor({ state: 'visible', timeout: 10_000 })
+  await page.keyboard.type(name)
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 })
+  await page.keyboard.press('Enter')
+  await page.locator('.editor-group-container .tab', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 })
 }
 
 /** The status bar's items whose text matches. */

@@ -25,6 +25,7 @@ import {
   leaveWorkbench,
   notifications,
   offlineContext,
+  openFile,
   openWorkbench,
   packTestExtension,
   runCommand,
@@ -90,7 +91,10 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
 
     mkdirSync(join(folder, 'src'), { recursive: true })
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: PROJECT, private: true, dependencies: { react: '^19.0.0' } }, null, 2))
-    writeFileSync(join(folder, 'src', 'App.jsx'), 'export default function App() {\n  return <h1>Hello</h1>\n}\n')
+    writeFileSync(
+      join(folder, 'src', 'App.jsx'),
+      "import { useState } from 'react'\n\nexport default function App() {\n  const [count, setCount] = useState(0)\n  return <button onClick={() => setCount(count + 1)}>Clicked {count} times</button>\n}\n",
+    )
     writeFileSync(assistantOut, '')
     const assistant = packTestExtension(new URL('./assistant', import.meta.url).pathname, join(work, 'assistant.vsix'))
 
@@ -106,6 +110,8 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
     const started = performance.now()
     page = await openWorkbench(context, server)
     console.log(`# workbench loaded in ${Math.round(performance.now() - started)} ms`)
+    // A developer at work: a file of the project open in the editor.
+    await openFile(page, 'App.jsx')
   })
 
   after(async () => {
@@ -151,6 +157,7 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
       await page.mouse.move(300, 300)
       await page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).waitFor({ state: 'hidden' }).catch(() => {})
       await statusBarShot(page, item(), join(IMAGES, 'status-bar.png'))
+      await page.screenshot({ path: join(IMAGES, 'editor.png'), animations: 'disabled' })
     }
 
     const popup = context.waitForEvent('page')
