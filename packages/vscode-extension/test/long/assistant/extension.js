@@ -9,7 +9,8 @@ const { appendFileSync } = require('node:fs')
 const record = (event) => appendFileSync(process.env.THINKING_LINE_TEST_OUT, JSON.stringify(event) + '\n')
 
 async function thinkingLine() {
-  const extension = vscode.extensions.all.find((e) => e.packageJSON.name === 'thinking-line')
+  // Found by what it contributes, not by its id.
+  const extension = vscode.extensions.all.find((e) => (e.packageJSON.contributes?.commands ?? []).some((c) => c.command === 'thinkingLine.thinkingStarted'))
   if (!extension) throw new Error('Thinking Line is not installed')
   return { id: extension.id, api: await extension.activate() }
 }
