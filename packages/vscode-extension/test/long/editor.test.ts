@@ -194,7 +194,7 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
 
   test('activation costs at most 20 ms of extension-host time (the exported activationMs)', async () => {
     await runCommand(page, REPORT)
-    let report: { exports: string[]; activationMs?: number } | undefined
+    let report: { exports: string[]; activationMs?: number; loadMs?: number | null } | undefined
     assert.ok(
       await waitFor(() => {
         report = readFileSync(assistantOut, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.event === 'report')
@@ -204,7 +204,7 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
     )
     assert.ok(report!.exports.includes('thinking') && report!.exports.includes('whileThinking') && report!.exports.includes('setAttester'), `the API: ${report!.exports.join(', ')}`)
     assert.equal(typeof report!.activationMs, 'number', 'activate() returns activationMs')
-    console.log(`# activationMs ${report!.activationMs}`)
+    console.log(`# activationMs ${report!.activationMs} (loading the bundle before it: ${report!.loadMs ?? 'not exposed'} ms)`)
     assert.ok(report!.activationMs! <= 20, `activation took ${report!.activationMs} ms`)
   })
 

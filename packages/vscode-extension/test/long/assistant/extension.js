@@ -28,7 +28,7 @@ exports.activate = (context) => {
     }),
     vscode.commands.registerCommand('thinkingLineTestAssistant.report', async () => {
       const { id, api } = await thinkingLine()
-      record({ event: 'report', id, exports: Object.keys(api).sort(), activationMs: api.activationMs, focused: vscode.window.state.focused })
+      record({ event: 'report', id, exports: Object.keys(api).sort(), activationMs: api.activationMs, loadMs: typeof api.diagnostics === 'function' ? api.diagnostics().loadMs : null, focused: vscode.window.state.focused })
     }),
   )
 }
