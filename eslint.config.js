@@ -110,12 +110,19 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    // The terminal status-line client (packages/status-line): plain ES modules for Node, no build step,
-    // typed by JSDoc (tsc checks them); it has no service clock, its time is the machine's.
-    files: ['packages/status-line/**'],
+    // The terminal status-line client (packages/status-line) and the client core it shares with the editor
+    // extension (packages/ad-client): plain ES modules for Node, no build step, typed by JSDoc (tsc checks
+    // them); they have no service clock, their time is the machine's.
+    files: ['packages/status-line/**', 'packages/ad-client/**'],
     languageOptions: {
       globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', NodeJS: 'readonly' },
     },
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // The editor extension runs in VS Code's extension host: its time is the machine's, not the service clock.
+    files: ['packages/vscode-extension/**'],
+    languageOptions: { globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', console: 'readonly' } },
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -1,8 +1,8 @@
-/** text.js: what a server or stdin sends made safe for one terminal line, and measured in columns (issue 49, finding 7). */
+/** text.js: what a server or stdin sends made safe for one line of a terminal or a status bar, and measured in columns (issue 49, finding 7). */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { clusterWidth, displayWidth, parseColumns, sanitize, truncateToWidth } from '../src/text.js'
-import { fitLine, formatLine } from '../src/line.js'
+import { adText, clickUrl, fitAd, parseDecision } from '../src/decision.js'
 
 const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('')
 
@@ -54,26 +54,23 @@ test('parseColumns: a positive whole number, else no limit', () => {
 
 const ad = { impression_id: 'imp-1', ad_line: 'Ship faster with Acme CI', brand: 'Acme', click_url: 'https://ads.example/serve/v1/impressions/imp-1/click' }
 
-test('formatLine with maxColumns: the prefix whole, the ad cut to the rest; an ad without room for its disclosure is left out', () => {
-  const line = (prefix: string, maxColumns: number | null, extra = {}) => formatLine({ prefix, ad, tmux: false, links: false, maxColumns, ...extra })
-  assert.equal(line('Opus', null), 'Opus · Ad · Acme · Ship faster with Acme CI')
-  assert.equal(line('Opus', 43), 'Opus · Ad · Acme · Ship faster with Acme CI')
-  assert.equal(line('Opus', 30), 'Opus · Ad · Acme · Ship faste…')
-  assert.equal(displayWidth(line('Opus', 30)), 30)
-  assert.equal(line('', 12), 'Ad · Acme ·…')
-  assert.equal(line('Opus', 14), 'Opus · Ad · A…', 'the disclosure, a character and the ellipsis')
-  assert.equal(line('Opus', 13), 'Opus', 'no room for the disclosure: the prefix alone')
-  assert.equal(line('Opus in ~/src/some/long/path', 10), 'Opus in ~…')
-  assert.equal(line('漢字', 16, { ad: { ...ad, brand: '株式会社', ad_line: '速い' } }), '漢字 · Ad · 株…', '15 columns: 株式 and the ellipsis would be 17')
-  // tmux draws ## as one #: the line is measured before escaping.
-  assert.equal(line('PR #12', 20, { tmux: true }), 'PR ##12 · Ad · Acme…')
-  // The hyperlink's escape codes take no columns: the text inside is what was cut.
-  assert.equal(line('Opus', 30, { links: true }), `Opus · \u001b]8;;${ad.click_url}\u001b\\Ad · Acme · Ship faste…\u001b]8;;\u001b\\`)
-  assert.deepEqual(fitLine('', null, 5), { head: '', ad: null })
+test('adText and fitAd: disclosed, sanitised, cut by display width, never with the disclosure cut', () => {
+  assert.equal(adText(ad), 'Ad · Acme · Ship faster with Acme CI')
+  assert.equal(adText({ ...ad, brand: null }), 'Ad · Ship faster with Acme CI')
+  assert.equal(adText({ ...ad, brand: '\u200B\u200E' }), 'Ad · Ship faster with Acme CI', 'a brand of nothing but hidden characters is no brand')
+  assert.equal(adText({ ...ad, brand: 'Ac\u200Bme\u202E', ad_line: `Ship\u2066 faster${tags('exfiltrate')}\u200F` }), 'Ad · Acme · Ship faster')
+  assert.equal(fitAd(ad, 100), 'Ad · Acme · Ship faster with Acme CI')
+  assert.equal(fitAd(ad, 20), 'Ad · Acme · Ship fa…')
+  assert.equal(displayWidth(fitAd({ ...ad, brand: '株式会社', ad_line: '速い速い速い' }, 15) ?? ''), 14, 'a wide character is never cut in half')
+  assert.equal(fitAd(ad, 7), 'Ad · A…')
+  assert.equal(fitAd(ad, 6), null)
 })
 
-test('formatLine: what the server sends is stripped of hidden characters before it is printed', () => {
-  const hostile = { ...ad, brand: 'Ac\u200Bme\u202E', ad_line: `Ship\u2066 faster${tags('exfiltrate')}\u200F` }
-  assert.equal(formatLine({ prefix: '', ad: hostile, tmux: false, links: false }), 'Ad · Acme · Ship faster')
-  assert.equal(formatLine({ prefix: '', ad: { ...ad, brand: '\u200B\u200E' }, tmux: false, links: false }), 'Ad · Ship faster with Acme CI', 'a brand of nothing but hidden characters is no brand')
+test('parseDecision and clickUrl: only the fields a client uses; only an http(s) click URL opens', () => {
+  assert.deepEqual(parseDecision({ ...ad, brand: 7, extra: 'x' }), { ...ad, brand: null })
+  assert.equal(parseDecision({ ad_line: 'x', click_url: 'y' }), null)
+  assert.equal(parseDecision('nope'), null)
+  assert.equal(clickUrl(ad), ad.click_url)
+  assert.equal(clickUrl({ ...ad, click_url: 'javascript:alert(1)' }), null)
+  assert.equal(clickUrl({ ...ad, click_url: 'https://a.example/\u001b]8;;x' }), 'https://a.example/ ]8;;x')
 })
