@@ -1,4 +1,4 @@
-/* global require, exports, process, setTimeout */
+/* global require, exports */
 /* eslint-disable @typescript-eslint/no-require-imports -- an extension's entry point is CommonJS */
 // The editor tests' stand-in for an AI assistant (packages/vscode-extension/test/long/editor.test.ts):
 // it works for THINKING_LINE_TEST_THINK_MS through Thinking Line's exported API (`thinking(label)`, whose
