@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 /**
- * Layers (docs/decisions/0174-who-imports-whom.md): http → services (and the serving
+ * Layers (docs/ARCHITECTURE.md (decision 0174)): http → services (and the serving
  * engine, the jobs) → domain; services → store; the store and the domain never
  * import upwards; SQL only in src/store. Each folder gets one block, because a
  * later block's options for a rule replace (never merge with) an earlier one's.
