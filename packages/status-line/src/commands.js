@@ -12,7 +12,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
-import { sanitize } from '@thinking-line/ad-client/text'
+import { parseColumns, sanitize } from '@thinking-line/ad-client/text'
 import { readRecord, describeFailure } from './record.js'
 import { REQUEST_TIMEOUT_MS, settings } from './refresher.js'
 import { paths, pendingReports, readJson, readState, stateDir } from './state.js'
@@ -183,6 +183,8 @@ export async function check(env, now) {
     const pause = wallet.backoff && wallet.backoff.until > now ? `; fetching paused ${duration(wallet.backoff.until - now)} (${WALLET_PAUSES[wallet.backoff.reason] ?? wallet.backoff.reason})` : ''
     rows.push(['tokens', `${wallet.tokens.length} left${pause}`])
   }
+  const columns = parseColumns(env.THINKING_LINE_MAX_COLUMNS)
+  rows.push(['max columns', columns === null ? `none${env.THINKING_LINE_MAX_COLUMNS ? ` (THINKING_LINE_MAX_COLUMNS=${plain(env.THINKING_LINE_MAX_COLUMNS)} is not a positive whole number)` : ''}` : String(columns)])
   rows.push(['topics', topicsEnabled(env) ? 'on' : 'off'])
   rows.push(['country', country ?? 'not set'])
 
