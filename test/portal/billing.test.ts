@@ -46,7 +46,7 @@ test('not enrolled: the status and its next step, both ways to enroll, a zero ba
   assert.deepEqual(page.buttons, ['Sign out', 'Enroll weekly auto-pay', 'Request Net 30'])
   for (const card of ['4242 4242 4242 4242', '4000 0000 0000 0341', '4000 0025 0000 3155']) assert.ok(page.words.includes(card), card)
   assert.match(page.words, /Owed \$0\.00/)
-  assert.match(page.words, /Not yet invoiced \$0\.00 Unpaid invoices/)
+  assert.match(page.words, /Not yet invoiced \$0\.00 Invoiced, unpaid \$0\.00/)
   assert.match(page.words, /Next invoice After billing is set up/)
   assert.match(page.words, /No invoices yet/)
 })
@@ -117,7 +117,9 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
   const failed = await billing(adv)
   assert.match(failed.words, /Collection status Payment failed A charge on your card was declined and your campaigns stopped serving\. Enroll a working card/)
   assert.deepEqual(invoiceRows(failed.text), ['2026-11-02 – 2026-11-09 $0.05 $0.00 $0.05 Payment failed 2026-11-09 06:00 UTC'])
-  assert.match(failed.words, /Unpaid invoices 1/)
+  assert.match(failed.words, /Invoiced, unpaid \$0\.05 \(1 invoice awaits payment\)/)
+  assert.match((await adv.browser.get('/portal')).words, /Invoiced, unpaid \$0\.05 1 invoice awaits payment/)
+  assert.equal((await adv.api.get('/v1/account')).body.balance.unpaid_cents, 5)
   assert.match((await adv.browser.get('/portal')).words, /Billing \(next step\) Now: Payment failed\./)
 
   assert.equal((await enroll(adv, '4242424242424242')).location, '/portal/billing?notice=card_enrolled')
@@ -126,6 +128,7 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
   assert.deepEqual(invoiceRows(recovered.text), ['2026-11-02 – 2026-11-09 $0.05 $0.00 $0.05 Paid 2026-11-09 06:00 UTC'])
   assert.match(recovered.words, /Owed \$0\.00/)
   assert.match(recovered.words, /Paid \$0\.05/)
+  assert.match(recovered.words, /Invoiced, unpaid \$0\.00 \(0 invoices await payment\) Invoiced to date \$0\.05 \(1 invoice, paid or not, before credits\)/)
 })
 
 test('invoices after a weekly run: period, amount, credits applied, total, status and due date; the Balance in dollars', async () => {
@@ -141,8 +144,12 @@ test('invoices after a weekly run: period, amount, credits applied, total, statu
   const page = await billing(adv)
   assert.deepEqual(invoiceRows(page.text), ['2026-11-09 – 2026-11-16 $0.30 $0.10 $0.20 Paid 2026-11-16 06:00 UTC'])
   const api = (await adv.api.get('/v1/account')).body.balance
-  assert.deepEqual([api.invoiced_cents, api.paid_cents, api.credits_cents, api.owed_cents], [30, 20, 0, 0])
-  assert.match(page.words, /Invoiced to date \$0\.30 \(1 invoice, before credits\)/)
+  assert.deepEqual([api.invoiced_cents, api.unpaid_cents, api.paid_cents, api.credits_cents, api.owed_cents], [30, 0, 20, 0, 0])
+  // Paid: nothing reads as unpaid, on the billing page or the overview (issue 51), though $0.30 was invoiced.
+  assert.match(page.words, /Invoiced, unpaid \$0\.00 \(0 invoices await payment\)/)
+  assert.match(page.words, /Invoiced to date \$0\.30 \(1 invoice, paid or not, before credits\)/)
+  const overview = await adv.browser.get('/portal')
+  assert.match(overview.words, /Owed \$0\.00 .*Invoiced, unpaid \$0\.00 No invoice awaits payment/)
   assert.match(page.words, /Paid \$0\.20/)
   assert.match(page.words, /Unapplied credits \$0\.00/)
   assert.match(page.words, /Last invoiced 2026-11-16 06:00 UTC/)

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
-import { count, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
+import { counted, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
@@ -210,11 +210,13 @@ function Balance(props: { account: Account }) {
               <span class="muted"> ({usdSpend(b.unbilled_delivered_micros)} delivered; invoices round to the cent)</span>
             )}
           </dd>
-          <dt>Unpaid invoices</dt>
-          <dd>{count(b.pending_charge_count)}</dd>
+          <dt>Invoiced, unpaid</dt>
+          <dd>
+            {usdFromCents(b.unpaid_cents)} <span class="muted">({counted(b.pending_charge_count, 'invoice awaits', 'invoices await')} payment)</span>
+          </dd>
           <dt>Invoiced to date</dt>
           <dd>
-            {usdFromCents(b.invoiced_cents)} <span class="muted">({count(b.invoiced_charge_count)} {b.invoiced_charge_count === 1 ? 'invoice' : 'invoices'}, before credits)</span>
+            {usdFromCents(b.invoiced_cents)} <span class="muted">({counted(b.invoiced_charge_count, 'invoice', 'invoices')}, paid or not, before credits)</span>
           </dd>
           <dt>Paid</dt>
           <dd>{usdFromCents(b.paid_cents)}</dd>
