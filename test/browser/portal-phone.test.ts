@@ -237,7 +237,7 @@ describe('portal at a phone width', { skip: browserSkip }, () => {
     assert.equal(new URL(page.url()).hash, '#preview')
     assert.ok(await onScreen(page, '#preview'), 'the preview is on the screen')
     const preview = page.getByRole('region', { name: 'Preview' })
-    assert.match(await preview.locator('.term').innerText(), /Ship faster with Acme CI…/)
+    assert.match(await preview.locator('.term .status').innerText(), /^Ad · Acme · Ship faster with Acme CI$/)
     assert.equal(await preview.locator('.editor').count(), 0, 'a terminal campaign is previewed on the terminal only, as the preview page does')
     const previewHref = await preview.getByRole('link', { name: 'open the preview page' }).getAttribute('href')
     assert.ok(previewHref?.startsWith(`${h.baseUrl}/preview/pv_`), `${previewHref}`)

@@ -6876,8 +6876,8 @@ export interface paths {
                          *           "terminal",
                          *           "extension"
                          *         ],
-                         *         "terminal_line": "✻ Ship faster with Acme CI… (esc to interrupt)",
-                         *         "extension_line": "Ship faster with Acme CI…"
+                         *         "terminal_line": "Ad · Acme · Ship faster with Acme CI",
+                         *         "extension_line": "Ad · Acme · Ship faster with Acme CI"
                          *       }
                          *     }
                          */

@@ -94,17 +94,12 @@
     var showLine = function () {
       var line = lineForm.elements.namedItem('ad_line')
       var brand = lineForm.elements.namedItem('brand')
-      var text = line && line.value.trim() !== '' ? line.value : placeholder
-      // As pages/ad-surfaces.tsx#thinkingText: the tool appends its own ellipsis.
-      text = text.trim().replace(/(?:\.{1,3}|\u2026)$/, '') + '\u2026'
-      var ads = linePreview.querySelectorAll('.ad')
-      for (var i = 0; i < ads.length; i++) ads[i].textContent = text
+      var text = line && line.value.trim() !== '' ? line.value.trim() : placeholder
       var name = brand ? brand.value.trim() : ''
-      var brands = linePreview.querySelectorAll('.brand')
-      for (var j = 0; j < brands.length; j++) {
-        brands[j].textContent = brands[j].closest('.term') ? '\u00b7 ' + name : name
-        brands[j].hidden = name === ''
-      }
+      // As domain/preview.ts#disclosedAd: "Ad · {brand} · {ad_line}", or "Ad · {ad_line}" without a brand.
+      var shown = 'Ad \u00b7 ' + (name === '' ? '' : name + ' \u00b7 ') + text
+      var ads = linePreview.querySelectorAll('.ad')
+      for (var i = 0; i < ads.length; i++) ads[i].textContent = shown
     }
     lineForm.addEventListener('input', function (event) {
       if (event.target && (event.target.name === 'ad_line' || event.target.name === 'brand')) showLine()
