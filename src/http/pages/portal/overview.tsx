@@ -28,7 +28,7 @@ export function WriteSteps(props: { account: Account }) {
       done: access.write_approved,
       title: 'Account approval',
       doneText: 'An operator approved your account.',
-      next: <>We review new accounts within one business day; you can create campaigns as soon as an operator approves yours.</>,
+      next: <>We review new accounts within one business day and email you when yours is approved, with the next step.</>,
     },
     {
       done: access.terms_accepted,
