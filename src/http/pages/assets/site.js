@@ -105,6 +105,28 @@
       if (event.target && (event.target.name === 'ad_line' || event.target.name === 'brand')) showLine()
     })
   }
+  // A table wider than its box (pages/data-table.tsx) says so above it, while it is: shaded edges alone are easy to miss on a phone.
+  var markScrolling = function () {
+    var wraps = document.querySelectorAll('.table-wrap')
+    for (var w = 0; w < wraps.length; w++) {
+      var wrap = wraps[w]
+      var hint = wrap.previousElementSibling && wrap.previousElementSibling.classList.contains('scroll-hint') ? wrap.previousElementSibling : null
+      var scrolls = wrap.offsetParent !== null && wrap.scrollWidth > wrap.clientWidth + 1
+      if (scrolls && !hint) {
+        hint = document.createElement('p')
+        hint.className = 'scroll-hint'
+        hint.setAttribute('aria-hidden', 'true')
+        hint.textContent = 'Scroll sideways to see every column \u2192'
+        wrap.parentNode.insertBefore(hint, wrap)
+      } else if (!scrolls && hint) {
+        hint.remove()
+      }
+    }
+  }
+  markScrolling()
+  window.addEventListener('resize', markScrolling)
+  // A folded table (a chart's Data) is measured when it opens.
+  document.addEventListener('toggle', markScrolling, true)
   // Copy buttons next to secrets.
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null
