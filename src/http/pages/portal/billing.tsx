@@ -60,12 +60,13 @@ export function BillingPage(props: {
   return (
     <Page title="Billing" area="portal" path="/portal/billing" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
       <FormError message={errors.form} />
-      <h2 id="status-h">Collection status</h2>
+      <h2 id="status-h">Billing status</h2>
       <section class="card" aria-labelledby="status-h">
         <p>
           <Badge tone={status.tone}>{status.label}</Badge>
         </p>
         <p>{status.next}</p>
+        {account.access.billing_reason === null ? <AfterBilling writes={account.access.campaign_writes} /> : null}
         {awaitsAuthentication(profile) ? (
           <PostForm action="/portal/billing/authenticate" csrf={props.csrf} class="actions">
             <button type="submit">Authenticate card</button>
@@ -119,6 +120,33 @@ export function BillingPage(props: {
       <Credits credits={props.credits} />
     </Page>
   )
+}
+
+/** Billing works: what the account does next, in the order of `access.campaign_writes` (issue 51). */
+function AfterBilling(props: { writes: Account['access']['campaign_writes'] }) {
+  switch (props.writes) {
+    case 'operational':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> <a href="/portal/campaigns/new">create a campaign</a>. You are billed only for what it delivers.
+        </p>
+      )
+    case 'terms_required':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> <a href="/portal/terms">accept the API terms</a>; then you can create campaigns.
+        </p>
+      )
+    case 'pending_approval':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> an operator approves your account, usually within one business day; we email you when it is approved.{' '}
+          <a href="/portal">See every step on the overview</a>.
+        </p>
+      )
+    default:
+      return null
+  }
 }
 
 /**
