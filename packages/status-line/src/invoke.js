@@ -8,7 +8,7 @@
  */
 import { fstatSync, readFileSync, writeSync } from 'node:fs'
 import { formatLine, renderPrefix } from './line.js'
-import { parseColumns } from './text.js'
+import { parseColumns } from '@thinking-line/ad-client/text'
 import { step } from './exposure.js'
 import { paths, pendingReports, queueReport, readJson, readState, stateDir, tryLock, unlock, withStateLock, writeState } from './state.js'
 import { topicsEnabled, WORKSPACE_ENV, workspaceDir } from './workspace.js'
