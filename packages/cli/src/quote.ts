@@ -9,7 +9,7 @@ export function showQuote(out: Output, q: Quote, surfaceGiven: boolean): void {
   out.pairs([
     ['Surface', surfaceGiven ? surfaces : `${surfaces} (no --surface given: the service's default)`],
     ['Rank', `${q.rank} (${q.rank === 1 ? 'next to serve' : `${count(q.impressions_ahead)} impressions queued ahead`})`],
-    ['Clearing CPM', q.clearing_cpm_usd === null ? 'none (nothing ranks ahead)' : usdPrice(q.clearing_cpm_usd)],
+    ['Winning bids', q.clearing_cpm_usd === null ? 'none rank ahead of yours' : `start at about ${usdPrice(q.clearing_cpm_usd)} CPM lately`],
     ['Starts', estimate(q.estimated_start_at)],
     ['Completes', estimate(q.estimated_completion_at)],
     ...(q.based_on.topics ? [['Topic share', q.based_on.topic_share === null ? 'unknown (no decision counted in the last hour)' : `${(q.based_on.topic_share * 100).toFixed(1)}% of recent decisions carry ${q.based_on.topics.join(', ')}`] satisfies [string, string]] : []),

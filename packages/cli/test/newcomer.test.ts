@@ -147,8 +147,8 @@ test('account labels each figure: owed is what is owed; stats include today; led
   const env = { ADCTL_API_URL: h.baseUrl, ADCTL_USER_ID: adv.userId, ADCTL_API_KEY: adv.apiKey, XDG_CONFIG_HOME: freshConfigHome() }
   const account = await adctl(['account'], env)
   assert.equal(account.code, 0, account.stderr)
-  assert.match(account.stdout, /Owed\s+\$0\.00 = unpaid invoices \$0\.00 \+ delivered, not yet invoiced \$0\.00\n/)
-  assert.match(account.stdout, /Invoiced to date\s+\$0\.00 \(paid \$0\.00\)\n/)
+  assert.match(account.stdout, /Owed\s+\$0\.00 = invoiced, unpaid \$0\.00 \+ delivered, not yet invoiced \$0\.00\n/)
+  assert.match(account.stdout, /Invoiced to date\s+\$0\.00 \(paid or not, before credits; paid \$0\.00\)\n/)
 
   // adctl's today is this computer's (UTC): the service clock joins it (last in the file: it moves the clock weeks on).
   assert.equal((await h.admin.post('/admin/v1/clock', { now: new Date().toISOString() })).status, 200)

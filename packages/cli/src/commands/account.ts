@@ -61,14 +61,13 @@ export function accountCommands(program: Command, io: Io): void {
       const a = await (await ctx.client()).account()
       ctx.out.data(a)
       const b = a.balance
-      // owed = delivered, not yet invoiced + finalized invoices not paid or voided − unapplied credits (balance.ts).
-      const unpaidInvoices = b.owed_cents - b.pending_cents + b.credits_cents
+      // owed = delivered, not yet invoiced + invoiced, unpaid − unapplied credits (domain/balance.ts), as the portal says it.
       ctx.out.pairs([
         ['User id', a.user_id],
         ['Key', `${a.key_prefix}… (last used ${a.key_last_used_at ? instant(a.key_last_used_at) : 'never'})`],
-        ['Billing', `${a.billing} · collection ${a.billing_profile.collection_status}`],
-        ['Owed', `${usdFromCents(b.owed_cents)} = unpaid invoices ${usdFromCents(unpaidInvoices)} + delivered, not yet invoiced ${usdFromCents(b.pending_cents)}${b.credits_cents ? ` − credits ${usdFromCents(b.credits_cents)}` : ''}`],
-        ['Invoiced to date', `${usdFromCents(b.invoiced_cents)} (paid ${usdFromCents(b.paid_cents)}${b.voided_cents ? `, voided ${usdFromCents(b.voided_cents)}` : ''})`],
+        ['Billing', `${a.billing} · billing status ${a.billing_profile.collection_status}`],
+        ['Owed', `${usdFromCents(b.owed_cents)} = invoiced, unpaid ${usdFromCents(b.unpaid_cents)} + delivered, not yet invoiced ${usdFromCents(b.pending_cents)}${b.credits_cents ? ` − credits ${usdFromCents(b.credits_cents)}` : ''}`],
+        ['Invoiced to date', `${usdFromCents(b.invoiced_cents)} (paid or not, before credits; paid ${usdFromCents(b.paid_cents)}${b.voided_cents ? `, voided ${usdFromCents(b.voided_cents)}` : ''})`],
         ['Next invoice', b.next_invoice_at ? instant(b.next_invoice_at) : '-'],
         ['Delivered, not yet billed', usdFromMicros(b.unbilled_delivered_micros)],
         ['Campaign writes', [a.access.campaign_writes, !a.access.write_approved && 'awaiting approval', !a.access.terms_accepted && 'API terms not accepted', a.access.billing_reason].filter(Boolean).join(' · ')],
