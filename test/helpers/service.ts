@@ -117,8 +117,13 @@ async function openTestStore(): Promise<OpenedStore> {
     const adminUrl = process.env.TEST_DATABASE_URL
     if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
     const { url, drop } = await createDatabase(adminUrl, undefined, process.env.TEST_PG_TEMPLATE || undefined)
+    const openOn = () => openStore({ databaseUrl: url, dataDir: '', timeouts })
+    const renew = async (store: Store) => {
+      await store.close()
+      return openOn()
+    }
     try {
-      return { store: await openStore({ databaseUrl: url, dataDir: '', timeouts }), databaseUrl: url, drop }
+      return { store: await openOn(), databaseUrl: url, drop, renew }
     } catch (err) {
       await drop().catch(() => {})
       throw err
@@ -126,7 +131,11 @@ async function openTestStore(): Promise<OpenedStore> {
   }
   const template = process.env.TEST_PGLITE_TEMPLATE
   const loadDataDir = template ? new Blob([await readFile(template)]) : undefined
-  return { store: await openStore({ databaseUrl: null, dataDir: '', loadDataDir, inMemory: true, timeouts }), databaseUrl: null, drop: async () => {} }
+  const renew = async (store: Store) => {
+    await store.resetSession!()
+    return store
+  }
+  return { store: await openStore({ databaseUrl: null, dataDir: '', loadDataDir, inMemory: true, timeouts }), databaseUrl: null, drop: async () => {}, renew }
 }
 
 /**

@@ -15,7 +15,8 @@ import type { Db, Store } from '../../src/store/db.ts'
  * The reset, before the store is handed out again, in one transaction with triggers off:
  * TRUNCATE of every table but Kysely's migration tables, the rows the migrations seeded put back,
  * every sequence set to its template value, and the ledger partitions created since (start-up and
- * the partitions job make them ahead of the clock) dropped. A store whose relations are not the
+ * the partitions job make them ahead of the clock) dropped; then the sessions are new ones (the
+ * embedded store's one session reset, a PostgreSQL store opened again on its database). A store whose relations are not the
  * template's plus such partitions (a partition dropped by retention), that holds an advisory lock,
  * or that fails the reset (a test stopped its engine) is closed instead, and the next service
  * opens a new one.
@@ -76,7 +77,8 @@ async function snapshot(db: Db): Promise<Template> {
  * Sets `store` back to `template`; false when it cannot be (relations changed otherwise than by
  * ledger partitions made since, an advisory lock held, the store not answering).
  */
-async function reset(store: Store, template: Template): Promise<boolean> {
+async function reset(kept: Kept): Promise<boolean> {
+  const { store, template } = kept
   try {
     const now = await relations(store.db)
     const names = new Set(now.map((r) => r.name))
@@ -88,6 +90,8 @@ async function reset(store: Store, template: Template): Promise<boolean> {
     if (locks.rows[0]!.n > 0) return false
     const drops = added.map((r) => `DROP TABLE ${pg.escapeIdentifier(r.name)}`)
     await sql.raw(drops.length === 0 ? template.resetSql : template.resetSql.replace('TRUNCATE', `${drops.join(';\n')};\nTRUNCATE`)).execute(store.db)
+    // Session state (prepared statements above all: a test counts them) as a new store's.
+    kept.store = await kept.renew(store)
     return true
   } catch {
     return false
@@ -111,14 +115,12 @@ export interface OpenedStore {
   store: Store
   databaseUrl: string | null
   drop: () => Promise<void>
+  /** The store with its sessions as a new store's: the embedded one's session reset, a PostgreSQL store opened again. */
+  renew: (store: Store) => Promise<Store>
 }
 
-interface Kept {
-  store: Store
-  databaseUrl: string | null
+interface Kept extends OpenedStore {
   template: Template
-  /** Drops the PostgreSQL database the store is on (nothing on the embedded store). */
-  drop: () => Promise<void>
 }
 
 let sharing = false
@@ -155,18 +157,19 @@ export async function leaseStore(open: () => Promise<OpenedStore>): Promise<{ st
   if (idle) {
     const candidate = idle
     idle = null
-    if (await reset(candidate.store, candidate.template)) kept = candidate
+    if (await reset(candidate)) kept = candidate
     else await discard(candidate)
   }
   if (!kept) {
-    const { store, databaseUrl, drop } = await open()
+    const opened = await open()
+    const { store, databaseUrl, drop } = opened
     const close = async () => {
       await store.close()
       await drop()
     }
     if (!sharing) return { store: { ...store, close }, databaseUrl }
     try {
-      kept = { store, databaseUrl, drop, template: await snapshot(store.db) }
+      kept = { ...opened, template: await snapshot(store.db) }
     } catch (err) {
       await store.close().catch(() => {})
       await drop().catch(() => {})

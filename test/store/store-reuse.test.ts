@@ -29,6 +29,9 @@ async function contents(db: Db): Promise<Record<string, string>> {
       out[name] = `sequence ${rows[0]!.last_value} ${rows[0]!.is_called}`
     } else out[name] = kind
   }
+  // Session state a test can see: a reused store's sessions are new ones.
+  const prepared = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements`.execute(db)
+  out['(prepared statements)'] = String(prepared.rows[0]!.n)
   return out
 }
 
@@ -75,6 +78,8 @@ test('a store handed to the next service is the template again, row for row', as
     assert.equal((await admin('PATCH', '/admin/v1/config', { create_rate_limit_per_min: 1000 })).status, 200)
     // A hundred days of jobs: rollups, invoicing, expiry, and ledger partitions made ahead of the clock.
     assert.equal((await admin('POST', '/admin/v1/clock', { advance_seconds: 100 * 86_400 })).status, 200)
+    // Session state: a statement prepared on a connection of the store (pg_prepared_statements).
+    await sql`PREPARE reuse_probe AS SELECT 1`.execute(svc.service.store.db)
     assert.notDeepEqual(await contents(svc.service.store.db), expected, 'the service changed the store')
   } finally {
     await svc.close()
