@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 /**
- * Layers (docs/decisions/0174-who-imports-whom.md): http → services (and the serving
+ * Layers (docs/ARCHITECTURE.md (decision 0174)): http → services (and the serving
  * engine, the jobs) → domain; services → store; the store and the domain never
  * import upwards; SQL only in src/store. Each folder gets one block, because a
  * later block's options for a rule replace (never merge with) an earlier one's.
@@ -110,12 +110,19 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    // The terminal status-line client (packages/status-line): plain ES modules for Node, no build step,
-    // typed by JSDoc (tsc checks them); it has no service clock, its time is the machine's.
-    files: ['packages/status-line/**'],
+    // The terminal status-line client (packages/status-line) and the client core it shares with the editor
+    // extension (packages/ad-client): plain ES modules for Node, no build step, typed by JSDoc (tsc checks
+    // them); they have no service clock, their time is the machine's.
+    files: ['packages/status-line/**', 'packages/ad-client/**'],
     languageOptions: {
       globals: { process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', NodeJS: 'readonly' },
     },
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // The editor extension runs in VS Code's extension host: its time is the machine's, not the service clock.
+    files: ['packages/vscode-extension/**'],
+    languageOptions: { globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', console: 'readonly' } },
     rules: { 'no-restricted-properties': 'off' },
   },
   {

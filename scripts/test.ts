@@ -32,7 +32,7 @@ mkdirSync(tmp, { recursive: true })
  * schedules. `npm test` runs the rest (the core suite), `npm run test:long`
  * these, `npm run test:all` both; CI runs both.
  */
-const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/', 'test/property/', 'packages/status-line/test/long/', 'packages/cli/test/long/']
+const LONG_SUITES = ['test/browser/', 'test/faults/', 'test/durability/', 'test/fuzz/', 'test/property/', 'packages/status-line/test/long/', 'packages/cli/test/long/', 'packages/vscode-extension/test/long/']
 
 const args = process.argv.slice(2)
 const suite = args.includes('--long') ? 'long' : args.includes('--all') ? 'all' : 'core'

@@ -1,5 +1,5 @@
 /**
- * The audit log's vocabulary (docs/decisions/0212-one-place-audits.md): every
+ * The audit log's vocabulary (docs/operator-console.md (decision 0212)): every
  * operator action through the console or the token API, by name. Names are
  * `<target>.<verb>`; the console filters on them and the API lists them.
  */

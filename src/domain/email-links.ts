@@ -1,5 +1,5 @@
 /**
- * Password links in stored emails (issue 34; docs/operations.md "Email links at rest"). The
+ * Password links in stored emails (issue 34; docs/security.md, "Email links at rest"). The
  * outbox keeps a message's body sealed without its link, and the link sealed apart, so that
  * ending a link removes it from the stored copy without opening anything. These rules say what
  * a reader of the outbox sees in its place.

@@ -1,5 +1,5 @@
 /**
- * Impression budget leases (docs/decisions/0097-grant-impression-budget-leases.md): how much room an instance asks for and
+ * Impression budget leases (docs/serving.md (decision 0097)): how much room an instance asks for and
  * how many new numbers a grant carves. Pure arithmetic; the store grants (src/store/leases.ts).
  */
 

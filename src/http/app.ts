@@ -193,7 +193,7 @@ export async function buildApp(deps: RouteDeps, options: { logger: FastifyBaseLo
       .send({ detail: notReadyDetail(checks), checks })
   })
 
-  // Prometheus scrape (docs/operations.md "Metrics"): behind the operator token, absent (404) without ADMIN_TOKEN.
+  // Prometheus scrape (docs/metrics-and-logs.md): behind the operator token, absent (404) without ADMIN_TOKEN.
   const adminToken = deps.settings.adminToken
   if (adminToken !== null) {
     await app.register(async (scrape) => {

@@ -100,7 +100,7 @@ function invoiceFigures(i: InvoiceRow) {
   }
 }
 
-/** The operator's view of an invoice (docs/decisions/0127-operator-invoice-shape.md). */
+/** The operator's view of an invoice (docs/billing.md (decision 0127)). */
 export function presentInvoice(i: InvoiceRow): Static<typeof InvoiceSchema> {
   return {
     ...invoiceFigures(i),

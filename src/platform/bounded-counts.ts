@@ -8,7 +8,7 @@
  * 170 bytes a key, so ~11 MB a window at the bound. Beyond it, a key first
  * seen in that window is counted in a sketch (below). Ever-new keys (a new
  * viewer per decision, 12,000 a second in the benchmark) so cost a fixed
- * amount of memory, not one entry each (docs/decisions/0073-in-memory-counters-are-bounded-by-count.md).
+ * amount of memory, not one entry each (docs/serving.md (decision 0073)).
  */
 export const MAX_EXACT_KEYS = 65_536
 /** Counters per row of the sketch (two rows, 32 bits each: 2 MiB a window, allocated at the first overflow). */

@@ -188,7 +188,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     fail(
       names.join(' and '),
       `unset, and NODE_ENV=production refuses sealing keys kept in the database (a copy of it would open or forge what they seal); ` +
-        `set ${names.join(' and ')}, or ${names.map((n) => `${n}_FILE`).join(' and ')} naming a file that holds the value (README, "Sealing keys outside the database")`,
+        `set ${names.join(' and ')}, or ${names.map((n) => `${n}_FILE`).join(' and ')} naming a file that holds the value (docs/sealing-keys.md)`,
     )
   }
 
@@ -301,7 +301,7 @@ function parseKeyRing(name: string, raw: string | null): KeyRing | null {
   return keys
 }
 
-/** A sealing key an instance keeps in the store because its setting is unset (docs/operations.md, "Secrets kept in the store"). */
+/** A sealing key an instance keeps in the store because its setting is unset (docs/sealing-keys.md, "What is sealed, and what production refuses"). */
 export interface StoredKey {
   /** The settings row the key is kept in. */
   row: 'offer_key' | 'key_sealing_key'

@@ -1,5 +1,5 @@
 /**
- * The names of the instance's series (docs/operations.md, "Metrics"): a contract once shipped.
+ * The names of the instance's series (docs/metrics-and-logs.md): a contract once shipped.
  * And the label values that stand for what is not named: a request that matched no route, a
  * reason not bound in advance.
  */

@@ -3,7 +3,7 @@ import { METRIC_NAMES, OTHER_REASON } from './metric-names.ts'
 import type { ClientAddressMetrics, HttpMetrics, JobMetrics, PoolCounts, ReadReplicaState, ServingMetrics, WebhookMetrics } from './metric-ports.ts'
 
 /**
- * The Prometheus metrics of one instance (docs/operations.md, "Metrics").
+ * The Prometheus metrics of one instance (docs/metrics-and-logs.md).
  * Every instance has a registry of its own (tests run several in one
  * process), scraped at `GET /metrics` behind the operator token. The names
  * are a contract once shipped (metric-names.ts). Recording is cheap:

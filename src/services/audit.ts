@@ -5,7 +5,7 @@ import type { AuditContext, AuditTarget, Snapshot } from './audit-targets.ts'
 import type { Page, PageRequest } from './lists.ts'
 
 /**
- * The audit log (docs/decisions/0212-one-place-audits.md): who (an operator, or
+ * The audit log (docs/operator-console.md (decision 0212)): who (an operator, or
  * the token), what (the action), to which target, when (service clock),
  * before and after, and from which address, for every operator action
  * through the console or the token API. One place writes it: `audited`

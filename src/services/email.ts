@@ -40,7 +40,7 @@ export interface RecordedEmail {
 /**
  * Records one message in the outbox, sealed at rest (issue 34): the body under the key-sealing
  * key, and a password link, when the message carries one, sealed apart so that ending the link
- * removes it from the stored copy (docs/operations.md "Email links at rest"). May run inside the
+ * removes it from the stored copy (docs/security.md, "Email links at rest"). May run inside the
  * caller's transaction (a link's message is written with its token); `deliverEmail` after commit.
  */
 export async function recordEmail(ctx: ServiceContext, msg: MailMessage, link?: EmailedLink): Promise<RecordedEmail> {
@@ -65,7 +65,7 @@ export async function recordEmail(ctx: ServiceContext, msg: MailMessage, link?: 
 
 /**
  * Hands a recorded message to the SMTP server when SMTP is configured and marks it `sent` or
- * `failed` (docs/decisions/0171-smtp-after-commit.md, docs/decisions/0172-failures-are-recorded-not-fatal.md). An SMTP failure is recorded and logged, never thrown:
+ * `failed` (docs/operations.md (decision 0171), docs/operations.md (decision 0172)). An SMTP failure is recorded and logged, never thrown:
  * the caller's use case does not depend on the mail server. Call it after the transaction that
  * recorded the message commits, never inside it.
  */

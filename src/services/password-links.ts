@@ -32,7 +32,7 @@ import { newToken, startSession, tokenDigest } from './sessions.ts'
 import { counted, type FieldErrors, type SignInContext } from './sign-in.ts'
 
 /**
- * Emailed one-use password links (docs/decisions/0182-password-links-portal-sessions.md): "forgot
+ * Emailed one-use password links (docs/security.md (decision 0182)): "forgot
  * password", the set-password link of an account an operator made, and using a link, which sets
  * the password (or creates the login) and signs in.
  */

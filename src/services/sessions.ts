@@ -4,7 +4,7 @@ import { deleteSession, findSession, insertSession, touchSession, type SessionSu
 import type { ServiceContext } from './context.ts'
 
 /**
- * Sessions of the portal and the console (docs/decisions/0181-sessions-portal-sessions.md): kept
+ * Sessions of the portal and the console (docs/security.md (decision 0181)): kept
  * in the store, each under a random token the cookie carries, of which only the digest is stored,
  * with an idle and an absolute deadline. Emailed password links (password-links.ts) are tokens of
  * the same kind.

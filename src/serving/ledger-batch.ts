@@ -29,7 +29,7 @@ const MAX_ATTEMPTS = 10
  * here (`impressionDebitMicros(cpm, n)`), and one statement writes the events, the leases' `used`
  * and the viewers' last billable instants (`store/ledger.ts#writeBatch`).
  *
- * Click campaigns (docs/decisions/0104-a-billable-click.md, docs/decisions/0106-views-of-click-campaigns.md): their views are judged
+ * Click campaigns (docs/decisions/0104-a-billable-click.md, docs/serving.md (decision 0106)): their views are judged
  * by the same rules but bill nothing and take no lease number (a qualified one is an `impression`
  * row with debit 0); their clicks are judged (`judgeClicks`, on one read of the store:
  * `readClickState`) and a billable click bills the next number of a lease exactly like a billable

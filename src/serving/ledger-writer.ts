@@ -109,7 +109,7 @@ export class LedgerWriter {
    * durable. These go in their own statements, one at a time, beside the view batches rather than in
    * them: they neither wait for a batch nor make one longer or switch it to ON CONFLICT, and a flood
    * of replays costs the billable views nothing but the store's time
-   * (docs/decisions/0320-off-the-billable-path.md).
+   * (docs/reporting.md (decision 0320)).
    */
   recordReport(row: LedgerRow): Promise<void> {
     return new Promise((resolve, reject) => {

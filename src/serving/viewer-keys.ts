@@ -6,7 +6,7 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
  * older is dropped whole. So at most twice this many are held (about 10 MB at
  * the bound), and a viewer asking again within one generation (real clients
  * ask about every ten seconds) costs a Map lookup instead of an HMAC
- * (docs/decisions/0072-recent-viewer-keys-are-cached-bounded-by-count.md).
+ * (docs/serving.md (decision 0072)).
  */
 export const VIEWER_KEYS_PER_GENERATION = 32_768
 

@@ -178,6 +178,6 @@ export function keysInStoreNote(settings: Pick<Settings, 'role' | 'offerKeys' | 
   const one = names.length === 1
   return (
     `Note: ${names.join(' and ')} ${one ? 'is' : 'are'} unset, so ${one ? 'its key is' : 'their keys are'} kept in the database. ` +
-    `That is fine for development; production (NODE_ENV=production) needs ${one ? 'it' : 'them'} set (README, "Sealing keys outside the database").`
+    `That is fine for development; production (NODE_ENV=production) needs ${one ? 'it' : 'them'} set (docs/sealing-keys.md).`
   )
 }

@@ -7,7 +7,7 @@ import { NON_BILLABLE_REASONS } from '../domain/delivery.ts'
 
 /**
  * A creative's all-time metrics (GET /creatives/{id}), across the ledger partitions retention
- * dropped (docs/decisions/0360-a-creatives-all-time-metrics-after-a-drop.md).
+ * dropped (docs/ARCHITECTURE.md (decision 0360)).
  */
 
 export interface CreativeMetrics extends Omit<MetricRow, 'bucket' | 'creativeId'> {

@@ -3,7 +3,7 @@ import { impressionsCostMicros } from '../domain/money.ts'
 
 /**
  * What impression budget leases used and did not settle yet, read into a campaign's delivered
- * count and spend (docs/decisions/0101-reads-include-unsettled-use-exactly.md): a range's spend,
+ * count and spend (docs/serving.md (decision 0101)): a range's spend,
  * and campaign rows as delivered. The view `campaign_lease_use` is the same sum in SQL.
  */
 

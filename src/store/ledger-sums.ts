@@ -12,7 +12,7 @@ const nonBillable = (reason: NonBillableReason) =>
 
 /**
  * The metric sums over ledger events aliased `e`, written once and used by
- * every rollup and every live read (docs/decisions/0149-metrics-reporting.md).
+ * every rollup and every live read (docs/reporting.md (decision 0149)).
  * Migrations 0008 and 0025 keep their own copies for the backfill: an
  * applied migration never changes.
  */

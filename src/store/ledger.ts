@@ -142,7 +142,7 @@ export async function writeViewReports(db: Db, e: EventColumns): Promise<void> {
   await insertEvents(db, e)
 }
 
-/** A batch's rows of click campaigns (docs/decisions/0111-where-the-counts-come-from.md). */
+/** A batch's rows of click campaigns (docs/serving.md (decision 0111)). */
 export interface ClickCampaignRows {
   /** The click campaigns the batch writes rows of: their qualified views and clicks are counted (`click_ctr_counts`). */
   campaignIds: string[]

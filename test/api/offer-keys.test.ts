@@ -7,8 +7,8 @@ import { OfferSealer } from '../../src/serving/offer-token.ts'
 import { readStoredSecret } from '../../src/store/settings.ts'
 
 /**
- * What a copy of the database forges of impression ids (docs/operations.md,
- * "Secrets kept in the store"). With OFFER_KEYS unset the key sealing them is
+ * What a copy of the database forges of impression ids (docs/sealing-keys.md,
+ * "What is sealed, and what production refuses"). With OFFER_KEYS unset the key sealing them is
  * a settings row: a dump opens every id and seals new ones that bill. With
  * OFFER_KEYS set, nothing in the database opens or forges one, including the
  * readable ids of before sealing, which the serving secret (kept in the

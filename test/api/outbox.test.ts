@@ -7,7 +7,7 @@ import { loadSettings, SettingsError } from '../../src/platform/env.ts'
 import { Client, campaignBody, useService, type Advertiser, type TestHarness } from '../helpers/api.ts'
 import { deliver, privateCountry } from '../helpers/serving.ts'
 
-// Invoice email through the outbox (docs/decisions/0170-outbox-first-email.md, docs/decisions/0173-invoice-email-email.md): with SMTP, without, and with a dead SMTP server.
+// Invoice email through the outbox (docs/decisions/0170-outbox-first-email.md, docs/billing.md (decision 0173)): with SMTP, without, and with a dead SMTP server.
 
 interface Received {
   from: string

@@ -14,8 +14,8 @@ import { replaceSealed } from '../../src/store/sealed-secrets.ts'
 import { ADMIN_TOKEN, callService, createDatabase, startService, STORE, type TestService } from '../helpers/service.ts'
 
 /**
- * The sealing keys kept in the store (docs/operations.md, "Secrets kept in
- * the store"): with OFFER_KEYS and KEY_SEALING_KEY unset, a copy of the
+ * The sealing keys kept in the store (docs/sealing-keys.md, "What is sealed,
+ * and what production refuses"): with OFFER_KEYS and KEY_SEALING_KEY unset, a copy of the
  * database opens and forges what they seal, so NODE_ENV=production refuses to
  * start that way and development says so once.
  */
@@ -67,7 +67,7 @@ test('the development note names the settings left unset, calmly, in one line; n
   const both = keysInStoreNote(loadSettings({}))!
   assert.equal(
     both,
-    'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (README, "Sealing keys outside the database").',
+    'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (docs/sealing-keys.md).',
   )
   assert.match(keysInStoreNote(loadSettings({ OFFER_KEYS: ring() }))!, /^Note: KEY_SEALING_KEY is unset, so its key is kept in the database\. .* needs it set/)
   assert.equal(keysInStoreNote(loadSettings({ OFFER_KEYS: ring(), KEY_SEALING_KEY: ring() })), null)

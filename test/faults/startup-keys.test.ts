@@ -59,7 +59,7 @@ test('NODE_ENV=production without the sealing keys: exit 78, one line naming wha
     const lines = child.stderr().split('\n').filter((l) => l !== '')
     assert.equal(lines.length, 1, child.stderr())
     assert.ok(lines[0]!.startsWith(`configuration error: ${named}: unset, and NODE_ENV=production refuses sealing keys kept in the database`), lines[0])
-    assert.match(lines[0]!, /README, "Sealing keys outside the database"/)
+    assert.match(lines[0]!, /\(docs\/sealing-keys\.md\)/)
     assert.equal(child.stdout(), '', 'nothing started, nothing logged')
   }
 })
@@ -92,7 +92,7 @@ test('development without the keys starts, and says so once, in one plain line o
   await started({}, async (child) => {
     assert.equal(
       child.stderr(),
-      'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (README, "Sealing keys outside the database").\n',
+      'Note: OFFER_KEYS and KEY_SEALING_KEY are unset, so their keys are kept in the database. That is fine for development; production (NODE_ENV=production) needs them set (docs/sealing-keys.md).\n',
     )
     assert.match(child.stderr(), KEYS_IN_STORE_NOTE)
     assert.equal(unexpectedStderr(child), '')

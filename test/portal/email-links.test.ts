@@ -7,7 +7,7 @@ import { newEmail, PortalClient } from '../helpers/portal.ts'
 import { ADMIN_TOKEN, createDatabase, startService, STORE } from '../helpers/service.ts'
 
 /**
- * Issue 34, point 1 (docs/operations.md "Email links at rest"): a copy of the store held every
+ * Issue 34, point 1 (docs/security.md, "Email links at rest"): a copy of the store held every
  * email in clear, so it yielded working reset and set-password links. Now bodies are sealed, the
  * link apart, and a link's stored copy is removed once it is used or expires; operators still read
  * live messages through GET /admin/v1/outbox. Both stores.

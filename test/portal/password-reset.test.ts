@@ -9,7 +9,7 @@ import { newEmail, outboxTo, PortalClient } from '../helpers/portal.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 
 /**
- * Issue 34, point 3 (docs/operations.md "Password reset"): eight requests for one address sent
+ * Issue 34, point 3 (docs/security.md, "Password reset"): eight requests for one address sent
  * eight emails with eight live links, a reset with one link left the others working, and an
  * unused set-password link outlived a reset done another way. Now: at most three reset emails
  * per address per hour (the form answers the same beyond), a bound per source, a newer link

@@ -4,7 +4,7 @@ import { ESLint } from 'eslint'
 import tseslint from 'typescript-eslint'
 
 /**
- * The layer rules of eslint.config.js (docs/decisions/0177-the-rules-cannot-rot-silently.md) on small
+ * The layer rules of eslint.config.js (docs/ARCHITECTURE.md (decision 0177)) on small
  * snippets placed as if in each folder, so a zone that stops matching fails
  * here instead of silently letting violations through. Type information is
  * not needed for these rules and would need the files on disk.

@@ -1,6 +1,6 @@
 import { AdvertiserClient, baseUrlProblem } from 'advertiser-campaign-sdk/client'
 import type { Command } from 'commander'
-import { apiUrlOf, resolveCredentials } from './credentials.js'
+import { apiUrlOf, credentialsPath, isProfileName, profileNameOf, readProfiles, resolveCredentials, type Profile } from './credentials.js'
 import { noCredentials, usage } from './exit.js'
 import { Output } from './output.js'
 
@@ -18,13 +18,17 @@ export interface Io {
 
 export interface GlobalOptions {
   apiUrl?: string
+  profile?: string
   userId?: string
   apiKey?: string
   json?: boolean
   insecureHttp?: boolean
 }
 
-/** What every command gets: its output, the client (credentials resolved on first use) and the terminal's questions. */
+/** The service URL of the command running now, for the message of a failure it could not reach. */
+export const running: { apiUrl: string | null } = { apiUrl: null }
+
+/** What every command gets: its output, the profile, the client (credentials resolved on first use) and the terminal's questions. */
 export class Context {
   readonly out: Output
   readonly apiUrl: string
@@ -33,19 +37,40 @@ export class Context {
   constructor(
     readonly io: Io,
     readonly options: GlobalOptions,
+    /** `--profile`, else ADCTL_PROFILE, else `default`. */
+    readonly profileName: string,
+    /** The stored login of that name, or null (none, or a damaged file: `storedError`). */
+    readonly profile: Profile | null,
+    readonly storedError: Error | null = null,
   ) {
     this.out = new Output(Boolean(options.json), io.stdout, io.stderr, io.env)
-    this.apiUrl = apiUrlOf(options.apiUrl, io.env)
+    this.apiUrl = apiUrlOf(options.apiUrl, io.env, profile)
+    running.apiUrl = this.apiUrl
   }
 
-  static of(command: Command, io: Io): Context {
-    return new Context(io, command.optsWithGlobals<GlobalOptions>())
+  static async of(command: Command, io: Io): Promise<Context> {
+    const options = command.optsWithGlobals<GlobalOptions>()
+    const name = profileNameOf(options.profile, io.env)
+    if (!isProfileName(name)) throw usage(`--profile: ${JSON.stringify(name)} is not a profile name (letters, digits, ".", "_" and "-", at most 64).`)
+    let profile: Profile | null = null
+    let storedError: Error | null = null
+    try {
+      profile = (await readProfiles(credentialsPath(io.env))).get(name) ?? null
+    } catch (e) {
+      storedError = e instanceof Error ? e : new Error(String(e))
+    }
+    return new Context(io, options, name, profile, storedError)
   }
 
   async client(): Promise<AdvertiserClient> {
     if (this.#client) return this.#client
-    const credentials = await resolveCredentials({ userId: this.options.userId, apiKey: this.options.apiKey }, this.io.env)
-    if (credentials === null) throw noCredentials('No credentials: run `adctl login`, set ADCTL_USER_ID and ADCTL_API_KEY, or pass --user-id and --api-key.')
+    const { credentials, why } = resolveCredentials({ userId: this.options.userId, apiKey: this.options.apiKey }, this.io.env, this.profile, this.apiUrl)
+    if (credentials === null) {
+      if (this.storedError) throw noCredentials(this.storedError.message)
+      const login = `adctl login${this.profileName === 'default' ? '' : ` --profile ${this.profileName}`}${why ? ` --api-url ${this.apiUrl}` : ''}`
+      if (why) throw noCredentials(`No credentials for ${this.apiUrl}: ${why} (profile ${this.profileName}). Run \`${login}\`, or pass --user-id and --api-key.`)
+      throw noCredentials(`No credentials${this.profileName === 'default' ? '' : ` in profile ${this.profileName}`}: run \`${login}\`, set ADCTL_USER_ID and ADCTL_API_KEY, or pass --user-id and --api-key.`)
+    }
     this.#client = this.clientFor(credentials.userId, credentials.apiKey)
     return this.#client
   }
@@ -60,6 +85,19 @@ export class Context {
   checkApiUrl(): void {
     const problem = baseUrlProblem(this.apiUrl, Boolean(this.options.insecureHttp), '--insecure-http')
     if (problem !== null) throw usage(`${problem}.`)
+  }
+
+  /**
+   * `--dry-run`: prints the request a write would send (method, URL, JSON body; never the key) and
+   * sends nothing. With --json, `{ "dry_run": true, "request": { method, url, body } }` on stdout.
+   */
+  dryRun(method: string, path: string, body?: unknown): void {
+    this.checkApiUrl()
+    const url = `${this.apiUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1${path}`
+    this.out.data({ dry_run: true, request: { method, url, ...(body === undefined ? {} : { body }) } })
+    this.out.line(`Dry run: nothing was sent. Without --dry-run adctl would send:`)
+    this.out.line(`${method} ${url}`)
+    if (body !== undefined) this.out.line(JSON.stringify(body, null, 2))
   }
 
   /** Asks yes/no on the terminal; without one, `--yes` is required (exit 2 otherwise). */

@@ -49,7 +49,12 @@ test('login checks the credentials and stores them with mode 0600; account reads
   assert.match(login.stdout, new RegExp(`Logged in as ${adv.userId}`))
   assert.equal(statSync(file).mode & 0o777, 0o600)
   assert.equal(statSync(join(home, 'adctl')).mode & 0o777, 0o700)
-  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { user_id: adv.userId, api_key: adv.apiKey })
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { profiles: { default: { api_url: h.baseUrl, user_id: adv.userId, api_key: adv.apiKey } } })
+
+  // The next command goes to the URL login stored, with no ADCTL_API_URL (issue 51).
+  const stored = await adctl(['account', '--json'], { XDG_CONFIG_HOME: home })
+  assert.equal(stored.code, 0, stored.stderr)
+  assert.equal(JSON.parse(stored.stdout).user_id, adv.userId)
 
   const account = await adctl(['account', '--json'], env)
   assert.equal(account.code, 0, account.stderr)
@@ -109,17 +114,37 @@ test('create shows the auction quote, asks (or takes --yes), buys; list, show, p
   assert.match(again.stderr, /^adctl: /)
 })
 
-test('a refused create shows the API reason first, then the whole detail, and exits 1', async () => {
-  const { env } = await as()
-  const refused = await adctl(['campaigns', 'create', ...line.slice(0, 4), '--cpm', '0.01', '--impressions', '1000', '--yes'], env)
-  assert.equal(refused.code, 1, refused.stderr)
-  const [first, second] = refused.stderr.split('\n')
-  assert.equal(first, 'adctl: below_minimum: cpm_usd')
-  assert.match(second ?? '', /^adctl: detail: \{"field":"cpm_usd","reason":"below_minimum"/)
+test('a wrong order names each flag and its rule at once (exit 2), a topic typo gets the nearest topic; an API refusal names the flag too (exit 1)', async () => {
+  const { adv, env } = await as()
+  const refused = await adctl(['campaigns', 'create', ...line.slice(0, 4), '--cpm', '0.01', '--impressions', '1500', '--topics', 'pyhton,cobol-on-mars', '--kind', 'view', '--yes'], env)
+  assert.equal(refused.code, 2, refused.stderr)
+  const lines = refused.stderr.trimEnd().split('\n')
+  assert.ok(lines.every((l) => l.startsWith('adctl: error: ')), refused.stderr)
+  assert.deepEqual(lines, [
+    'adctl: error: --cpm: must be at least $0.50 (the bid floor; $0.01 is below it)',
+    'adctl: error: --impressions: must be whole blocks: a multiple of 1,000, at least 1,000 (got "1500"; or give --blocks)',
+    'adctl: error: --topics: "pyhton" is not a topic; did you mean "python"?',
+    'adctl: error: --topics: "cobol-on-mars" is not a topic (the topics: GET /serve/v1/topics)',
+    'adctl: error: --kind: must be impression or click (got "view")',
+  ])
+  assert.equal(refused.stdout, '')
+  assert.equal((await adv.get('/v1/campaigns')).body.campaigns.length, 0, 'nothing asked, nothing bought')
 
-  const unknownTopic = await adctl(['campaigns', 'create', ...buy(), '--topics', 'python,cobol-on-mars', '--yes'], env)
-  assert.equal(unknownTopic.code, 1, unknownTopic.stderr)
-  assert.match(unknownTopic.stderr, /^adctl: unknown_topic: target_topics\nadctl: detail: .*"topic":"cobol-on-mars"/)
+  const json = await adctl(['campaigns', 'create', ...line.slice(0, 4), '--cpm', '0.01', '--impressions', '1000', '--yes', '--json'], env)
+  assert.equal(json.code, 2)
+  assert.equal(json.stdout, '')
+  const error = JSON.parse(json.stderr).error
+  assert.equal(error.exit_code, 2)
+  assert.deepEqual(error.problems, [{ flag: '--cpm', message: 'must be at least $0.50 (the bid floor; $0.01 is below it)', field: 'cpm_usd', reason: 'below_minimum' }])
+
+  // What only the API can judge comes back named by its flag: --group-by topic needs one --campaign.
+  const byTopic = await adctl(['stats', '--group-by', 'topic'], env)
+  assert.equal(byTopic.code, 1, byTopic.stderr)
+  assert.match(byTopic.stderr, /^adctl: error: --campaign: --group-by topic needs exactly one --campaign \(required_with_group_by_topic\)\nadctl: error: request id: \S+\n$/)
+  const notFound = await adctl(['campaigns', 'show', 'cmp_nope'], env)
+  assert.equal(notFound.code, 1)
+  assert.match(notFound.stderr, /^adctl: error: campaign not found \(HTTP 404, not_found\)\n/)
+
   const topical = JSON.parse((await adctl(['campaigns', 'create', ...buy(), '--topics', 'python,pytest', '--yes', '--json'], env)).stdout)
   assert.deepEqual(topical.quote.based_on.topics, ['pytest', 'python'])
   assert.match((await adctl(['campaigns', 'show', topical.campaign.campaign_id], env)).stdout, /Topics\s+pytest, python/)
@@ -279,6 +304,6 @@ test('ledger verify proves closed days (exit 0, figures and roots) and names the
   await sql`UPDATE ledger_events SET debit_micros = debit_micros + 1 WHERE event_id = ${row.event_id}`.execute(db)
   const caught = await adctl(['ledger', 'verify', '--from', '2026-12-01', '--to', '2026-12-02'], env)
   assert.equal(caught.code, 4, caught.stderr)
-  assert.match(caught.stderr, /^adctl: NOT verified: figures mismatch on 2026-12-02: /)
+  assert.match(caught.stderr, /^adctl: error: NOT verified: figures mismatch on 2026-12-02: /)
   assert.equal(caught.stdout, '')
 })

@@ -51,10 +51,14 @@ test('every token good: exit 0 and one line naming how many were checked and the
   assert.deepEqual(JSON.parse(json.stdout), { verified: true, figures: { rows: 5, tokens_checked: 3, keys_used: [{ token_key_id: issuer.tokenKeyId, tokens: 3 }] } })
 })
 
-test('no attested rows: exit 0, and it says there was nothing to check', async () => {
-  const run = await adctl(['ledger', 'verify', '--tokens', file('none.csv', v4Csv(['', ''])), '--keys', keysFile], env())
-  assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stdout, /No attestation tokens in .*none\.csv \(3 rows\): no attested rows, nothing to check\./)
+test('no attested rows: nothing verified, exit 1 unless --allow-empty (exit 0), and it says so', async () => {
+  const none = file('none.csv', v4Csv(['', '']))
+  const run = await adctl(['ledger', 'verify', '--tokens', none, '--keys', keysFile], env())
+  assert.equal(run.code, 1, run.stderr)
+  assert.match(run.stderr, /^adctl: error: Nothing verified: no attestation tokens in .*none\.csv \(3 rows\).* Pass --allow-empty/)
+  const allowed = await adctl(['ledger', 'verify', '--tokens', none, '--keys', keysFile, '--allow-empty'], env())
+  assert.equal(allowed.code, 0, allowed.stderr)
+  assert.match(allowed.stdout, /Nothing verified: no attestation tokens in .*none\.csv \(3 rows\): no attested rows, nothing to check\./)
 })
 
 test('one changed byte in a token: exit 4 naming that row and the check that failed', async () => {

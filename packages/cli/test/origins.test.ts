@@ -41,7 +41,7 @@ test('a 307 to another origin fails with a clear error (exit 1) and the key neve
     const run = await adctl(args, env(service.origin))
     assert.equal(run.code, 1, run.stderr)
     assert.equal(run.stdout, '')
-    assert.match(run.stderr, new RegExp(`^adctl: cross_origin_redirect: GET ${service.origin}/v1/\\S+ was redirected \\(307\\) to ${other.origin}, another origin than ${service.origin}: not followed, and the credentials were not sent there\n`))
+    assert.match(run.stderr, new RegExp(`^adctl: error: GET ${service.origin}/v1/\\S+ was redirected \\(307\\) to ${other.origin}, another origin than ${service.origin}: not followed, and the credentials were not sent there \\(HTTP 307, cross_origin_redirect\\)\n`))
   }
   assert.equal(other.seen.length, 0)
   assert.equal(service.seen.length, 3, 'one request each: a refused redirect is not retried')
@@ -50,7 +50,7 @@ test('a 307 to another origin fails with a clear error (exit 1) and the key neve
 test('plain http to a host that is not loopback is refused (exit 2, nothing sent) unless --insecure-http', async (t) => {
   const named = await adctl(['account'], env('http://ads.example.com'))
   assert.equal(named.code, 2)
-  assert.match(named.stderr, /^adctl: refusing plain http:\/\/ to ads\.example\.com: the API key would cross the network unencrypted\. Use https:\/\/, or pass --insecure-http to send it anyway\.\n$/)
+  assert.match(named.stderr, /^adctl: error: refusing plain http:\/\/ to ads\.example\.com: the API key would cross the network unencrypted\. Use https:\/\/, or pass --insecure-http to send it anyway\.\n$/)
   const login = await adctl(['login', '--api-url', 'http://ads.example.com'], { XDG_CONFIG_HOME: freshConfigHome() })
   assert.equal(login.code, 2, 'login refuses before it asks for anything')
   assert.match(login.stderr, /--insecure-http/)

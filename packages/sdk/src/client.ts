@@ -22,10 +22,31 @@ export type CampaignEdit = Body<paths['/campaigns/{campaign_id}']['patch']>
 export type Creative = Json<paths['/creatives/{creative_id}']['get'], 200>
 export type PreviewCreate = Body<paths['/preview']['post']>
 export type Preview = Json<paths['/preview']['post'], 201>
-export type ExportCreate = Body<paths['/exports']['post']>
 export type ExportJob = Json<paths['/exports/{export_id}']['get'], 200>
 export type ExportJobSummary = Json<paths['/exports']['get'], 200>['exports'][number]
-export type StatsQuery = Query<paths['/stats']['get']>
+/** GET /stats's query as the API names it (`start`/`end`). */
+export type StatsApiQuery = Query<paths['/stats']['get']>
+/**
+ * `stats()`'s query: the API's, with the window as `from` (inclusive) and `to` (exclusive), the
+ * names every range of the SDK uses (ledger.days, ledger.verify, transparency, exports.create).
+ */
+export type StatsQuery = Omit<StatsApiQuery, 'start' | 'end'> & Window
+/** POST /exports's body as the API names it (`start`/`end`). */
+export type ExportApiCreate = Body<paths['/exports']['post']>
+/** `exports.create()`'s body: the API's, with the window as `from` (inclusive) and `to` (exclusive). */
+export type ExportCreate = Omit<ExportApiCreate, 'start' | 'end'> & Window
+/**
+ * A window of time: `from` inclusive, `to` exclusive (ISO 8601 instants). `start`/`end`, the API's
+ * own names, are still taken (deprecated): give one pair, not both.
+ */
+export interface Window {
+  from?: string
+  to?: string
+  /** @deprecated Use `from` (the SDK's one name for the start of a range). */
+  start?: string
+  /** @deprecated Use `to`. */
+  end?: string
+}
 export type Stats = Json<paths['/stats']['get'], 200>
 export type QuoteQuery = Query<paths['/auction/quote']['get']>
 export type Quote = Json<paths['/auction/quote']['get'], 200>
@@ -204,15 +225,25 @@ export class AdvertiserClient {
     revoke: (previewToken: string) => this.#call(false, (signal) => this.#api.DELETE('/previews/{preview_token}', { params: { path: { preview_token: previewToken } }, signal })),
   }
 
-  /** GET /stats: delivery metrics over a window, by hour, day or month. */
-  stats = (query: StatsQuery = {}): Promise<Stats> => this.#call(true, (signal) => this.#api.GET('/stats', { params: { query }, signal }))
+  /** GET /stats: delivery metrics over [from, to), by hour, day or month (no window: the API's, the last 7 complete UTC days). */
+  stats = (query: StatsQuery = {}): Promise<Stats> => {
+    const { from, to, start, end, ...rest } = query
+    const api: StatsApiQuery = { ...rest, ...apiWindow({ from, to, start, end }) }
+    return this.#call(true, (signal) => this.#api.GET('/stats', { params: { query: api }, signal }))
+  }
 
   /** GET /auction/quote: where a bid would rank now and when it would start and finish. */
   quote = (query: QuoteQuery): Promise<Quote> => this.#call(true, (signal) => this.#api.GET('/auction/quote', { params: { query }, signal }))
 
   readonly exports = {
     /** POST /exports: queues a CSV export of the raw ledger. */
-    create: (body: ExportCreate): Promise<ExportJob> => this.#call(false, (signal) => this.#api.POST('/exports', { body, signal })),
+    create: (input: ExportCreate): Promise<ExportJob> => {
+      const { from, to, start, end, ...rest } = input
+      const window = apiWindow({ from, to, start, end })
+      if (window.start === undefined || window.end === undefined) throw new TypeError('exports.create needs `from` and `to`')
+      const body: ExportApiCreate = { ...rest, start: window.start, end: window.end }
+      return this.#call(false, (signal) => this.#api.POST('/exports', { body, signal }))
+    },
     list: (query: { limit?: number } = {}): AsyncGenerator<ExportJobSummary> =>
       this.#pages((cursor, signal) => this.#api.GET('/exports', { params: { query: { ...query, cursor } }, signal }), (page) => page.exports),
     get: (exportId: string): Promise<ExportJob> => this.#call(true, (signal) => this.#api.GET('/exports/{export_id}', { params: { path: { export_id: exportId } }, signal })),
@@ -320,6 +351,16 @@ export class AdvertiserClient {
       cursor = page.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
+}
+
+/** A window's `from`/`to` as the API's `start`/`end`; the deprecated names still work, not mixed with the new ones. */
+function apiWindow(w: Window): { start?: string; end?: string } {
+  if ((w.from !== undefined || w.to !== undefined) && (w.start !== undefined || w.end !== undefined)) {
+    throw new TypeError('give the window as `from`/`to` (or the deprecated `start`/`end`), not both')
+  }
+  const start = w.from ?? w.start
+  const end = w.to ?? w.end
+  return { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) }
 }
 
 /** The heads of a `/transparency.json` answer, checked field by field (it is outside the typed /v1 document). */

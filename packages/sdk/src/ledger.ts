@@ -47,7 +47,7 @@ export async function collectEvidence(client: AdvertiserClient, userId: string, 
 async function exportWindow(client: AdvertiserClient, startMs: number, endMs: number, o: LedgerVerifyOptions, say: (step: string) => void): Promise<string[]> {
   const range = `${new Date(startMs).toISOString().slice(0, 10)} to ${new Date(endMs - DAY_MS).toISOString().slice(0, 10)}`
   say(`export of ${range}`)
-  const job = await client.exports.create({ start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(), schema_version: 'ledger-export-v3' })
+  const job = await client.exports.create({ from: new Date(startMs).toISOString(), to: new Date(endMs).toISOString(), schema_version: 'ledger-export-v3' })
   const done = await client.exports.wait(job.id, { pollMs: o.pollMs })
   if (done.status === 'failed') {
     if (done.error_code === 'row_limit_exceeded' && endMs - startMs > DAY_MS) {

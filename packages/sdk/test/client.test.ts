@@ -84,9 +84,9 @@ test('refusals are one ApiError with status, reason and the whole detail', async
   assert.ok(typeof refused.detail === 'object' && refused.detail.field === 'cpm_usd')
   assert.match(refused.requestId ?? '', /\S/)
 
-  await assert.rejects(client.campaigns.get('cmp_unknown000000000000'), (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === null && typeof e.detail === 'string')
+  await assert.rejects(client.campaigns.get('cmp_unknown000000000000'), (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === 'not_found' && e.detail === 'campaign not found')
   const stranger = new AdvertiserClient({ baseUrl: `${h.baseUrl}/v1/`, userId: 'usr_nobody', apiKey: 'sk_live_wrong' })
-  await assert.rejects(stranger.account(), (e: unknown) => e instanceof ApiError && e.status === 401 && e.detail === 'invalid credentials')
+  await assert.rejects(stranger.account(), (e: unknown) => e instanceof ApiError && e.status === 401 && e.reason === 'invalid_credentials' && e.detail === 'invalid credentials')
 })
 
 test('a 429 is retried after the Retry-After the service gives; without retries it is thrown with that wait', async () => {
@@ -131,13 +131,13 @@ test('stats, the quote, creatives, and an export downloaded whose SHA-256 matche
   await offersWritten(h)
   const now = new Date(h.svc.clock.nowMs() + 1000)
   const dayAgo = new Date(now.getTime() - 86_400_000)
-  const stats = await client.stats({ start: dayAgo.toISOString(), end: now.toISOString(), granularity: 'hour', campaign_id: created.campaign_id })
+  const stats = await client.stats({ from: dayAgo.toISOString(), to: now.toISOString(), granularity: 'hour', campaign_id: created.campaign_id })
   assert.equal(stats.totals.billable_impressions, 3)
   const creatives = await client.creatives.list()
   assert.equal(creatives.length, 1)
   assert.equal((await client.creatives.get(creatives[0]!.creative_id)).campaign_id, created.campaign_id)
 
-  const job = await client.exports.create({ start: dayAgo.toISOString(), end: now.toISOString() })
+  const job = await client.exports.create({ from: dayAgo.toISOString(), to: now.toISOString() })
   const ready = await client.exports.wait(job.id, { pollMs: 50 })
   assert.equal(ready.status, 'ready')
   const bytes = await client.exports.download(job.id)

@@ -20,3 +20,13 @@ export async function wrongFieldsDoNotCompile(client: AdvertiserClient): Promise
   await client.campaigns.create({ ad_line: 'Typed', destination_url: 'https://acme.dev', cpm_usd: 2, impressions: 1000, target_surface: 'terminal' })
   void campaign.lifetime_spent_micros
 }
+
+export async function windowsCompile(client: AdvertiserClient): Promise<void> {
+  // One name for a window everywhere: from (inclusive) and to (exclusive).
+  await client.stats({ from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' })
+  await client.exports.create({ from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' })
+  // The API's own names still compile (deprecated).
+  await client.stats({ start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' })
+  // @ts-expect-error: stats has no `since`
+  await client.stats({ since: '2026-11-01' })
+}

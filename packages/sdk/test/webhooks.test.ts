@@ -21,7 +21,7 @@ test('a delivered message verifies with the endpoint secret; a changed body, ano
   assert.deepEqual((await client.webhooks.list()).map((e) => e.id), [endpoint.id])
 
   const end = new Date()
-  await client.exports.create({ start: new Date(end.getTime() - 3_600_000).toISOString(), end: end.toISOString() })
+  await client.exports.create({ from: new Date(end.getTime() - 3_600_000).toISOString(), to: end.toISOString() })
   const [message] = await receiver.waitFor(1, 'export.ready')
   assert.ok(message)
   const headers = { 'webhook-id': message.id, 'webhook-timestamp': String(message.timestamp), 'webhook-signature': message.signature }

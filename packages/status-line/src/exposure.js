@@ -7,7 +7,9 @@
  * an exposure that ends early (a longer gap) is reported with its own dwell.
  */
 
-/** @typedef {import('./line.js').Decision} Decision */
+import { MAX_GAP_MS, MIN_EXPOSURE_MS, OFFER_TTL_MS } from '@thinking-line/ad-client/rules'
+
+/** @typedef {import('@thinking-line/ad-client/decision').Decision} Decision */
 /** @typedef {{ decision: Decision, fetched_at: number }} Offer */
 /** @typedef {{ start: number, last: number }} Exposure */
 /**
@@ -15,14 +17,13 @@
  * the line never waits for the network when the current one is done.
  * @typedef {{ v: 1, current: Offer | null, next: Offer | null, exposure: Exposure | null }} State
  */
-/** @typedef {{ impression_id: string, dwell_ms: number, queued_at: number }} Report */
+/** @typedef {import('@thinking-line/ad-client/reports').Report} Report */
 
-/** Consecutive invocations further apart than this end an exposure: the line may no longer be on screen. */
-export const MAX_GAP_MS = 2_000
-/** How long an ad stays before the client moves on (the service bills a view of 9.5 s or more). */
-export const MIN_EXPOSURE_MS = 10_000
-/** An offer not yet shown after this long is dropped (the service refuses views of offers older than an hour). */
-export const OFFER_TTL_MS = 30 * 60_000
+/**
+ * The rules every client shares (packages/ad-client/src/rules.js); MAX_GAP_MS: consecutive invocations
+ * further apart than this end an exposure (the line may no longer be on screen).
+ */
+export { MAX_GAP_MS, MIN_EXPOSURE_MS, OFFER_TTL_MS }
 
 /** @returns {State} */
 export function emptyState() {

@@ -3,18 +3,15 @@
  * The printed line: pure functions of a decision and the settings (no I/O), so they are
  * tested without a terminal.
  */
-import { displayWidth, sanitize, truncateToWidth } from './text.js'
+import { adText, clickUrl, MIN_AD_COLUMNS, SEPARATOR } from '@thinking-line/ad-client/decision'
+import { displayWidth, sanitize, truncateToWidth } from '@thinking-line/ad-client/text'
 
-/** @typedef {{ impression_id: string, ad_line: string, brand: string | null, icon_url?: string | null, view_url?: string, click_url: string }} Decision */
+/** @typedef {import('@thinking-line/ad-client/decision').Decision} Decision */
 
-export const SEPARATOR = ' · '
-/** The disclosure every ad starts with. */
-const DISCLOSURE = `Ad${SEPARATOR}`
-/** The fewest columns an ad is shown in: its disclosure (`Ad · `, 5), a character and the ellipsis. */
-export const MIN_AD_COLUMNS = 7
+export { adText, MIN_AD_COLUMNS, SEPARATOR }
 
 /**
- * Text from the service or stdin as plain text for the terminal (text.js#sanitize): controls become
+ * Text from the service or stdin as plain text for the terminal (ad-client's text.js#sanitize): controls become
  * spaces; direction marks, zero-width and tag characters are removed.
  * @param {string} text
  */
@@ -37,12 +34,6 @@ export function renderPrefix(template, input) {
     }
     return typeof value === 'string' || typeof value === 'number' ? String(value) : ''
   })
-}
-
-/** The ad as disclosed: `Ad · {brand} · {ad_line}`, or `Ad · {ad_line}` without a brand. @param {Decision} ad */
-export function adText(ad) {
-  const brand = ad.brand ? plain(ad.brand) : ''
-  return brand ? `${DISCLOSURE}${brand}${SEPARATOR}${plain(ad.ad_line)}` : `${DISCLOSURE}${plain(ad.ad_line)}`
 }
 
 /** An OSC 8 hyperlink (terminals without support show the text alone). @param {string} url @param {string} text */
@@ -76,7 +67,7 @@ export function formatLine({ prefix, ad, tmux, links, maxColumns = null }) {
   const head = escape(fitted.head)
   if (!ad || fitted.ad === null) return head
   let text = escape(fitted.ad)
-  const url = plain(ad.click_url)
-  if (links && !tmux && /^https?:\/\//.test(url)) text = hyperlink(url, text)
+  const url = clickUrl(ad)
+  if (links && !tmux && url !== null) text = hyperlink(url, text)
   return head ? `${head}${SEPARATOR}${text}` : text
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -43,4 +43,28 @@ test('invalid stdin and a state directory that cannot be made: the prefix alone,
   const r = await run({ THINKING_LINE_STATE_DIR: join(file, 'state') }, ['--prefix=PR #7 {model.display_name}', '--tmux'], 'not json')
   assert.equal(r.code, 0)
   assert.equal(r.out, 'PR ##7 \n')
+})
+
+test('an invocation loads only its own modules and the client core\'s rules, decision and text: no third-party code, no manifest reader, no wallet', async () => {
+  const log = join(dir(), 'loaded.txt')
+  // A module hook (its own thread) that writes down every module the invocation loads.
+  const hooks = `import { appendFileSync } from 'node:fs'\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) }\n`
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
+  const out = await new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BIN], {
+      env: { PATH: process.env.PATH ?? '', THINKING_LINE_URL: 'http://127.0.0.1:9', THINKING_LINE_STATE_DIR: dir(), THINKING_LINE_TOPICS: 'off' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    let text = ''
+    child.stdout.on('data', (c: Buffer) => (text += c.toString()))
+    child.on('close', () => resolve(text))
+  })
+  assert.equal(out, '\n')
+  const ours = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:'))
+    .map((u) => u.replace(/^.*\/packages\//, ''))
+    .sort()
+  // The refresher (started detached, a process of its own) is not loaded by the invocation.
+  assert.deepEqual(ours, ['ad-client/src/decision.js', 'ad-client/src/rules.js', 'ad-client/src/text.js', 'status-line/bin/thinking-line.js', 'status-line/src/exposure.js', 'status-line/src/invoke.js', 'status-line/src/line.js', 'status-line/src/state.js', 'status-line/src/workspace.js'])
 })

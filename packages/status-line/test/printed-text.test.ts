@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { refresh } from '../src/refresher.js'
-import { displayWidth } from '../src/text.js'
+import { displayWidth } from '@thinking-line/ad-client/text'
 
 const BIN = new URL('../bin/thinking-line.js', import.meta.url).pathname
 const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('')

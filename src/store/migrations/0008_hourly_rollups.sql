@@ -4,7 +4,7 @@
 -- the one watermark, rollup_state.rolled_through, covers both): a day's rows
 -- are replaced on every run. /stats at granularity=hour reads the whole
 -- closed days of an unfiltered window from here and the rest from the ledger;
--- it still answers served_from = ledger (docs/decisions/0156-hourly-rollups-for-closed-days.md).
+-- it still answers served_from = ledger (docs/reporting.md (decision 0156)).
 
 CREATE TABLE hourly_rollups (
   hour                  timestamptz NOT NULL,

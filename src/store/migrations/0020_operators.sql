@@ -1,4 +1,4 @@
--- The operator console (operations.md section 5; docs/decisions/0209-operators-operator-console.md
+-- The operator console (operations.md section 5; docs/operator-console.md (decision 0209)
 -- to 0220).
 -- Operators sign in with their own email and argon2id password; the first one is made at
 -- /ops/setup with ADMIN_TOKEN. Their browser sessions live in `sessions` (subject_kind 'operator').

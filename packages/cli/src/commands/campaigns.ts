@@ -1,28 +1,19 @@
 import type { Campaign, CampaignCreateInput, CampaignSummary } from 'advertiser-campaign-sdk/client'
-import { Option, type Command } from 'commander'
+import type { Command } from 'commander'
 import { Context, type Io } from '../context.js'
-import { usage } from '../exit.js'
+import { badFlags, usage } from '../exit.js'
 import { count, instant, usdFromMicros, usdPrice } from '../format.js'
+import { BLOCK, checkOrder, orderOptions, readOrder, sizeInWords, topicVocabulary, type Order, type OrderFlags } from '../order.js'
 import { showQuote } from '../quote.js'
-import { cpm, impressions, list, positiveInt, seconds } from '../parsers.js'
+import { positiveInt, seconds } from '../parsers.js'
 
 /** Statuses after which a campaign delivers nothing more. */
 const DONE = new Set(['completed', 'cancelled_user'])
 
-interface CreateFlags {
-  line: string
-  destination: string
-  cpm: number
-  impressions: number
-  name?: string
-  brand?: string
-  surface?: 'extension' | 'terminal'
-  countries?: string[]
-  topics?: string[]
-  pace?: number
-  kind?: 'impression' | 'click'
+interface CreateFlags extends OrderFlags {
   idempotencyKey?: string
   yes?: boolean
+  dryRun?: boolean
 }
 
 export function campaignCommands(program: Command, io: Io): void {
@@ -33,7 +24,7 @@ export function campaignCommands(program: Command, io: Io): void {
     .description('Every campaign (all pages), newest first')
     .option('--limit <n>', 'page size of each request', positiveInt)
     .action(async (options: { limit?: number }, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const all: CampaignSummary[] = []
       for await (const c of (await ctx.client()).campaigns.list(options)) all.push(c)
       ctx.out.data({ campaigns: all, next_cursor: null })
@@ -50,83 +41,97 @@ export function campaignCommands(program: Command, io: Io): void {
     .description('One campaign with its blocks and creatives')
     .argument('<campaign_id>')
     .action(async (id: string, _options: unknown, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const c = await (await ctx.client()).campaigns.get(id)
       ctx.out.data(c)
       showCampaign(ctx, c)
     })
 
-  campaigns
-    .command('create')
-    .description('Show the auction quote for an order, then buy it (after a yes, or --yes)')
-    .requiredOption('--line <ad_line>', 'the ad line, 3-60 characters')
-    .requiredOption('--destination <url>', 'https:// address a click opens')
-    .requiredOption('--cpm <usd>', 'bid in USD per 1,000 impressions', cpm)
-    .requiredOption('--impressions <n>', '1,000 to 100,000, a multiple of 1,000', impressions)
+  orderOptions(campaigns.command('create').description('Show the auction quote for an order, then buy it (after a yes, or --yes)'), true)
     .option('--name <name>', 'private label')
-    .option('--brand <brand>', 'shown before the line')
-    .addOption(new Option('--surface <surface>', 'where it serves (when the surface split is on)').choices(['extension', 'terminal']))
-    .option('--countries <codes>', 'comma-separated ISO 3166-1 alpha-2 codes (when country targeting is on)', list)
-    .option('--topics <names>', 'comma-separated topics from GET /serve/v1/topics (at most 10): serve only where the project shows one', list)
-    .option('--pace <minutes>', 'spread the order over this many minutes', positiveInt)
-    .addOption(new Option('--kind <kind>', 'impression (default) or click').choices(['impression', 'click']))
+    .option('--brand <brand>', 'shown before the line: Ad · {brand} · {line}')
+    .option('--pace <minutes>', 'spread the order over this many minutes (1 to 10,080)')
     .option('--idempotency-key <key>', 'repeat a create safely (one is made when absent)')
     .option('-y, --yes', 'buy without asking')
+    .option('--dry-run', 'show the order that would be sent and send nothing (no quote, no purchase)')
     .action(async (flags: CreateFlags, command: Command) => {
-      const ctx = Context.of(command, io)
-      const client = await ctx.client()
-      const quote = await client.quote({
-        cpm_usd: flags.cpm,
-        impressions: flags.impressions,
-        ...(flags.surface ? { target_surface: flags.surface } : {}),
-        ...(flags.countries ? { target_countries: flags.countries.join(',') } : {}),
-        ...(flags.topics ? { target_topics: flags.topics.join(',') } : {}),
-        ...(flags.kind ? { kind: flags.kind } : {}),
+      const ctx = await Context.of(command, io)
+      if (flags.dryRun) {
+        const syntax = readOrder(flags, true, null, null)
+        if (syntax.order === null) throw badFlags(syntax.problems)
+        return ctx.dryRun('POST', '/campaigns', createBody(flags, syntax.order, flags.idempotencyKey ?? crypto.randomUUID()))
+      }
+      const client = await ctx.client().catch((e: unknown) => {
+        const syntax = readOrder(flags, true, null, null)
+        throw syntax.problems.length > 0 ? badFlags(syntax.problems) : e
       })
-      ctx.out.line(`Auction quote for ${count(flags.impressions)} impressions at ${usdPrice(flags.cpm)} CPM:`)
-      showQuote(ctx.out, quote)
+      // The live order limits and the topic names, so that every problem is reported at once, before anything is asked.
+      const { order, config } = await checkOrder(flags, true, async () => {
+        const [account, vocabulary] = await Promise.all([client.account(), flags.topics === undefined ? null : topicVocabulary(ctx.apiUrl)])
+        return { config: account.config, vocabulary }
+      })
+      if (order.impressions === undefined) throw badFlags([{ flag: '--impressions', message: 'or --blocks is required' }])
+      const impressions = order.impressions
+      const quote = await client.quote({
+        cpm_usd: order.cpm,
+        impressions,
+        ...(order.surface ? { target_surface: order.surface } : {}),
+        ...(order.countries ? { target_countries: order.countries.join(',') } : {}),
+        ...(order.topics ? { target_topics: order.topics.join(',') } : {}),
+        ...(order.kind ? { kind: order.kind } : {}),
+      })
+      const size = sizeInWords(order, config?.block_impressions ?? BLOCK)
+      ctx.out.line(`Auction quote for ${size} at ${usdPrice(order.cpm)} CPM:`)
+      showQuote(ctx.out, quote, order.surface !== undefined)
       ctx.out.line()
-      const total = Math.round(flags.cpm * 1_000_000) * (flags.impressions / 1000)
-      if (!(await ctx.confirm(`Buy ${count(flags.impressions)} impressions at ${usdPrice(flags.cpm)} CPM (at most ${usdFromMicros(total)}, billed on delivery)?`, flags.yes))) {
+      const total = Math.round(order.cpm * 1_000_000) * (impressions / 1000)
+      if (!(await ctx.confirm(`Buy ${size} at ${usdPrice(order.cpm)} CPM (at most ${usdFromMicros(total)}, billed on delivery)?`, flags.yes))) {
         ctx.out.note('Nothing bought.')
         return
       }
-      const body: CampaignCreateInput = {
-        ad_line: flags.line,
-        destination_url: flags.destination,
-        cpm_usd: flags.cpm,
-        impressions: flags.impressions,
-        ...(flags.name !== undefined ? { name: flags.name } : {}),
-        ...(flags.brand !== undefined ? { brand: flags.brand } : {}),
-        ...(flags.surface ? { target_surface: flags.surface } : {}),
-        ...(flags.countries ? { target_countries: flags.countries } : {}),
-        ...(flags.topics ? { target_topics: flags.topics } : {}),
-        ...(flags.pace !== undefined ? { pace_minutes: flags.pace } : {}),
-        ...(flags.kind ? { kind: flags.kind } : {}),
-        ...(flags.idempotencyKey ? { idempotency_key: flags.idempotencyKey } : {}),
-      }
-      const created = await client.campaigns.create(body)
+      const created = await client.campaigns.create(createBody(flags, order, flags.idempotencyKey))
       ctx.out.data({ quote, campaign: created })
       ctx.out.line(`${created.replayed ? 'Already bought (a repeat of the same order)' : 'Bought'}: ${created.campaign_id} · ${created.status}`)
-      ctx.out.line(`Follow it with \`adctl campaigns watch ${created.campaign_id}\`.`)
+      ctx.out.line(`Follow it with \`adctl campaigns watch ${created.campaign_id}\`, or \`adctl open ${created.campaign_id}\` in the portal.`)
     })
 
-  const change = (name: string, description: string, act: (ctx: Context, id: string, arg: string | undefined, yes: boolean) => Promise<Campaign>, argument?: string) => {
+  /** A write on one campaign; `request` is what it sends (shown by --dry-run instead of sending it). */
+  const change = (
+    name: string,
+    description: string,
+    request: (id: string, arg: string | undefined) => { method: string; body?: unknown },
+    act: (ctx: Context, id: string, arg: string | undefined, yes: boolean) => Promise<Campaign>,
+    argument?: string,
+  ) => {
     const cmd = campaigns.command(name).description(description).argument('<campaign_id>')
     if (argument) cmd.argument(argument)
+    cmd.option('--dry-run', 'show the request that would be sent and send nothing')
     cmd.action(async (id: string, second: unknown) => {
-      const ctx = Context.of(cmd, io)
-      const c = await act(ctx, id, argument ? String(second) : undefined, Boolean(cmd.opts<{ yes?: boolean }>().yes))
+      const ctx = await Context.of(cmd, io)
+      const arg = argument ? String(second) : undefined
+      const opts = cmd.opts<{ yes?: boolean; dryRun?: boolean }>()
+      if (opts.dryRun) {
+        const r = request(id, arg)
+        return ctx.dryRun(r.method, `/campaigns/${encodeURIComponent(id)}${r.method === 'POST' ? `/${name}` : ''}`, r.body)
+      }
+      const c = await act(ctx, id, arg, Boolean(opts.yes))
       ctx.out.data(c)
       ctx.out.line(`${c.campaign_id} · ${c.name} · ${c.status}${c.ad_line ? ` · “${c.ad_line}”` : ''}`)
     })
     return cmd
   }
-  change('pause', 'Stop serving; the auction place is kept', async (ctx, id) => (await ctx.client()).campaigns.pause(id))
-  change('resume', 'Serve again', async (ctx, id) => (await ctx.client()).campaigns.resume(id))
-  change('rename', 'Change the private label', async (ctx, id, name) => (await ctx.client()).campaigns.update(id, { name: name ?? '' }), '<name>')
-  change('rewrite', 'Replace the ad line (the new line is reviewed before it serves)', async (ctx, id, line) => (await ctx.client()).campaigns.update(id, { ad_line: line ?? '' }), '<ad_line>')
-  change('cancel', 'Stop for good: delivered impressions stay billed, the rest is released', async (ctx, id, _arg, yes) => {
+  const post = () => ({ method: 'POST' })
+  change('pause', 'Stop serving; the auction place is kept', post, async (ctx, id) => (await ctx.client()).campaigns.pause(id))
+  change('resume', 'Serve again', post, async (ctx, id) => (await ctx.client()).campaigns.resume(id))
+  change('rename', 'Change the private label', (_id, name) => ({ method: 'PATCH', body: { name } }), async (ctx, id, name) => (await ctx.client()).campaigns.update(id, { name: name ?? '' }), '<name>')
+  change(
+    'rewrite',
+    'Replace the ad line (the new line is reviewed before it serves)',
+    (_id, line) => ({ method: 'PATCH', body: { ad_line: line } }),
+    async (ctx, id, line) => (await ctx.client()).campaigns.update(id, { ad_line: line ?? '' }),
+    '<ad_line>',
+  )
+  change('cancel', 'Stop for good: delivered impressions stay billed, the rest is released', () => ({ method: 'DELETE' }), async (ctx, id, _arg, yes) => {
     const client = await ctx.client()
     if (!(await ctx.confirm(`Cancel ${id}? This cannot be undone.`, yes))) throw usage('Not cancelled.')
     return client.campaigns.cancel(id)
@@ -137,7 +142,7 @@ export function campaignCommands(program: Command, io: Io): void {
     .description('A link showing how the campaign looks in the editor and the terminal (valid 24 hours)')
     .argument('<campaign_id>')
     .action(async (id: string, _options: unknown, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const preview = await (await ctx.client()).campaigns.preview(id)
       ctx.out.data(preview)
       ctx.out.line(`${preview.preview_url}`)
@@ -151,9 +156,27 @@ export function campaignCommands(program: Command, io: Io): void {
     .option('--interval <seconds>', 'seconds between polls (the API asks for at most one a minute)', seconds, 60)
     .option('--until-done', 'exit once the campaign is completed or cancelled')
     .action(async (id: string, options: { interval: number; untilDone?: boolean }, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       await watch(ctx, id, options)
     })
+}
+
+/** POST /campaigns's body from checked flags. */
+function createBody(flags: CreateFlags, order: Order, idempotencyKey: string | undefined): CampaignCreateInput {
+  return {
+    ad_line: flags.line ?? '',
+    destination_url: flags.destination ?? '',
+    cpm_usd: order.cpm,
+    impressions: order.impressions ?? BLOCK,
+    ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(flags.brand !== undefined ? { brand: flags.brand } : {}),
+    ...(order.surface ? { target_surface: order.surface } : {}),
+    ...(order.countries ? { target_countries: order.countries } : {}),
+    ...(order.topics ? { target_topics: order.topics } : {}),
+    ...(order.pace !== undefined ? { pace_minutes: order.pace } : {}),
+    ...(order.kind ? { kind: order.kind } : {}),
+    ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
+  }
 }
 
 function showCampaign(ctx: Context, c: Campaign): void {

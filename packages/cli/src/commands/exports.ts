@@ -16,6 +16,7 @@ interface CreateFlags {
   country?: string[]
   wait?: boolean
   out?: string
+  dryRun?: boolean
 }
 
 export function exportCommands(program: Command, io: Io): void {
@@ -32,17 +33,19 @@ export function exportCommands(program: Command, io: Io): void {
     .option('--country <codes>', 'comma-separated country codes', list)
     .option('--wait', 'poll until ready (every 5 s), then download')
     .option('--out <file>', 'where --wait writes the CSV (default: stdout)')
+    .option('--dry-run', 'show the request that would be sent and send nothing')
     .action(async (o: CreateFlags, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       if (o.out && !o.wait) throw usage('--out needs --wait (or use `adctl exports download <id> --out FILE` later).')
       const body: ExportCreate = {
-        start: o.from,
-        end: o.to,
+        from: o.from,
+        to: o.to,
         ...(o.campaign ? { campaign_ids: o.campaign } : {}),
         ...(o.creative ? { creative_ids: o.creative } : {}),
         ...(o.surface ? { surfaces: o.surface } : {}),
         ...(o.country ? { countries: o.country } : {}),
       }
+      if (o.dryRun) return ctx.dryRun('POST', '/exports', { start: o.from, end: o.to, ...(o.campaign ? { campaign_ids: o.campaign } : {}), ...(o.creative ? { creative_ids: o.creative } : {}), ...(o.surface ? { surfaces: o.surface } : {}), ...(o.country ? { countries: o.country } : {}) })
       const client = await ctx.client()
       const job = await client.exports.create(body)
       if (!o.wait) {
@@ -58,7 +61,7 @@ export function exportCommands(program: Command, io: Io): void {
     .command('list')
     .description('Export jobs, newest first')
     .action(async (_o: unknown, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const jobs: ExportJobSummary[] = []
       for await (const j of (await ctx.client()).exports.list()) jobs.push(j)
       ctx.out.data({ exports: jobs, next_cursor: null })
@@ -76,7 +79,7 @@ export function exportCommands(program: Command, io: Io): void {
     .argument('<export_id>')
     .option('--out <file>', 'write the CSV here (default: stdout)')
     .action(async (id: string, o: { out?: string }, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       if (ctx.out.json && !o.out) throw usage('--json needs --out (stdout carries the JSON answer).')
       const client = await ctx.client()
       await downloadVerified(ctx, client, await client.exports.get(id), o.out)

@@ -11,7 +11,7 @@ export function invoiceCommands(program: Command, io: Io): void {
     .command('list')
     .description('Every invoice, newest first')
     .action(async (_o: unknown, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const all: InvoiceSummary[] = []
       for await (const i of (await ctx.client()).invoices.list()) all.push(i)
       ctx.out.data({ invoices: all, next_cursor: null })
@@ -28,7 +28,7 @@ export function invoiceCommands(program: Command, io: Io): void {
     .description('One invoice with the days it took from the ledger and their roots')
     .argument('<invoice_id>')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       const i = await (await ctx.client()).invoices.get(id)
       ctx.out.data(i)
       ctx.out.pairs([

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { fetchTokenKeys, publishedTokenKeys, type PublishedTokenKeys, type TokenVerifyResult, type VerifyResult } from 'advertiser-campaign-sdk/client'
 import { InvalidArgumentError, type Command } from 'commander'
 import { Context, type Io } from '../context.js'
-import { usage, verificationFailed } from '../exit.js'
+import { CliError, EXIT, usage, verificationFailed } from '../exit.js'
 import { count, usdFromMicros } from '../format.js'
 
 /** A UTC day, YYYY-MM-DD. */
@@ -20,7 +20,7 @@ export function ledgerCommands(program: Command, io: Io): void {
     .requiredOption('--from <day>', 'first UTC day, YYYY-MM-DD', day)
     .requiredOption('--to <day>', 'last UTC day (inclusive), YYYY-MM-DD', day)
     .action(async (o: { from: string; to: string }, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       if (o.to < o.from) throw usage('--to is before --from.')
       const { days, closed_through } = await (await ctx.client()).ledger.days({ from: o.from, to: o.to })
       ctx.out.data({ days, closed_through, next_cursor: null })
@@ -43,11 +43,12 @@ export function ledgerCommands(program: Command, io: Io): void {
     .option('--to <day>', 'last UTC day (inclusive), YYYY-MM-DD', day)
     .option('--tokens <file>', 'a ledger-export-v4 CSV (- for stdin): check its attestation tokens instead of a range')
     .option('--keys <file>', "with --tokens: a saved /transparency.json to check against (default: the service's, fetched)")
-    .action(async (o: { from?: string; to?: string; tokens?: string; keys?: string }, command: Command) => {
-      const ctx = Context.of(command, io)
+    .option('--allow-empty', 'exit 0 when there was nothing to verify (no closed day with rows; no attestation token)')
+    .action(async (o: { from?: string; to?: string; tokens?: string; keys?: string; allowEmpty?: boolean }, command: Command) => {
+      const ctx = await Context.of(command, io)
       if (o.tokens !== undefined) {
         if (o.from !== undefined || o.to !== undefined) throw usage('--tokens checks one file and takes no --from/--to: run the range check separately.')
-        return verifyTokens(ctx, o.tokens, o.keys)
+        return verifyTokens(ctx, o.tokens, o.keys, Boolean(o.allowEmpty))
       }
       if (o.keys !== undefined) throw usage('--keys goes with --tokens.')
       if (o.from === undefined || o.to === undefined) throw usage('Give --from and --to (a range of closed days), or --tokens FILE (an export\'s attestation tokens).')
@@ -63,12 +64,19 @@ export function ledgerCommands(program: Command, io: Io): void {
       if (ctx.out.showsProgress) ctx.io.stderr.write('\r\x1b[2K')
       ctx.out.data(result)
       if (!result.verified) throw verificationFailed(describeDiscrepancy(result))
+      if (result.figures.days_closed === 0) {
+        const open = result.figures.days_open ? ` (${count(result.figures.days_open)} not closed yet: a day is closed and published after 00:15 UTC the next day)` : ''
+        const message = `Nothing verified: no closed day with ledger rows from ${range.from} to ${range.to}${open}.`
+        if (!o.allowEmpty) throw new CliError(EXIT.api, `${message} Pass --allow-empty to accept an empty range.`, [], 'nothing_verified')
+        ctx.out.line(message)
+        return
+      }
       showVerified(ctx, range, result.figures)
     })
 }
 
 /** `ledger verify --tokens`: the file's tokens against the keys of --keys or of the service's /transparency.json. */
-async function verifyTokens(ctx: Context, file: string, keysFile: string | undefined): Promise<void> {
+async function verifyTokens(ctx: Context, file: string, keysFile: string | undefined, allowEmpty: boolean): Promise<void> {
   const name = file === '-' ? 'stdin' : file
   const csv = await readInput(file)
   const keys = keysFile === undefined ? await fetchTokenKeys(ctx.apiUrl) : await readKeys(keysFile)
@@ -78,7 +86,9 @@ async function verifyTokens(ctx: Context, file: string, keysFile: string | undef
   if (!result.verified) throw verificationFailed(describeTokenDiscrepancy(result))
   const f = result.figures
   if (f.tokens_checked === 0) {
-    ctx.out.line(`No attestation tokens in ${name} (${count(f.rows)} rows): no attested rows, nothing to check.`)
+    const message = `Nothing verified: no attestation tokens in ${name} (${count(f.rows)} rows): no attested rows, nothing to check.`
+    if (!allowEmpty) throw new CliError(EXIT.api, `${message} Pass --allow-empty to accept a file without them.`, [], 'nothing_verified')
+    ctx.out.line(message)
     return
   }
   const used = f.keys_used.map((k) => `${short(k.token_key_id)} (${count(k.tokens)})`).join(', ')

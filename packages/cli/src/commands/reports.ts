@@ -1,41 +1,44 @@
 import { Option, type Command } from 'commander'
 import type { Stats, StatsQuery } from 'advertiser-campaign-sdk/client'
 import { Context, type Io } from '../context.js'
-import { usage } from '../exit.js'
-import { count, instant, sparkline, usdFromMicros } from '../format.js'
+import { badFlags, usage } from '../exit.js'
+import { count, instant, sparkline, usdFromMicros, usdPrice } from '../format.js'
+import { checkOrder, orderOptions, readOrder, sizeInWords, topicVocabulary, type OrderFlags } from '../order.js'
 import { showQuote } from '../quote.js'
-import { cpm, impressions, list, positiveInt, when } from '../parsers.js'
+import { list, positiveInt, when } from '../parsers.js'
 
 export function reportCommands(program: Command, io: Io): void {
-  program
-    .command('quote')
-    .description('Where a bid would rank in the live auction now, and when it would start and finish')
-    .requiredOption('--cpm <usd>', 'bid in USD per 1,000 impressions', cpm)
-    .option('--impressions <n>', 'order size, for the completion estimate', impressions)
-    .addOption(new Option('--surface <surface>').choices(['extension', 'terminal']))
-    .option('--countries <codes>', 'comma-separated ISO country codes', list)
-    .option('--topics <names>', 'comma-separated topics (the share of recent decisions carrying one is estimated)', list)
-    .addOption(new Option('--kind <kind>').choices(['impression', 'click']))
-    .action(async (o: { cpm: number; impressions?: number; surface?: 'extension' | 'terminal'; countries?: string[]; topics?: string[]; kind?: 'impression' | 'click' }, command: Command) => {
-      const ctx = Context.of(command, io)
-      const q = await (await ctx.client()).quote({
-        cpm_usd: o.cpm,
-        ...(o.impressions ? { impressions: o.impressions } : {}),
-        ...(o.surface ? { target_surface: o.surface } : {}),
-        ...(o.countries ? { target_countries: o.countries.join(',') } : {}),
-        ...(o.topics ? { target_topics: o.topics.join(',') } : {}),
-        ...(o.kind ? { kind: o.kind } : {}),
+  orderOptions(program.command('quote').description('Where a bid would rank in the live auction now, and when it would start and finish'), false).action(
+    async (o: OrderFlags, command: Command) => {
+      const ctx = await Context.of(command, io)
+      const client = await ctx.client().catch((e: unknown) => {
+        const syntax = readOrder(o, false, null, null)
+        throw syntax.problems.length > 0 ? badFlags(syntax.problems) : e
+      })
+      const { order } = await checkOrder(o, false, async () => {
+        const [account, vocabulary] = await Promise.all([client.account(), o.topics === undefined ? null : topicVocabulary(ctx.apiUrl)])
+        return { config: account.config, vocabulary }
+      })
+      const q = await client.quote({
+        cpm_usd: order.cpm,
+        ...(order.impressions ? { impressions: order.impressions } : {}),
+        ...(order.surface ? { target_surface: order.surface } : {}),
+        ...(order.countries ? { target_countries: order.countries.join(',') } : {}),
+        ...(order.topics ? { target_topics: order.topics.join(',') } : {}),
+        ...(order.kind ? { kind: order.kind } : {}),
       })
       ctx.out.data(q)
-      showQuote(ctx.out, q)
-    })
+      ctx.out.line(`Auction quote for ${sizeInWords(order)} at ${usdPrice(order.cpm)} CPM:`)
+      showQuote(ctx.out, q, order.surface !== undefined)
+    },
+  )
 
   program
     .command('stats')
     .description('Delivery metrics as a table, with a sparkline per metric')
     .option('--from <date>', 'inclusive start (a date or an ISO instant)', when)
     .option('--to <date>', 'exclusive end (a date or an ISO instant)', when)
-    .option('--last-days <n>', 'the last N complete UTC days (the default is 7)', positiveInt)
+    .option('--last-days <n>', 'the last N complete UTC days, without today (the default: the last 7 days through today)', positiveInt)
     .addOption(new Option('--granularity <g>', 'bucket size').choices(['hour', 'day', 'month']))
     .option('--campaign <ids>', 'comma-separated campaign ids', list)
     .option('--creative <ids>', 'comma-separated creative ids', list)
@@ -43,11 +46,13 @@ export function reportCommands(program: Command, io: Io): void {
     .option('--surface <surfaces>', 'comma-separated surfaces', list)
     .option('--country <codes>', 'comma-separated country codes', list)
     .action(async (o: StatsFlags, command: Command) => {
-      const ctx = Context.of(command, io)
+      const ctx = await Context.of(command, io)
       if (o.lastDays !== undefined && (o.from || o.to)) throw usage('--last-days cannot be combined with --from or --to.')
+      // No window: the last 7 UTC days through today (as the portal's "Last 7 days"), not the API's 7 complete days.
+      const window = o.from || o.to || o.lastDays ? { from: o.from, to: o.to } : lastDaysThroughToday(7)
       const query: StatsQuery = {
-        ...(o.from ? { start: o.from } : {}),
-        ...(o.to ? { end: o.to } : {}),
+        ...(window.from ? { from: window.from } : {}),
+        ...(window.to ? { to: window.to } : {}),
         ...(o.lastDays ? { last_days: o.lastDays } : {}),
         ...(o.granularity ? { granularity: o.granularity } : {}),
         ...(o.campaign ? { campaign_id: o.campaign.join(',') } : {}),
@@ -60,6 +65,14 @@ export function reportCommands(program: Command, io: Io): void {
       ctx.out.data(stats)
       showStats(ctx, stats)
     })
+}
+
+const DAY_MS = 86_400_000
+
+/** [midnight UTC `days - 1` days ago, the midnight after today): whole days, today the last of them. */
+function lastDaysThroughToday(days: number): { from: string; to: string } {
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+  return { from: new Date(today - (days - 1) * DAY_MS).toISOString(), to: new Date(today + DAY_MS).toISOString() }
 }
 
 interface StatsFlags {

@@ -42,7 +42,7 @@ test('login asks for the user id and the key (never echoed), checks them and sto
   assert.equal(run.code, 0, run.screen)
   assert.match(run.screen, /Logged in as usr_/)
   assert.ok(!run.screen.includes(adv.apiKey), 'the key is masked on screen')
-  assert.deepEqual(JSON.parse(readFileSync(join(home, 'adctl', 'credentials.json'), 'utf8')), { user_id: adv.userId, api_key: adv.apiKey })
+  assert.deepEqual(JSON.parse(readFileSync(join(home, 'adctl', 'credentials.json'), 'utf8')), { profiles: { default: { api_url: h.baseUrl, user_id: adv.userId, api_key: adv.apiKey } } })
 })
 
 test('create shows the quote and asks: no buys nothing, yes buys', async () => {

@@ -75,7 +75,7 @@ function SealingKeys(props: { kept: StoredKey[] }) {
               </li>
             ))}
           </ul>
-          <p class="muted">The README's "Deployment" section says how to generate the keys and switch to them without losing what is sealed.</p>
+          <p class="muted">How to generate the keys and switch to them without losing what is sealed: <code>docs/sealing-keys.md</code> in the repository.</p>
         </>
       )}
     </section>

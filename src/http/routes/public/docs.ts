@@ -50,7 +50,7 @@ function operationsOf(doc: OpenApiDocument): DocsOperation[] {
  * `/docs`: the OpenAPI description of /v1 rendered for people (Swagger UI),
  * and its files under /docs/assets. The page keeps the pages' strict CSP
  * (scripts and styles from this origin only); Swagger UI's own code needs
- * nothing more (docs/decisions/0206-api-reference-public-pages.md).
+ * nothing more (docs/public-pages.md (decision 0206)).
  */
 export function docsRoutes(_deps: RouteDeps) {
   return async (app: App) => {
