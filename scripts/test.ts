@@ -9,9 +9,10 @@
  * node:test gives a file imported there its own scope (its top-level tests and
  * hooks belong to that describe), so every file still starts and closes its own
  * services; what a process pays once instead of once per file is Node, tsx and
- * the app's module graph (about 5 s of CPU: docs/performance.md, "Test
- * suite"). The long suites (browsers, child processes under faults) keep one
- * process per file.
+ * the app's module graph (about 5 s of CPU), and its services stand on one
+ * store, set back to the migrated template for each (test/helpers/store-reuse.ts;
+ * docs/performance.md, "Test suite"). The long suites (browsers, child
+ * processes under faults) keep one process per file.
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -150,6 +151,9 @@ function groupFiles(store: string, core: string[]): string[] {
         '// Written by scripts/test.ts: one process for these test files, each in its own scope.',
         "import { before, describe } from 'node:test'",
         `import { startOfFile } from ${JSON.stringify(pathToFileURL(join(root, 'test/helpers/file-scope.ts')).href)}`,
+        `import { reuseStores } from ${JSON.stringify(pathToFileURL(join(root, 'test/helpers/store-reuse.ts')).href)}`,
+        '// Services started one after another stand on one store, set back to the template each time.',
+        'reuseStores()',
         ...lines,
         '',
       ].join('\n'),

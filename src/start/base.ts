@@ -29,6 +29,8 @@ export interface InstanceOptions {
   clock?: Clock
   /** How often a job-running instance looks for due jobs on the system clock (default 15 s). */
   tickMs?: number
+  /** An open, migrated store to stand on instead of opening one (tests hand one store to service after service: test/helpers/store-reuse.ts). */
+  store?: Store
 }
 
 /** What every role stands on: the settings, the store, the one clock, the logger, the payment processor, the mailer. */
@@ -51,17 +53,19 @@ export interface Base {
 export async function openBase(settings: Settings, options: InstanceOptions): Promise<Base> {
   const log = pino(loggerOptions(settings.logLevel) as LoggerOptions, options.logStream ?? logDestination(settings))
   // PostgreSQL is retried for up to STARTUP_TIMEOUT_SECONDS (docs/operations.md, "Start-up").
-  let store = await openStoreWithRetry(
-    settings,
-    {
-      databaseUrl: settings.databaseUrl,
-      dataDir: settings.dataDir,
-      loadDataDir: options.loadDataDir,
-      inMemory: options.inMemory,
-      timeouts: { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs },
-    },
-    log,
-  )
+  let store =
+    options.store ??
+    (await openStoreWithRetry(
+      settings,
+      {
+        databaseUrl: settings.databaseUrl,
+        dataDir: settings.dataDir,
+        loadDataDir: options.loadDataDir,
+        inMemory: options.inMemory,
+        timeouts: { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs },
+      },
+      log,
+    ))
   await resealSecrets(settings, store.db, log)
   let clock: Clock
   if (options.clock) {

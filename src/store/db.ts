@@ -8,7 +8,7 @@ import { storeReachable } from './health.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import type { EngineConnection } from './embedded/connection.ts'
 import type { EmbeddedEngine } from './embedded/engine.ts'
-import { EpochNotices, type EpochListener } from './epoch-notices.ts'
+import { EpochNotices, SERVING_EPOCH_CHANNEL, type EpochListener } from './epoch-notices.ts'
 
 export type Db = Kysely<Database>
 
@@ -30,6 +30,12 @@ export interface Store {
   onServingEpoch(listener: EpochListener): () => void
   /** Embedded only: a compressed dump of the data directory (tests clone a migrated template from it). */
   dump?(): Promise<Blob>
+  /**
+   * Embedded only: sets the engine's one session back to how a new session starts (DISCARD ALL:
+   * prepared statements, settings, locks, notices listened to) and listens again; tests hand one
+   * store from service to service (test/helpers/store-reuse.ts).
+   */
+  resetSession?(): Promise<void>
   close(): Promise<void>
 }
 
@@ -235,7 +241,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     // transactions exactly as PostgreSQL's locks would order them. No timeouts: the engine is part of
     // this process and cannot stall apart from it; if its thread dies, queries fail as store trouble.
     // pg's client takes a ready connection object in place of its socket (a field its typings omit).
-    const config: pg.PoolConfig & { connection: EngineConnection } = { connection: new EngineConnection(engine), max: 1, types, Client: PreparingClient, user: 'postgres', database: 'postgres' }
+    const connection = new EngineConnection(engine)
+    const config: pg.PoolConfig & { connection: EngineConnection } = { connection, max: 1, types, Client: PreparingClient, user: 'postgres', database: 'postgres' }
     const pool = new pg.Pool(config)
     // One session: every change commits on the connection that listens, so each notice is in process.
     const notices = new EpochNotices()
@@ -246,6 +253,13 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         unlock()
       }),
       dump: () => engine.dump(),
+      async resetSession() {
+        await pool.query('DISCARD ALL')
+        // pg skips parsing a named statement its connection has parsed: none is, after DISCARD ALL.
+        connection.parsedStatements = {}
+        connection.submittedNamedStatements = {}
+        await pool.query(`LISTEN ${SERVING_EPOCH_CHANNEL}`)
+      },
     }
   }
   // Migrations may rewrite large tables: they run under the jobs' bounds.

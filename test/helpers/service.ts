@@ -5,6 +5,9 @@ import type { DestinationStream } from 'pino'
 import { Agent, fetch, type RequestInit, type Response } from 'undici'
 import { loadSettings } from '../../src/platform/env.ts'
 import { createService, type Service } from '../../src/start/service.ts'
+import { openStore, type Store } from '../../src/store/db.ts'
+import { TIMEOUTS } from '../../src/platform/timeouts.ts'
+import { leaseStore, type OpenedStore } from './store-reuse.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
@@ -48,14 +51,18 @@ export async function createDatabase(adminUrl: string, prefix = 'adapi_test', te
  * A real service over real HTTP on a fresh store: the embedded store cloned
  * from a migrated template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL
  * database created on TEST_DATABASE_URL (a copy of the migrated database
- * TEST_PG_TEMPLATE when set) and dropped afterwards.
+ * TEST_PG_TEMPLATE when set) and dropped afterwards. In a process of several
+ * test files (scripts/test.ts), a service not given a store (neither
+ * DATABASE_URL nor loadDataDir) may stand on the store a previous service
+ * closed, set back exactly to the template (test/helpers/store-reuse.ts);
+ * everything else of the service is built anew.
  */
 export async function startService(
   env: Record<string, string> = {},
   options: { logStream?: DestinationStream; loadDataDir?: Blob } = {},
 ): Promise<TestService> {
-  let databaseUrl: string | undefined
-  let drop = async () => {}
+  let databaseUrl: string | null = null
+  let store: Store | undefined
   let loadDataDir: Blob | undefined
   if (options.loadDataDir) {
     // An embedded store carried over from a stopped instance (a restart).
@@ -63,12 +70,9 @@ export async function startService(
   } else if (env.DATABASE_URL) {
     // Sharing another service's database (a second instance); the owner drops it.
     databaseUrl = env.DATABASE_URL
-  } else if (STORE === 'postgres') {
-    const adminUrl = process.env.TEST_DATABASE_URL
-    if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
-    ;({ url: databaseUrl, drop } = await createDatabase(adminUrl, undefined, process.env.TEST_PG_TEMPLATE || undefined))
-  } else if (process.env.TEST_PGLITE_TEMPLATE) {
-    loadDataDir = new Blob([await readFile(process.env.TEST_PGLITE_TEMPLATE)])
+  } else {
+    // A store of its own, or the one the previous service of this process stood on, set back to the template.
+    ;({ store, databaseUrl } = await leaseStore(openTestStore))
   }
   const settings = loadSettings({
     PORT: '0',
@@ -80,7 +84,13 @@ export async function startService(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   })
-  const service = await createService(settings, { loadDataDir, inMemory: true, logStream: options.logStream })
+  let service: Service
+  try {
+    service = await createService(settings, { loadDataDir, inMemory: true, logStream: options.logStream, store })
+  } catch (err) {
+    await store?.close().catch(() => {})
+    throw err
+  }
   // PORT 0 (the default) takes a free port; a caller that fixed PUBLIC_URL passes the PORT it names.
   await service.app.listen({ port: settings.port, host: '127.0.0.1' })
   const address = service.app.server.address()
@@ -90,13 +100,42 @@ export async function startService(
   return {
     service,
     baseUrl,
-    databaseUrl: databaseUrl ?? null,
+    databaseUrl,
     clock: service.clock as ManualClock,
-    async close() {
-      await service.close()
-      await drop()
-    },
+    close: () => service.close(),
   }
+}
+
+/**
+ * A fresh store, opened as a service would open it: the embedded store cloned from the migrated
+ * template (TEST_PGLITE_TEMPLATE), or a new PostgreSQL database on TEST_DATABASE_URL (a copy of
+ * the migrated database TEST_PG_TEMPLATE when set), dropped when the store is done with.
+ */
+async function openTestStore(): Promise<OpenedStore> {
+  const timeouts = { request: TIMEOUTS.pg, jobs: TIMEOUTS.pgJobs, keepAliveInitialDelayMs: TIMEOUTS.pg.keepAliveInitialDelayMs }
+  if (STORE === 'postgres') {
+    const adminUrl = process.env.TEST_DATABASE_URL
+    if (!adminUrl) throw new Error('TEST_STORE=postgres needs TEST_DATABASE_URL')
+    const { url, drop } = await createDatabase(adminUrl, undefined, process.env.TEST_PG_TEMPLATE || undefined)
+    const openOn = () => openStore({ databaseUrl: url, dataDir: '', timeouts })
+    const renew = async (store: Store) => {
+      await store.close()
+      return openOn()
+    }
+    try {
+      return { store: await openOn(), databaseUrl: url, drop, renew }
+    } catch (err) {
+      await drop().catch(() => {})
+      throw err
+    }
+  }
+  const template = process.env.TEST_PGLITE_TEMPLATE
+  const loadDataDir = template ? new Blob([await readFile(template)]) : undefined
+  const renew = async (store: Store) => {
+    await store.resetSession!()
+    return store
+  }
+  return { store: await openStore({ databaseUrl: null, dataDir: '', loadDataDir, inMemory: true, timeouts }), databaseUrl: null, drop: async () => {}, renew }
 }
 
 /**
