@@ -30,8 +30,8 @@ export async function readLedgerState(db: Db, views: readonly ViewKeys[]): Promi
     spent: string[] | null
   }>`
     SELECT
-      (SELECT json_agg(impression_id) FROM ledger_claims
-        WHERE kind = 'view' AND impression_id = ANY(${ids}::text[])) AS recorded,
+      (SELECT json_agg(r.id) FROM unnest(${ids}::text[]) AS r(id)
+        WHERE EXISTS (SELECT 1 FROM ledger_claims c WHERE c.impression_key = ledger_claim_key(r.id) AND c.kind = 'view')) AS recorded,
       (SELECT json_agg(json_build_array(v.viewer_key, v.surface, v.billed_at_ms))
         FROM unnest(${slots.map((s) => s[0])}::text[], ${slots.map((s) => s[1])}::text[]) AS k(viewer_key, surface)
         JOIN viewer_last_billable v ON v.viewer_key = k.viewer_key AND v.surface = k.surface) AS last_billable,
@@ -58,8 +58,8 @@ export async function readClickState(db: Db, clicks: readonly ClickToJudge[], no
     db,
     sql<{ clicked: string[] | null; days: [string, string][] | null }>`
     SELECT
-      (SELECT json_agg(impression_id) FROM ledger_claims
-        WHERE kind = 'click' AND impression_id = ANY(${clicks.map((k) => k.impressionId)}::text[])) AS clicked,
+      (SELECT json_agg(r.id) FROM unnest(${clicks.map((k) => k.impressionId)}::text[]) AS r(id)
+        WHERE EXISTS (SELECT 1 FROM ledger_claims c WHERE c.impression_key = ledger_claim_key(r.id) AND c.kind = 'click')) AS clicked,
       (SELECT json_agg(json_build_array(d.campaign_id, d.viewer_key))
         FROM unnest(${clicks.map((k) => k.campaignId)}::text[], ${clicks.map((k) => k.viewerKey)}::text[]) AS k(campaign_id, viewer_key)
         JOIN viewer_click_days d ON d.campaign_id = k.campaign_id AND d.viewer_key = k.viewer_key AND d.day = ${day}::date) AS days

@@ -96,7 +96,8 @@ function eventValues(e: EventColumns, withOrd = false) {
 
 /**
  * The claims of a batch's rows (migration 0031, docs/decisions/0356-once-per-impression-without-a-unique-index-on-the-ledger.md), as
- * CTEs over `input` (`eventValues(e, true)`): every row claims (impression, kind), an `impression` and
+ * CTEs over `input` (`eventValues(e, true)`): every row claims (impression, kind), the impression
+ * by `ledger_claim_key(impression_id)` (16 bytes of its SHA-256, migration 0038), an `impression` and
  * a `view` sharing the kind `view`. `first_claims` keeps the first row of each claim
  * in the batch, `claimed` the claims inserted (with `skip`, a claim already held is dropped by ON
  * CONFLICT; without, it fails the statement on ledger_claims_pkey). `CLAIMED_ROW` is true for the
@@ -106,19 +107,20 @@ function eventValues(e: EventColumns, withOrd = false) {
 function claimCtes(repeats: 'skip' | 'fail') {
   return sql`
     first_claims AS (
-      SELECT DISTINCT ON (impression_id, kind) ord, impression_id, kind, occurred_at
-      FROM (SELECT ord, impression_id, CASE WHEN event_type IN ('impression', 'view') THEN 'view' ELSE event_type END AS kind, occurred_at
+      SELECT DISTINCT ON (impression_key, kind) ord, impression_key, kind, occurred_at
+      FROM (SELECT ord, ledger_claim_key(impression_id) AS impression_key,
+                   CASE WHEN event_type IN ('impression', 'view') THEN 'view' ELSE event_type END AS kind, occurred_at
             FROM input) k
-      ORDER BY impression_id, kind, ord
+      ORDER BY impression_key, kind, ord
     ),
     claimed AS (
-      INSERT INTO ledger_claims (impression_id, kind, claimed_at)
-      SELECT impression_id, kind, occurred_at FROM first_claims
+      INSERT INTO ledger_claims (impression_key, kind, claimed_at)
+      SELECT impression_key, kind, occurred_at FROM first_claims
       ${repeats === 'skip' ? sql`ON CONFLICT DO NOTHING` : sql``}
-      RETURNING impression_id, kind
+      RETURNING impression_key, kind
     )`
 }
-const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_id, kind)))`
+const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_key, kind)))`
 const inputColumns = sql`occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
              dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token`
 

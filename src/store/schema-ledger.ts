@@ -126,7 +126,8 @@ export interface ServingEpochTable {
 
 /** One claim per impression and kind of row that is written at most once per impression (migration 0031). */
 export interface LedgerClaimsTable {
-  impression_id: string
+  /** `ledger_claim_key(impression_id)`: the first 16 bytes of the id's SHA-256 (migration 0038). */
+  impression_key: Buffer
   kind: 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
   claimed_at: Timestamp
 }

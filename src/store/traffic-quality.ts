@@ -4,8 +4,9 @@ import { BILLABLE_DWELL_MS, DWELL_WINDOW_FROM_MS, DWELL_WINDOW_TO_MS, LONG_GAP_M
 
 /**
  * A UTC day's traffic figures per source and per viewer for the review (domain/traffic-quality.ts),
- * read from the ledger rows with a source (views and clicks since migration 0029) through the
- * partial index `ledger_sourced_time`; and what the daily review gave back for that day.
+ * read from the ledger rows with a source (views and clicks since migration 0029) through the day's
+ * range of `ledger_time` (migration 0039 dropped the partial index beside it); and what the daily
+ * review gave back for that day.
  */
 
 /** At most this many sources (viewers) are read, most views first; the service scores and ranks them. */
@@ -35,7 +36,7 @@ const commonCounts = sql`
   count(*) FILTER (WHERE e.gap_ms >= ${LONG_GAP_MS})::int8 AS long_gaps`
 
 /**
- * The day's rows with a source (an index range of `ledger_sourced_time`), each measured view with
+ * The day's rows with a source (an index range of `ledger_time`), each measured view with
  * `gap_ms`: the time from its viewer's previous decision to its own (a decision is its view's time
  * less the offer age; the viewer's first has none).
  */

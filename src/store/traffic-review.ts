@@ -65,12 +65,12 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
         AND (e.source IN (SELECT unnest(${sources}::text[])) OR e.viewer_key IN (SELECT unnest(${viewers}::text[])))
         AND NOT EXISTS (
           SELECT 1 FROM ledger_claims c
-          WHERE c.impression_id = e.impression_id AND c.kind = CASE e.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
+          WHERE c.impression_key = ledger_claim_key(e.impression_id) AND c.kind = CASE e.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
         )
     ),
     claimed AS (
-      INSERT INTO ledger_claims (impression_id, kind, claimed_at)
-      SELECT impression_id, kind, occurred_at FROM targets
+      INSERT INTO ledger_claims (impression_key, kind, claimed_at)
+      SELECT ledger_claim_key(impression_id), kind, occurred_at FROM targets
     ),
     voided AS (
       INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country,
