@@ -22,6 +22,7 @@ export interface BalanceFigures {
   owed_cents: number
   pending_cents: number
   invoiced_cents: number
+  unpaid_cents: number
   paid_cents: number
   voided_cents: number
   credits_cents: number
@@ -44,6 +45,7 @@ export function computeBalance(f: BalanceFacts): BalanceFigures {
     owed_cents: pendingCents + f.unpaidInvoiceCents - f.unappliedCreditsCents,
     pending_cents: pendingCents,
     invoiced_cents: f.invoicedCents,
+    unpaid_cents: f.unpaidInvoiceCents,
     paid_cents: f.paidCents,
     voided_cents: f.voidedCents,
     credits_cents: f.unappliedCreditsCents,

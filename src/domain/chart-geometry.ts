@@ -52,14 +52,15 @@ export function bucketsOf(w: Window, g: Granularity): { startMs: number; endMs: 
 }
 
 /**
- * The time axis of a campaign's delivery chart: its window, widened back to
- * at least a day of hours or a week of days, so a young campaign's first hour
- * is one hour wide, not a slab across the plot. The widened part is before
- * the campaign existed: nothing is drawn there.
+ * The time axis of a campaign's delivery chart: its window, from the
+ * campaign's start (where its caption says it starts), widened forward to at
+ * least a day of hours or a week of days, so a young campaign's first hour is
+ * one hour wide, not a slab across the plot. The widened part is still to
+ * come: nothing is drawn after now.
  */
 export function deliveryAxis(w: Window, g: Granularity): Window {
   const least = g === 'hour' ? 24 * HOUR_MS : g === 'day' ? 7 * DAY_MS : 0
-  return { startMs: Math.min(w.startMs, w.endMs - least), endMs: w.endMs }
+  return { startMs: w.startMs, endMs: Math.max(w.endMs, w.startMs + least) }
 }
 
 export interface AxisLabelPlace {

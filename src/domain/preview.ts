@@ -13,6 +13,22 @@ export interface PreviewContent {
   target_surface: PreviewSurface
 }
 
+/** The separator of the disclosed ad, as both clients print it. */
+export const AD_SEPARATOR = ' · '
+
+/**
+ * The ad as the clients show it, disclosed: `Ad · {brand} · {ad_line}`, or
+ * `Ad · {ad_line}` without a brand. The terminal status line prints this
+ * (operations.md section 7, packages/status-line/src/line.js#adText), and the
+ * editor extension's status bar item says the same (section 9). Previews,
+ * the portal and the public report show it this way; assets/site.js repeats
+ * the rule for the create form's live preview.
+ */
+export function disclosedAd(adLine: string, brand: string | null): string {
+  const b = brand?.trim() ?? ''
+  return ['Ad', ...(b === '' ? [] : [b]), adLine.trim()].join(AD_SEPARATOR)
+}
+
 /** POST /preview's body as the schema admits it. */
 export interface PreviewInput {
   ad_line: string

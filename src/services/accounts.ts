@@ -5,15 +5,18 @@ import { collectionState, nextCollection } from '../domain/collection.ts'
 import type { ComponentState } from '../domain/components.ts'
 import type { ServiceConfig } from '../domain/order-config.ts'
 import { TERMS_VERSION } from '../domain/terms.ts'
+import { campaignWrites } from '../domain/access.ts'
+import { approvalEmail } from '../domain/approval-email.ts'
 import { newId, randomBase62 } from '../platform/ids.ts'
 import type { PaymentProcessor } from '../platform/payment-processor.ts'
-import { findAccount, findAccountByEmail, insertAccount, isEmailTaken, updateAccount, type AccountRow } from '../store/accounts.ts'
+import { changeWriteApproval, findAccount, findAccountByEmail, insertAccount, isEmailTaken, updateAccount, type AccountRow } from '../store/accounts.ts'
 import { readBalanceFacts } from '../store/balance.ts'
 import { overdueInvoices, type OverdueInvoice } from '../store/billing.ts'
 import { readConfig } from '../store/settings.ts'
 import type { ServiceContext } from './context.ts'
 import { reopenFailedAsNet30, retryCharges } from './billing/charges.ts'
 import { sealApiKey } from './key-sealing.ts'
+import { deliverEmail, recordEmail, type EmailContext } from './email.ts'
 import { readReportingState } from './status.ts'
 
 /** A new live key: random secret, its storage digest and display prefix. */
@@ -93,8 +96,24 @@ async function change(ctx: ServiceContext, userId: string, changes: Parameters<t
   return requireAccount(ctx, userId)
 }
 
-export const setWriteApproval = (ctx: ServiceContext, userId: string, approved: boolean) =>
-  change(ctx, userId, { write_approved: approved })
+/**
+ * Approves (or withdraws) campaign writes. The first approval emails the advertiser the next step
+ * (domain/approval-email.ts): recorded in the outbox in the same transaction as the change, handed
+ * to SMTP after it commits, so an approval repeated or raced sends one email.
+ */
+export async function setWriteApproval(ctx: EmailContext, userId: string, approved: boolean): Promise<AccountRow> {
+  const email = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await changeWriteApproval(trx, userId, approved)) || !approved) return null
+    const account = await findAccount(trx, userId)
+    if (!account) return null
+    const overdue = await overdueInvoices(trx, userId, ctx.clock.now())
+    const writes = campaignWrites({ ...account, overdue_invoice_ids: overdue.map((i) => i.invoice_id) })
+    const message = approvalEmail({ userId, writes, portalBase: ctx.settings.publicUrl })
+    return recordEmail({ ...ctx, db: trx }, { to: account.email, ...message })
+  })
+  if (email) await deliverEmail(ctx, email)
+  return requireAccount(ctx, userId)
+}
 
 /**
  * Records acceptance of the current terms version (src/domain/terms.ts) at the

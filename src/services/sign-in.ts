@@ -93,7 +93,7 @@ async function sendWelcome(ctx: EmailContext, userId: string, email: string): Pr
       `Your user id: ${userId}`,
       `Sign in: ${ctx.settings.publicUrl}/portal/login`,
       '',
-      'We review new accounts within one business day; campaign writes wait for that approval.',
+      'We review new accounts within one business day and email you when yours is approved; campaign writes wait for that approval.',
       'Meanwhile you can accept the API terms and set up billing in the portal.',
       '',
       `If you did not sign up, reset the password (${ctx.settings.publicUrl}/portal/forgot-password) and tell us.`,

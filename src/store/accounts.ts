@@ -50,6 +50,15 @@ export async function updateAccount(db: Db, userId: string, changes: Updateable<
   return result.numUpdatedRows > 0n
 }
 
+/**
+ * Sets write approval when it differs from `approved`: true when this call changed it (false when
+ * it was already so, or there is no such account). Concurrent calls change it once.
+ */
+export async function changeWriteApproval(db: Db, userId: string, approved: boolean): Promise<boolean> {
+  const result = await db.updateTable('accounts').set({ write_approved: approved }).where('user_id', '=', userId).where('write_approved', '<>', approved).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
 /** Records key use, at most once per `granularityMs` so auth stays one read on the hot path. */
 export async function touchKeyLastUsed(db: Db, userId: string, now: Date, granularityMs: number): Promise<void> {
   const threshold = new Date(now.getTime() - granularityMs)

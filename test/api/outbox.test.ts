@@ -94,11 +94,12 @@ test('with SMTP_URL the invoice email reaches the SMTP server and the billing co
   const adv = await advertiser(h, accountEmail, billingEmail)
   const invoice = await finalizeAnInvoice(h, adv)
   assert.equal(invoice.amount_cents, 1)
-  // The set-password link of an operator-made account goes to the account's email, through SMTP too.
+  // The set-password link of an operator-made account goes to the account's email, through SMTP too, then the approval's.
   const welcome = received.filter((m) => m.to.includes(accountEmail))
-  assert.equal(welcome.length, 1)
+  assert.equal(welcome.length, 2)
   assert.match(welcome[0]!.raw, /Subject: Your advertiser account is ready: set your password/)
   assert.match(welcome[0]!.raw, /\/portal\/reset-password\?token=/)
+  assert.match(welcome[1]!.raw, /Subject: Your advertiser account is approved/)
 
   const mail = received.filter((m) => m.to.includes(billingEmail))
   assert.equal(mail.length, 1)
@@ -125,7 +126,7 @@ test('without SMTP_URL the invoice email is kept in the outbox, addressed to the
   const invoice = await finalizeAnInvoice(h, adv)
   // Newest first: the invoice, then the set-password link the account was sent when the operator made it.
   const messages = await outbox(h, email)
-  assert.deepEqual(messages.map((m) => m.subject.split(':')[0]), [`Invoice ${invoice.invoice_id}`, 'Your advertiser account is ready'])
+  assert.deepEqual(messages.map((m) => m.subject.split(':')[0]), [`Invoice ${invoice.invoice_id}`, 'Your advertiser account is approved', 'Your advertiser account is ready'])
   assert.equal(messages[0].delivery, 'stored')
   assert.match(messages[0].text, new RegExp(invoice.invoice_id))
   assert.deepEqual(await outbox(h, address()), [])
@@ -138,7 +139,7 @@ test('an SMTP server that refuses connections fails only the delivery: the invoi
   const invoice = await finalizeAnInvoice(h, adv)
   assert.equal(invoice.status, 'paid')
   const messages = await outbox(h, email)
-  assert.deepEqual(messages.map((m) => m.subject.split(':')[0]), [`Invoice ${invoice.invoice_id}`, 'Your advertiser account is ready'])
+  assert.deepEqual(messages.map((m) => m.subject.split(':')[0]), [`Invoice ${invoice.invoice_id}`, 'Your advertiser account is approved', 'Your advertiser account is ready'])
   assert.ok(messages.every((m) => m.delivery === 'failed'))
   const rows = await h.svc.service.store.db.selectFrom('outbox').select('error').where('to_address', '=', email).execute()
   assert.ok(rows.every((row) => row.error && row.error.length > 0))

@@ -28,7 +28,7 @@ const srcAttributes = (html: string) => [...html.matchAll(/\ssrc\s*=\s*["']?([^"
 
 // The page renders one section per surface; these headings tell them apart.
 const TERMINAL_SECTION = 'Terminal status line'
-const EXTENSION_SECTION = 'Editor extension'
+const EXTENSION_SECTION = 'Editor status bar'
 
 test('POST /preview answers 201 with a token, its page URL, a 24-hour expiry and a render of both surfaces', async () => {
   const adv = await h.advertiser()
@@ -46,8 +46,12 @@ test('POST /preview answers 201 with a token, its page URL, a 24-hour expiry and
   assert.equal(render.brand, null)
   assert.equal(render.icon_url, null)
   assert.deepEqual([...render.surfaces].sort(), ['extension', 'terminal'])
-  assert.ok(render.terminal_line.includes('Ship faster with Acme CI'), render.terminal_line)
-  assert.ok(render.extension_line.includes('Ship faster with Acme CI'), render.extension_line)
+  // What each client shows, disclosed (operations.md sections 7 and 9): no brand, so `Ad · {ad_line}`.
+  assert.equal(render.terminal_line, 'Ad · Ship faster with Acme CI')
+  assert.equal(render.extension_line, 'Ad · Ship faster with Acme CI')
+  const branded = await adv.post('/v1/preview', previewBody({ brand: 'Acme' }))
+  assert.equal(branded.body.render.terminal_line, 'Ad · Acme · Ship faster with Acme CI', 'the brand comes first, after "Ad"')
+  assert.equal(branded.body.render.extension_line, 'Ad · Acme · Ship faster with Acme CI')
 
   const again = await adv.post('/v1/preview', previewBody())
   assert.equal(again.status, 201)
@@ -189,12 +193,14 @@ test('the public page is inert HTML: strict CSP, no referrer, escaped text, no s
   }
 })
 
-test('a data: icon is rendered inline on the page', async () => {
+test('a data: icon is kept in the payload, not drawn: no client shows one, and the page says so', async () => {
   const adv = await h.advertiser()
   const res = await adv.post('/v1/preview', previewBody({ icon_url: PNG_1X1, target_surface: 'extension' }))
   assert.equal(res.status, 201, res.text)
   assert.equal(res.body.render.icon_url, PNG_1X1)
-  assert.ok(srcAttributes((await page(res.body.preview_url)).body).includes(PNG_1X1))
+  const html = (await page(res.body.preview_url)).body
+  assert.deepEqual(srcAttributes(html), [])
+  assert.ok(html.includes('The icon is not shown: the status bar item and the terminal line are text only.'))
 })
 
 test('the page is live until exactly 24 hours after creation, then 410', async () => {

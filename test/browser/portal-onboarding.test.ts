@@ -112,12 +112,14 @@ describe('a first-time advertiser in the portal', { skip: browserSkip }, () => {
 
     // The line preview follows the typing, in both surfaces.
     const preview = page.getByRole('region', { name: 'How your ad will look' })
-    assert.match(await preview.innerText(), /Your ad line appears here…/)
+    // As thinking-line prints it and the editor's status bar item says it: "Ad", the brand, the line (issue 51).
+    assert.match(await preview.innerText(), /Ad · Your ad line appears here/)
+    assert.match(await page.locator('#f-brand-hint').innerText(), /Shown before the line, after “Ad” \(Ad · brand · line\)/)
     await field(page, 'Ad line').fill('Fix flaky tests fast.')
+    await preview.locator('.term .ad', { hasText: 'Ad · Fix flaky tests fast.' }).waitFor()
     await field(page, 'Brand').fill('Flakeless')
-    await preview.locator('.term .ad', { hasText: 'Fix flaky tests fast…' }).waitFor()
-    assert.equal(await preview.locator('.editor .ad').innerText(), 'Fix flaky tests fast…')
-    assert.equal(await preview.locator('.term .brand').innerText(), '· Flakeless')
+    await preview.locator('.term .ad', { hasText: 'Ad · Flakeless · Fix flaky tests fast.' }).waitFor()
+    assert.equal(await preview.locator('.editor .statusbar .ad').innerText(), 'Ad · Flakeless · Fix flaky tests fast.')
 
     // The quote follows the bid: the order total and the impressions ahead that are the advertiser's own.
     const quote = page.locator('#auction-quote')

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
+import { assertTablesAndChartsFit } from './phone-checks.ts'
 import { campaignBody } from '../helpers/api.ts'
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 import {
@@ -140,6 +141,8 @@ describe('portal at a phone width', { skip: browserSkip }, () => {
       assert.ok((await summary.innerText()).trim().endsWith(label), `the menu names the page shown, "${label}"`)
       assert.equal(await nav.locator('details').evaluate((d) => (d as HTMLDetailsElement).open), false, 'a new page starts with the menu closed')
       await assertNoSidewaysScroll(page)
+      // Every table and chart of every section (issue 51): captions whole, a table that scrolls says so, value labels clear of the data.
+      await assertTablesAndChartsFit(page)
     }
     await visit(page, h, '/portal/campaigns')
     await screenshot(page, 'phone-campaigns')
@@ -178,6 +181,8 @@ describe('portal at a phone width', { skip: browserSkip }, () => {
       assert.ok(box && box.y + box.height <= fold, `${what} is not on the first screen at ${PHONE.width} px (${JSON.stringify(box)})`)
     }
     console.log(`# the campaign page at ${PHONE.width} px: ${(await extent(page)).height} px tall`)
+    const fit = await assertTablesAndChartsFit(page)
+    assert.ok(fit.charts >= 2, `the delivery charts are checked (${JSON.stringify(fit)})`)
     await assertStacked(page, 'Blocks')
     await assertStacked(page, 'Creatives')
     await checkPage(page)
@@ -237,7 +242,7 @@ describe('portal at a phone width', { skip: browserSkip }, () => {
     assert.equal(new URL(page.url()).hash, '#preview')
     assert.ok(await onScreen(page, '#preview'), 'the preview is on the screen')
     const preview = page.getByRole('region', { name: 'Preview' })
-    assert.match(await preview.locator('.term').innerText(), /Ship faster with Acme CI…/)
+    assert.match(await preview.locator('.term .status').innerText(), /^Ad · Acme · Ship faster with Acme CI$/)
     assert.equal(await preview.locator('.editor').count(), 0, 'a terminal campaign is previewed on the terminal only, as the preview page does')
     const previewHref = await preview.getByRole('link', { name: 'open the preview page' }).getAttribute('href')
     assert.ok(previewHref?.startsWith(`${h.baseUrl}/preview/pv_`), `${previewHref}`)

@@ -79,7 +79,7 @@ describe('portal: stats opens on today, with presets and charts that say what is
       [`${TODAY} 11:00 UTC (so far: this hour is not over)`, '7'],
     ])
     // Bars at their true width: an hour is 1/24 of today's axis, whatever the page's width.
-    const svgWidth = (await impressions.locator('svg').boundingBox())!.width
+    const svgWidth = (await impressions.locator('svg.timeline').boundingBox())!.width
     const barWidth = (await impressions.locator('rect.bar').first().boundingBox())!.width
     assert.ok(barWidth < svgWidth / 24 && barWidth > svgWidth / 30, `bar ${barWidth} of ${svgWidth}`)
     assert.ok(svgWidth > 900, `the chart uses the page's width (${svgWidth} px)`)

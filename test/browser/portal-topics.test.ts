@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
+import { assertTablesAndChartsFit } from './phone-checks.ts'
 import { callService } from '../helpers/service.ts'
 import {
   browserSkip,
@@ -8,6 +9,7 @@ import {
   DESKTOP,
   field,
   letWrite,
+  PHONE,
   screenshotBothWidths,
   signIn,
   signUp,
@@ -147,6 +149,21 @@ describe('topics on the create form and the campaign page', { skip: browserSkip 
       await visit(h.page, h, `/portal/campaigns/${campaignId}`)
       await checkPage(h.page)
       await screenshotBothWidths(h.page, 'campaign-topics-delivery')
+
+      // At 375 px (issue 51): the caption whole above the table, which says it scrolls, and the Share column reached by scrolling.
+      await h.page.setViewportSize(PHONE)
+      const fit = await assertTablesAndChartsFit(h.page)
+      assert.ok(fit.charts >= 2, JSON.stringify(fit))
+      const topics = h.page.getByRole('region', { name: 'Delivery by topic' })
+      const caption = h.page.locator('p.table-caption', { hasText: 'by the topic of the project each was shown in' })
+      assert.ok(await caption.isVisible(), 'the caption stands above the table')
+      const scrolls = await topics.evaluate((el) => el.scrollWidth > el.clientWidth + 1)
+      if (scrolls) assert.match(await h.page.locator('.scroll-hint').first().innerText(), /Scroll sideways to see every column/)
+      await topics.evaluate((el) => el.scrollTo({ left: el.scrollWidth }))
+      const share = await topics.getByRole('columnheader', { name: 'Share' }).boundingBox()
+      assert.ok(share && share.x >= 0 && share.x + share.width <= PHONE.width, `the Share column is reached: ${JSON.stringify(share)}`)
+      await checkPage(h.page)
+      await h.page.setViewportSize(DESKTOP)
     } finally {
       await context.close()
     }

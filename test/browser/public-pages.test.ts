@@ -131,9 +131,9 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
       assert.match(main, claim)
     }
     // The line as both tools draw it, with the preview page's styles (a terminal is dark whatever the page's scheme).
-    assert.equal(await page.locator('.term .ad').innerText(), 'Ship green builds with Acme CI…')
+    assert.equal(await page.locator('.term .status').innerText(), 'Ad · Acme CI · Ship green builds with Acme CI')
     assert.equal(await page.locator('.term').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(13, 15, 18)')
-    assert.match(await page.locator('.editor .thinking').innerText(), /Ship green builds with Acme CI…/)
+    assert.equal(await page.locator('.editor .statusbar .ad').innerText(), 'Ad · Acme CI · Ship green builds with Acme CI')
     assertNoCookie(await context.cookies(), '/')
     await assertPublicHeader(page)
     await checkPage(page)
@@ -231,9 +231,9 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
       assert.equal((await reader.goto(reportUrl))?.status(), 200)
       assert.equal(await reader.locator('h1').innerText(), 'Wrapco')
       assert.equal(await reader.title(), 'Wrapco: delivery report · Thinking-line ads')
-      // The whole line (with the agent's ellipsis), on more than one row, inside the box and the screen.
+      // The whole line as the status line prints it (disclosed, brand first), on more than one row, inside the box and the screen.
       const ad = reader.locator('.adline .ad')
-      assert.equal(await ad.innerText(), `${adLine}…`)
+      assert.equal(await ad.innerText(), `Ad · Wrapco · ${adLine}`)
       const shape = await ad.evaluate((el) => {
         const box = el.getBoundingClientRect()
         const line = parseFloat(getComputedStyle(el).lineHeight) || 20
@@ -330,7 +330,16 @@ describe('the public pages in a browser', { skip: browserSkip }, () => {
     const response = await page.goto(res.body.preview_url)
     assert.equal(response?.status(), 200)
     assert.match(await page.locator('body').innerText(), new RegExp(adLine))
+    // Each surface dark and light, disclosed as the clients show it; the expiry in words, not an ISO stamp (issue 51).
+    assert.deepEqual(await page.locator('.term .status').allInnerTexts(), [`Ad · Acme · ${adLine}`, `Ad · Acme · ${adLine}`])
+    assert.deepEqual(await page.locator('.editor .statusbar .ad').allInnerTexts(), [`Ad · Acme · ${adLine}`, `Ad · Acme · ${adLine}`])
+    assert.deepEqual(await page.locator('h3').allInnerTexts(), ['Terminal status line, dark', 'Terminal status line, light', 'Editor status bar, dark', 'Editor status bar, light'])
+    assert.match(await page.locator('.meta').innerText(), /works until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/)
+    assert.doesNotMatch(await page.locator('body').innerText(), /\d{4}-\d\d-\d\dT\d\d:/)
     await checkPage(page)
+    await page.setViewportSize(PHONE)
+    await checkPage(page)
+    await screenshotBothWidths(page, 'public-preview', SHOTS)
     // noForeignRequests (checked after each test) fails on any request to another origin.
   })
 })

@@ -24,6 +24,9 @@ test('moderation: the queue is oldest first with the verdict; a rejection reason
   assert.equal(page.status, 200)
   assert.ok(page.text.indexOf(older) < page.text.indexOf(newer), 'oldest first')
   assert.match(page.words, /Older loans Ad line Instant loans for freelancers Content safety needs review: lending/)
+  // Its real state, not the lifecycle's "(active)" (issue 51).
+  assert.ok(page.words.includes(`Campaign ${older} , waiting for review, not serving`) || page.words.includes(`Campaign ${older}, waiting for review, not serving`), page.words.slice(0, 600))
+  assert.doesNotMatch(page.words, /\(active\)/)
   const api = (await h.admin.get('/admin/v1/moderation?status=pending')).body.creatives.map((c: any) => c.campaign_id)
   assert.ok(api.indexOf(older) < api.indexOf(newer) && api.indexOf(older) >= 0)
 

@@ -41,12 +41,12 @@ test('not enrolled: the status and its next step, both ways to enroll, a zero ba
   const page = await billing(adv)
   assert.equal(page.status, 200)
   assert.match(page.text, /<title>Billing · Advertiser portal<\/title>/)
-  assert.match(page.words, /Collection status Not set up Enroll a card for weekly auto-pay, or request Net 30 invoicing\./)
+  assert.match(page.words, /Billing status Not set up Enroll a card for weekly auto-pay, or request Net 30 invoicing\./)
   assert.match(page.text, /<label for="f-card_number">Card number<\/label>/)
   assert.deepEqual(page.buttons, ['Sign out', 'Enroll weekly auto-pay', 'Request Net 30'])
   for (const card of ['4242 4242 4242 4242', '4000 0000 0000 0341', '4000 0025 0000 3155']) assert.ok(page.words.includes(card), card)
   assert.match(page.words, /Owed \$0\.00/)
-  assert.match(page.words, /Not yet invoiced \$0\.00 Unpaid invoices/)
+  assert.match(page.words, /Not yet invoiced \$0\.00 Invoiced, unpaid \$0\.00/)
   assert.match(page.words, /Next invoice After billing is set up/)
   assert.match(page.words, /No invoices yet/)
 })
@@ -58,7 +58,7 @@ test('4242424242424242: the card is enrolled and collection is ready', async () 
   assert.equal(res.location, '/portal/billing?notice=card_enrolled')
   const page = await adv.browser.get(res.location!)
   assert.match(page.words, /Your card is enrolled for weekly auto-pay\./)
-  assert.match(page.words, /Collection status Ready Billing works\. Nothing to do\./)
+  assert.match(page.words, /Billing status Ready Billing works\. Nothing to do\. Next: an operator approves your account, usually within one business day; we email you when it is approved\./)
   assert.match(page.words, /Arrangement Weekly auto-pay \(card charged Mondays 06:00 UTC\) Card visa ending 4242 Next bill 2026-11-09 06:00 UTC/)
   // The card on file, and "Replace card" instead of an empty enrolment form (issue 36).
   assert.match(page.words, /Card on file: Visa ending 4242 ?\. Replace card/)
@@ -76,7 +76,7 @@ test('an unknown card number is refused by the processor: the error is next to C
     assert.equal(res.status, 400)
     assert.equal(res.fieldError('card_number'), 'The payment processor refused this card number. Check it, or use one of the test cards listed below.')
     assert.match(res.text, /id="f-card_number"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="f-card_number"|<input id="f-card_number" name="card_number" aria-invalid="true"/)
-    assert.match(res.words, /Collection status Not set up/)
+    assert.match(res.words, /Billing status Not set up/)
   }
   assert.equal((await profile(adv)).collection_status, 'not_enrolled')
 })
@@ -86,7 +86,7 @@ test('4000002500003155: the card waits for the holder, who authenticates it on t
   const res = await enroll(adv, '4000002500003155')
   assert.equal(res.location, '/portal/billing?notice=card_needs_authentication')
   const page = await billing(adv)
-  assert.match(page.words, /Collection status Card waiting for your authentication Your bank asks you to confirm this card/)
+  assert.match(page.words, /Billing status Card waiting for your authentication Your bank asks you to confirm this card/)
   assert.deepEqual(page.buttons, ['Sign out', 'Authenticate card', 'Replace card', 'Request Net 30'])
   assert.equal((await profile(adv)).collection_status, 'setup_pending')
   const overview = await adv.browser.get('/portal')
@@ -94,7 +94,9 @@ test('4000002500003155: the card waits for the holder, who authenticates it on t
 
   const done = await adv.browser.post('/portal/billing/authenticate', {}, page)
   assert.equal(done.location, '/portal/billing?notice=card_authenticated')
-  assert.match((await billing(adv)).words, /Collection status Ready/)
+  const ready = await billing(adv)
+  assert.match(ready.words, /Billing status Ready Billing works\. Nothing to do\. Next: create a campaign ?\. You are billed only for what it delivers\./)
+  assert.ok(ready.text.includes('<a href="/portal/campaigns/new">create a campaign</a>'), 'the next step is a link')
   assert.equal((await adv.api.get('/v1/account')).body.access.campaign_writes, 'operational')
   // The same form sent again from the old page: nothing waits any more, said on the page.
   const stale = await adv.browser.post('/portal/billing/authenticate', {}, page)
@@ -106,7 +108,7 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
   await moveTo('2026-11-02T10:00:00Z')
   const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, approved: true, terms: true })
   assert.equal((await enroll(adv, '4000000000000341')).location, '/portal/billing?notice=card_enrolled')
-  assert.match((await billing(adv)).words, /Collection status Ready/)
+  assert.match((await billing(adv)).words, /Billing status Ready/)
   await deliverValue(adv, 5) // 5 × $0.010 = $0.05
   const before = await billing(adv)
   assert.match(before.words, /Owed \$0\.05/)
@@ -115,17 +117,20 @@ test('4000000000000341 attaches, then its charge is declined: payment failed, th
   await moveTo('2026-11-09T06:00:00Z')
   await signInAgain(adv) // days passed: the session idled out
   const failed = await billing(adv)
-  assert.match(failed.words, /Collection status Payment failed A charge on your card was declined and your campaigns stopped serving\. Enroll a working card/)
+  assert.match(failed.words, /Billing status Payment failed A charge on your card was declined and your campaigns stopped serving\. Enroll a working card/)
   assert.deepEqual(invoiceRows(failed.text), ['2026-11-02 – 2026-11-09 $0.05 $0.00 $0.05 Payment failed 2026-11-09 06:00 UTC'])
-  assert.match(failed.words, /Unpaid invoices 1/)
+  assert.match(failed.words, /Invoiced, unpaid \$0\.05 \(1 invoice awaits payment\)/)
+  assert.match((await adv.browser.get('/portal')).words, /Invoiced, unpaid \$0\.05 1 invoice awaits payment/)
+  assert.equal((await adv.api.get('/v1/account')).body.balance.unpaid_cents, 5)
   assert.match((await adv.browser.get('/portal')).words, /Billing \(next step\) Now: Payment failed\./)
 
   assert.equal((await enroll(adv, '4242424242424242')).location, '/portal/billing?notice=card_enrolled')
   const recovered = await billing(adv)
-  assert.match(recovered.words, /Collection status Ready/)
+  assert.match(recovered.words, /Billing status Ready/)
   assert.deepEqual(invoiceRows(recovered.text), ['2026-11-02 – 2026-11-09 $0.05 $0.00 $0.05 Paid 2026-11-09 06:00 UTC'])
   assert.match(recovered.words, /Owed \$0\.00/)
   assert.match(recovered.words, /Paid \$0\.05/)
+  assert.match(recovered.words, /Invoiced, unpaid \$0\.00 \(0 invoices await payment\) Invoiced to date \$0\.05 \(1 invoice, paid or not, before credits\)/)
 })
 
 test('invoices after a weekly run: period, amount, credits applied, total, status and due date; the Balance in dollars', async () => {
@@ -141,8 +146,12 @@ test('invoices after a weekly run: period, amount, credits applied, total, statu
   const page = await billing(adv)
   assert.deepEqual(invoiceRows(page.text), ['2026-11-09 – 2026-11-16 $0.30 $0.10 $0.20 Paid 2026-11-16 06:00 UTC'])
   const api = (await adv.api.get('/v1/account')).body.balance
-  assert.deepEqual([api.invoiced_cents, api.paid_cents, api.credits_cents, api.owed_cents], [30, 20, 0, 0])
-  assert.match(page.words, /Invoiced to date \$0\.30 \(1 invoice, before credits\)/)
+  assert.deepEqual([api.invoiced_cents, api.unpaid_cents, api.paid_cents, api.credits_cents, api.owed_cents], [30, 0, 20, 0, 0])
+  // Paid: nothing reads as unpaid, on the billing page or the overview (issue 51), though $0.30 was invoiced.
+  assert.match(page.words, /Invoiced, unpaid \$0\.00 \(0 invoices await payment\)/)
+  assert.match(page.words, /Invoiced to date \$0\.30 \(1 invoice, paid or not, before credits\)/)
+  const overview = await adv.browser.get('/portal')
+  assert.match(overview.words, /Owed \$0\.00 .*Invoiced, unpaid \$0\.00 No invoice awaits payment/)
   assert.match(page.words, /Paid \$0\.20/)
   assert.match(page.words, /Unapplied credits \$0\.00/)
   assert.match(page.words, /Last invoiced 2026-11-16 06:00 UTC/)
@@ -159,12 +168,12 @@ test('a charge held for authentication (4000002500003155): action required, then
   await moveTo('2026-11-23T06:00:00Z')
   await signInAgain(adv) // days passed: the session idled out
   const held = await billing(adv)
-  assert.match(held.words, /Collection status Payment waiting for your authentication Your bank holds a charge until you confirm it/)
+  assert.match(held.words, /Billing status Payment waiting for your authentication Your bank holds a charge until you confirm it/)
   assert.deepEqual(invoiceRows(held.text), ['2026-11-16 – 2026-11-23 $0.03 $0.00 $0.03 Waiting for your authentication 2026-11-23 06:00 UTC'])
   assert.ok(held.buttons.includes('Authenticate card'))
   assert.equal((await adv.browser.post('/portal/billing/authenticate', {}, held)).location, '/portal/billing?notice=card_authenticated')
   const paid = await billing(adv)
-  assert.match(paid.words, /Collection status Ready/)
+  assert.match(paid.words, /Billing status Ready/)
   assert.deepEqual(invoiceRows(paid.text), ['2026-11-16 – 2026-11-23 $0.03 $0.00 $0.03 Paid 2026-11-23 06:00 UTC'])
 })
 
@@ -175,7 +184,7 @@ test('Request Net 30: under review until an operator approves it; then the credi
   const requested = await adv.browser.post('/portal/billing/net30', {}, page)
   assert.equal(requested.location, '/portal/billing?notice=net30_requested')
   const pending = await billing(adv)
-  assert.match(pending.words, /Collection status Net 30 request under review An operator reviews Net 30 requests/)
+  assert.match(pending.words, /Billing status Net 30 request under review An operator reviews Net 30 requests/)
   assert.match(pending.words, /Your Net 30 request is under review/)
   assert.deepEqual(pending.buttons, ['Sign out', 'Enroll weekly auto-pay'], 'no Authenticate card: an operator, not the holder, is awaited')
   const p = await profile(adv)
@@ -183,7 +192,7 @@ test('Request Net 30: under review until an operator approves it; then the credi
 
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing`, { mode: 'net30_invoice', credit_limit_cents: 250_000 })).status, 200)
   const approved = await billing(adv)
-  assert.match(approved.words, /Collection status Ready/)
+  assert.match(approved.words, /Billing status Ready/)
   assert.match(approved.words, /You are on Net 30 with a credit limit of \$2,500\.00/)
   assert.match(approved.words, /Cadence Monthly, the 1st 06:00 UTC, due 30 days later/)
   // The old form sent again: the service refuses, the page says why.
@@ -198,7 +207,7 @@ test('Request Net 30: under review until an operator approves it; then the credi
   await moveTo('2026-12-31T07:00:00Z')
   await signInAgain(adv) // days passed: the session idled out
   const overdue = await billing(adv)
-  assert.match(overdue.words, /Collection status Invoice overdue A Net 30 invoice is past its due date/)
+  assert.match(overdue.words, /Billing status Invoice overdue A Net 30 invoice is past its due date/)
   assert.deepEqual(invoiceRows(overdue.text), ['2026-11-23 – 2026-12-01 $0.04 $0.00 $0.04 Overdue 2026-12-31 06:00 UTC'])
   assert.match((await adv.browser.get('/portal')).words, /Billing \(next step\) Now: Invoice overdue\./)
 })
@@ -206,9 +215,9 @@ test('Request Net 30: under review until an operator approves it; then the credi
 test('operator holds are shown with their next step', async () => {
   const adv = await portalAdvertiser(h, { ...NEW_ACCOUNT, billing: 'card' })
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing/hold`, { hold: 'paused' })).status, 200)
-  assert.match((await billing(adv)).words, /Collection status Paused by an operator An operator is holding collection; your campaigns keep serving/)
+  assert.match((await billing(adv)).words, /Billing status Paused by an operator An operator is holding collection; your campaigns keep serving/)
   assert.equal((await h.admin.post(`/admin/v1/accounts/${adv.userId}/billing/hold`, { hold: 'disabled' })).status, 200)
-  assert.match((await billing(adv)).words, /Collection status Disabled by an operator/)
+  assert.match((await billing(adv)).words, /Billing status Disabled by an operator/)
 })
 
 test('billing forms refuse a post without the CSRF token', async () => {

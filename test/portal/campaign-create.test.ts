@@ -65,7 +65,7 @@ test('the form: every field labelled in the API words, a fresh idempotency key p
   for (const name of ['name', 'brand', 'icon_url', 'pace_minutes']) assert.doesNotMatch(control(form.text, name), /aria-required/, `${name} is optional`)
   assert.equal((form.text.match(/class="required-mark"/g) ?? []).length, 4, 'four visible Required marks')
   assert.match(visibleText(form.text), /Impression: each ten-second showing of the line.*Click: only the clicks on it/, 'Kind is explained where it is chosen')
-  assert.match(visibleText(form.text), /How your ad will look.*Your ad line appears here…/, 'the line preview, empty form')
+  assert.match(visibleText(form.text), /How your ad will look.*> Ad · Your ad line appears here Editor status bar.*main Ad · Your ad line appears here Ln/, 'the line preview, empty form, disclosed as both clients show it')
   assert.match(visibleText(form.text), /Order total: \$0\.50 for 1,000 impressions at \$0\.50 per 1,000/, 'the order total of a fresh form (one block at the floor)')
   assert.doesNotMatch(control(form.text, 'start_paused'), /\bchecked\b/)
   assert.equal(selectedOption(form.text, 'target_surface'), 'extension', 'the split is on: extension is the default, as the API')

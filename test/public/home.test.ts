@@ -44,8 +44,10 @@ test('/ says what the product is, shows the line as both tools draw it, and link
   for (const [, url] of text.matchAll(/\s(?:src|href)="([^"]*)"/g)) assert.match(url!, /^(\/(?!\/)|#|data:)/, `${url} is not this service's`)
   assert.doesNotMatch(text, /<script>|style="/, 'no inline script or style (the CSP forbids them)')
   // The surfaces of the preview page (pages/ad-surfaces.tsx), with their stylesheet.
-  assert.match(text, /<div class="term">[\s\S]*<span class="ad">Ship green builds with Acme CI…<\/span><span class="hint">\(esc to interrupt\)<\/span>/)
-  assert.match(text, /<div class="editor">[\s\S]*<div class="thinking">/)
+  // Disclosed as an ad, brand first, exactly as thinking-line prints it and the editor's status bar item says it (issue 51).
+  assert.match(text, /<div class="term dark">[\s\S]*<p class="status"><span class="ad">Ad · Acme CI · Ship green builds with Acme CI<\/span><\/p>/)
+  assert.match(text, /<div class="editor">[\s\S]*<p class="statusbar">[\s\S]*<span class="ad">Ad · Acme CI · Ship green builds with Acme CI<\/span>/)
+  assert.doesNotMatch(text, /Ship green builds with Acme CI…/, 'no client adds an ellipsis to a line that fits')
   assert.match(text, /<link rel="stylesheet" href="\/assets\/ad-surfaces.css"\/>/)
   // What it is, the auction and billing.
   for (const claim of [/blocks of 1,000 impressions of ten seconds each/, /pay only for the views delivered, billed after delivery/, /live auction ranked by price/, /CSV export/, /shareable report/]) {

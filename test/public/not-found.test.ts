@@ -55,18 +55,44 @@ test('API clients keep the JSON envelope; /v1, /admin/v1 and /serve answer JSON 
     assert.equal(res.status, 404)
     assert.deepEqual(res.body.detail, { field: 'path', reason: 'not_found' })
   }
-  // An empty segment or trailing slash is refused by the input guard before any route: the JSON 404 as before.
-  for (const path of ['/v1/no-such-thing', '/v1', '/admin/v1/nothing', '/serve/v1/nothing', '/serve', '/a/b/c/', '/a//b']) {
+  for (const path of ['/v1/no-such-thing', '/v1', '/admin/v1/nothing', '/serve/v1/nothing', '/serve', '/v1/campaigns/', '/v1//account']) {
     const res = await json(path, BROWSER)
     assert.equal(res.status, 404, path)
     assert.deepEqual(res.body.detail, { field: 'path', reason: 'not_found' })
   }
+  // An empty segment or a trailing slash, asked by an API client (or for any method but GET and HEAD): the strict JSON 404.
+  for (const [path, accept, method] of [['/status/', 'application/json', 'GET'], ['/a//b', '*/*', 'GET'], ['/leaderboard/', BROWSER, 'POST']] as const) {
+    const res = await json(path, accept, method)
+    assert.equal(res.status, 404, `${method} ${path}`)
+    assert.deepEqual(res.body.detail, { field: 'path', reason: 'not_found' })
+  }
+  // Under /portal the refusal is the portal's page in words, as every portal error is; still a 404, never a redirect.
+  assert.equal((await get('/portal/billing/', undefined, 'POST')).status, 404)
   // A path with routes for other methods is still 405 with Allow, for a browser too.
   const res = await get('/v1/campaigns', BROWSER, 'PUT')
   assert.equal(res.status, 405)
   assert.match(res.headers.get('allow') ?? '', /GET/)
   // Unknown paths for other methods stay JSON (the page is for GET and HEAD).
   assert.equal((await json('/no-such-page', BROWSER, 'DELETE')).status, 404)
+})
+
+test('a browser asking for a page with a trailing slash or an empty segment is sent to the page, the query kept (issue 51)', async () => {
+  const redirect = async (path: string, method = 'GET') => {
+    const res = await fetch(`${h.baseUrl}${path}`, { method, headers: { 'x-forwarded-for': freshIp(), accept: BROWSER }, redirect: 'manual' })
+    assert.equal(res.status, 308, `${method} ${path}`)
+    return res.headers.get('location')
+  }
+  assert.equal(await redirect('/status/'), '/status')
+  assert.equal(await redirect('/portal/billing/'), '/portal/billing')
+  assert.equal(await redirect('/leaderboard//?x=1'), '/leaderboard?x=1')
+  assert.equal(await redirect('/portal/billing/', 'HEAD'), '/portal/billing')
+  // Never off the site: a path that starts with empty segments stays a path here.
+  assert.equal(await redirect('//evil.example/'), '/evil.example')
+  // Followed, it is the page.
+  const page = await fetch(`${h.baseUrl}/status/`, { headers: { 'x-forwarded-for': freshIp(), accept: BROWSER } })
+  assert.equal(page.status, 200)
+  assert.match(page.headers.get('content-type')!, /^text\/html/)
+  assert.match(await page.text(), /<h1[^>]*>Service status<\/h1>/)
 })
 
 test('existing pages and the portal\'s own 404 are unchanged', async () => {

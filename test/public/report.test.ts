@@ -57,7 +57,10 @@ test('a shared report shows the campaign and its delivery, never account data, s
   const html = await res.text()
   assert.match(html, /<h1>Spring push<\/h1>/)
   assert.match(html, /Acme CI/)
-  assert.match(html, /Ship faster with Acme CI…/, 'the ad line as the status line renders it')
+  assert.match(html, /<span class="ad">Ad · Acme CI · Ship faster with Acme CI<\/span>/, 'the ad as the status line prints it, disclosed (issue 51)')
+  // The chart starts where its caption says, at the campaign's start, not a day before it (issue 51).
+  assert.match(html, /since the campaign started/)
+  assert.deepEqual([...html.matchAll(/<text class="tick" x="[^"]*" y="266"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1])[0], 'Nov 2, 09:00')
   assert.match(html, /3 <span class="muted">of 3,000<\/span>/)
   assert.match(html, new RegExp(`Country ${s.country}`))
   for (const secret of [s.email, s.userId, s.apiKey, s.campaignId, '$90', '90.00', 'billing']) assert.ok(!html.includes(secret), `the report shows ${secret}`)

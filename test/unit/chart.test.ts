@@ -70,9 +70,10 @@ test('bucketsOf and deliveryAxis: bucket ends, and a young campaign drawn on at 
     { startMs: Date.parse('2026-12-01T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') },
   ])
   const hourly = { startMs: Date.parse('2026-11-02T09:00:00Z'), endMs: Date.parse('2026-11-02T10:00:00Z') }
-  assert.deepEqual(deliveryAxis(hourly, 'hour'), { startMs: hourly.endMs - 24 * HOUR, endMs: hourly.endMs })
+  // From the campaign's start, as its caption says (issue 51), on to a day after it: the rest is still to come.
+  assert.deepEqual(deliveryAxis(hourly, 'hour'), { startMs: hourly.startMs, endMs: hourly.startMs + 24 * HOUR })
   const daily = { startMs: Date.parse('2026-11-02T00:00:00Z'), endMs: Date.parse('2026-11-05T00:00:00Z') }
-  assert.deepEqual(deliveryAxis(daily, 'day'), { startMs: daily.endMs - 7 * DAY, endMs: daily.endMs })
+  assert.deepEqual(deliveryAxis(daily, 'day'), { startMs: daily.startMs, endMs: daily.startMs + 7 * DAY })
   const long = { startMs: Date.parse('2026-01-02T00:00:00Z'), endMs: Date.parse('2026-11-05T00:00:00Z') }
   assert.deepEqual(deliveryAxis(long, 'day'), long, 'a long window is its own axis')
 })
@@ -185,11 +186,14 @@ test('the empty state: "No delivery in this period" in the chart area, in the su
 test('a chart: a labelled group with a summary, axes with units, bars at their true width scaled to the nice axis, focusable marks, the numbers under Data', () => {
   const points = [point('2026-11-01', 3), point('2026-11-02', 0), point('2026-11-03', 7)]
   const html = renderToString(Chart(props(points, { total: '10 in total' })))
-  assert.match(html, /^<figure class="chart" id="c"><svg class="timeline" width="100%" height="280" role="group" aria-label="([^"]+)"/)
+  assert.match(html, /^<figure class="chart" id="c"><div class="chart-frame"><svg class="y-axis" width="\d+" height="280" aria-hidden="true">.*?<\/svg><svg class="timeline" width="100%" height="280" role="group" aria-label="([^"]+)"/)
   assert.match(html, /aria-label="Billable impressions by day, 2026-11-01 to 2026-11-03, 3 points: 10 in total; highest 7 at 2026-11-03\."/)
   assert.match(html, /<text class="axis-title" x="2%" y="22">Impressions<\/text>/)
   // Axis 0..8 by 2: five gridlines, each labelled.
-  for (const tick of ['0', '2', '4', '6', '8']) assert.match(html, new RegExp(`<text class="tick" x="2%" dx="2" y="[0-9.]+">${tick}</text>`))
+  // The value labels in their own gutter left of the plot, right-aligned (never behind a bar: issue 51).
+  const gutter = /<svg class="y-axis"[^>]*>(.*?)<\/svg>/.exec(html)?.[1] ?? ''
+  for (const tick of ['0', '2', '4', '6', '8']) assert.match(gutter, new RegExp(`<text class="tick" x="[0-9.]+" y="[0-9.]+" text-anchor="end">${tick}</text>`))
+  assert.doesNotMatch(html.replace(gutter, ''), /<text class="tick" x="2%" dx="2"/, 'no value label inside the plot')
   // Two bars (a zero bucket draws none), each a third of the axis less a sliver; the tallest is 7/8 of the plot's height.
   const bars = [...html.matchAll(/<rect class="bar primary shape" x="([0-9.]+)%" width="([0-9.]+)%" y="([0-9.]+)" height="([0-9.]+)"><\/rect>/g)]
   assert.equal(bars.length, 2)

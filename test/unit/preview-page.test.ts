@@ -61,7 +61,8 @@ test('page has required meta tags, expiry and no-charge note', () => {
   assert.ok(html.includes('<meta name="referrer" content="no-referrer">'))
   assert.ok(html.includes('name="viewport"'))
   assert.match(html, /<title>[^<]+<\/title>/)
-  assert.ok(html.includes('Preview — expires 2030-01-02T03:04:05.000Z'))
+  assert.ok(html.includes('This link works until 2030-01-02 03:04 UTC.'), 'the expiry in words, not an ISO stamp')
+  assert.ok(!/\d{4}-\d\d-\d\dT\d\d:/.test(html))
   assert.match(html, /no impressions, clicks or charges/)
 })
 
@@ -75,19 +76,14 @@ test('destination is shown as text, not a link; no external resources', () => {
   assert.ok(!/@import/i.test(html))
 })
 
-test('https icon is never referenced in a src attribute; placeholder and host caption shown', () => {
-  const html = renderPreviewPage(view({ iconUrl: 'https://cdn.tracker.example/path/icon.png?who=me' }))
-  assert.deepEqual(srcAttributes(html), [])
-  assert.ok(!html.includes('/path/icon.png'))
-  assert.ok(!html.includes('who=me'))
-  assert.ok(html.includes('icon-placeholder'))
-  assert.ok(html.includes('icon loaded from cdn.tracker.example when served'))
-})
-
-test('data: png icon is rendered in src', () => {
-  const html = renderPreviewPage(view({ iconUrl: PNG_1X1 }))
-  assert.deepEqual(srcAttributes(html), [PNG_1X1])
-  assert.ok(!html.includes('icon loaded from'))
+test('no icon is drawn, whatever icon_url is: neither client shows one; the page says so', () => {
+  for (const iconUrl of [PNG_1X1, 'https://cdn.tracker.example/path/icon.png?who=me']) {
+    const html = renderPreviewPage(view({ iconUrl }))
+    assert.deepEqual(srcAttributes(html), [], iconUrl)
+    assert.ok(!html.includes('icon.png') && !html.includes('base64'), iconUrl)
+    assert.ok(html.includes('The icon is not shown: the status bar item and the terminal line are text only.'), iconUrl)
+  }
+  assert.ok(!renderPreviewPage(view()).includes('The icon is not shown'))
 })
 
 test('unsupported or malicious icon URIs are not rendered', () => {
@@ -103,27 +99,29 @@ test('unsupported or malicious icon URIs are not rendered', () => {
   }
 })
 
-test('surfaces are rendered as requested', () => {
+test('surfaces are rendered as requested, each dark and light, disclosed as the clients show it', () => {
   const terminal = renderPreviewPage(view({ targetSurface: 'terminal' }))
-  assert.ok(terminal.includes('class="term"'))
-  assert.ok(!terminal.includes('class="editor"'))
-  assert.ok(terminal.includes('✻'))
-  assert.ok(terminal.includes('Ship faster with Acme CI…'))
-  assert.ok(terminal.includes('(esc to interrupt)'))
+  assert.equal(terminal.match(/<div class="term (dark|light)">/g)?.length, 2)
+  assert.ok(!terminal.includes('class="editor'))
+  // thinking-line's line (packages/status-line/src/line.js#adText): "Ad", the brand, the line; no ellipsis added.
+  assert.equal(terminal.match(/<p class="status"><span class="ad">Ad · Acme · Ship faster with Acme CI<\/span><\/p>/g)?.length, 2)
+  assert.ok(!terminal.includes('Ship faster with Acme CI…'))
 
   const extension = renderPreviewPage(view({ targetSurface: 'extension', iconUrl: PNG_1X1 }))
-  assert.ok(extension.includes('class="editor"'))
-  assert.ok(!extension.includes('class="term"'))
-  assert.ok(extension.includes('class="thinking"'))
+  assert.ok(extension.includes('class="editor dark"') && extension.includes('class="editor light"'))
+  assert.ok(!extension.includes('class="term'))
+  // The editor extension's status bar item (operations.md section 9).
+  assert.equal(extension.match(/<span class="sb sb-ad"><span class="ad">Ad · Acme · Ship faster with Acme CI<\/span><\/span>/g)?.length, 2)
 
   const both = renderPreviewPage(view({ targetSurface: 'both' }))
-  assert.ok(both.includes('class="term"'))
-  assert.ok(both.includes('class="editor"'))
+  assert.ok(both.includes('class="term dark"'))
+  assert.ok(both.includes('class="editor dark"'))
 })
 
-test('missing brand renders without brand markup', () => {
+test('without a brand the line is "Ad · {ad_line}"', () => {
   const html = renderPreviewPage(view({ brand: null }))
-  assert.ok(!html.includes('class="brand"'))
+  assert.ok(html.includes('<span class="ad">Ad · Ship faster with Acme CI</span>'))
+  assert.ok(!html.includes('Acme ·'))
 })
 
 test('gone page explains each kind and has no scripts or links', () => {

@@ -48,10 +48,11 @@ export interface paths {
                          *         "owed_cents": 353,
                          *         "pending_cents": 353,
                          *         "invoiced_cents": 0,
+                         *         "unpaid_cents": 0,
                          *         "paid_cents": 0,
                          *         "voided_cents": 0,
                          *         "credits_cents": 0,
-                         *         "pending_charge_count": 1,
+                         *         "pending_charge_count": 0,
                          *         "invoiced_charge_count": 0,
                          *         "last_invoiced_at": null,
                          *         "next_invoice_at": "2026-11-09T06:00:00.000Z",
@@ -120,7 +121,9 @@ export interface paths {
                                 collection_status: "not_enrolled" | "setup_pending" | "ready" | "payment_failed" | "action_required" | "paused" | "disabled";
                                 /** @description Posted adjustment credits not yet applied. */
                                 credits_cents: number;
+                                /** @description Everything invoiced to date, paid, unpaid and voided alike, before credits (the sum of invoices' `amount_cents`). Not an amount due: see `unpaid_cents`. */
                                 invoiced_cents: number;
+                                /** @description How many invoices were finalized to date (the invoices `invoiced_cents` adds up). */
                                 invoiced_charge_count: number;
                                 last_invoiced_at: string | null;
                                 next_invoice_at: string | null;
@@ -135,14 +138,17 @@ export interface paths {
                                     /** @description Amount due after credits. */
                                     total_cents: number;
                                 }[];
-                                /** @description unbilled delivered value + finalized unpaid invoices − posted credits. */
+                                /** @description Complete payable balance: `pending_cents` (not yet invoiced) + `unpaid_cents` (invoiced, not paid) − `credits_cents` (posted credits not yet applied). */
                                 owed_cents: number;
+                                /** @description Paid invoices, after credits applied. */
                                 paid_cents: number;
                                 /** @description Delivered value not yet invoiced, in cents (rounded half up from micros). */
                                 pending_cents: number;
-                                /** @description Finalized invoices awaiting payment. */
+                                /** @description How many finalized invoices await payment (the invoices `unpaid_cents` adds up). */
                                 pending_charge_count: number;
                                 unbilled_delivered_micros: number;
+                                /** @description Finalized invoices not yet paid (`open` or `payment_failed`), after credits applied: the invoiced part of `owed_cents`. Voided invoices are forgiven and not counted. */
+                                unpaid_cents: number;
                                 /** @description Amounts of voided invoices: forgiven, never billed again; their applied credits return to `credits_cents`. */
                                 voided_cents: number;
                             };
@@ -6870,8 +6876,8 @@ export interface paths {
                          *           "terminal",
                          *           "extension"
                          *         ],
-                         *         "terminal_line": "✻ Ship faster with Acme CI… (esc to interrupt)",
-                         *         "extension_line": "Ship faster with Acme CI…"
+                         *         "terminal_line": "Ad · Acme · Ship faster with Acme CI",
+                         *         "extension_line": "Ad · Acme · Ship faster with Acme CI"
                          *       }
                          *     }
                          */

@@ -21,6 +21,10 @@ const STATE_LOCK_WAIT_MS = 40
 export const REFRESH_LOCK_STALE_MS = 20_000
 
 /**
+ * What was asked for: the line (`command: 'line'`, what a tool runs), `--help`, `--version` or
+ * `--check` (commands.js, loaded only then), or `usage` when an argument is not one of ours
+ * (`unknown` names it: the first one). An unknown argument wins over the rest, then help, version, check.
+ * @typedef {'line' | 'help' | 'version' | 'check' | 'usage'} Command
  * @param {string[]} argv
  * @param {NodeJS.ProcessEnv} env
  */
@@ -28,14 +32,25 @@ export function parseArgs(argv, env) {
   let prefix = env.THINKING_LINE_PREFIX ?? ''
   let tmux = false
   let links = true
+  let help = false
+  let version = false
+  let check = false
+  /** @type {string | null} */
+  let unknown = null
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? ''
     if (a === '--tmux') tmux = true
     else if (a === '--no-links') links = false
     else if (a === '--prefix') prefix = argv[++i] ?? ''
     else if (a.startsWith('--prefix=')) prefix = a.slice('--prefix='.length)
+    else if (a === '--help' || a === '-h') help = true
+    else if (a === '--version') version = true
+    else if (a === '--check') check = true
+    else unknown ??= a
   }
-  return { prefix, tmux, links, maxColumns: parseColumns(env.THINKING_LINE_MAX_COLUMNS) }
+  /** @type {Command} */
+  const command = unknown !== null ? 'usage' : help ? 'help' : version ? 'version' : check ? 'check' : 'line'
+  return { command, unknown, prefix, tmux, links, maxColumns: parseColumns(env.THINKING_LINE_MAX_COLUMNS) }
 }
 
 /** @param {string} text */
@@ -144,12 +159,17 @@ export async function startRefresher(dir, now, env, workspace = null) {
 }
 
 /**
- * The command: always one line on stdout, always exit 0.
+ * The command: always one line on stdout, always exit 0. `--help`, `--version`, `--check` and an
+ * argument that is not ours are commands.js's, imported only then: the line loads nothing more.
  * @param {string[]} argv @param {NodeJS.ProcessEnv} env
  */
 export async function main(argv, env) {
   const clock = () => Date.now()
-  const { prefix: template, tmux, links, maxColumns } = parseArgs(argv, env)
+  const { command, unknown, prefix: template, tmux, links, maxColumns } = parseArgs(argv, env)
+  if (command !== 'line') {
+    const { run } = await import('./commands.js')
+    process.exit(await run(command, unknown, env))
+  }
   let line = ''
   let refresh = null
   try {

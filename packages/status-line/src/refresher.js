@@ -3,7 +3,8 @@
  * The detached refresher an invocation starts: sends the views waiting in the state directory,
  * fetches offers to fill the current and next place (with the topics of the working directory
  * the invocation passed, see topics.js), records a back-off when the service is
- * away, and removes the refresher lock. With an attester set, it also keeps the wallet of Privacy
+ * away and what came of the pass (record.js: the last error, for `thinking-line --check`), and
+ * removes the refresher lock. With an attester set, it also keeps the wallet of Privacy
  * Pass tokens filled and spends one per billable view report (wallet.js). One pass, then it exits;
  * the next invocation starts another when there is work left.
  */
@@ -13,6 +14,7 @@ import { decisionBody, baseUrl as trimmed, countryCode, reportView, requestDecis
 import { deliverReports } from '@thinking-line/ad-client/reports'
 import { failureBackoffMs, NO_FILL_PAUSE_MS } from '@thinking-line/ad-client/rules'
 import { addOffers } from './exposure.js'
+import { describeFailure, recordPass } from './record.js'
 import { claimReport, paths, pendingReports, readJson, readState, recoverClaims, stateDir, unlock, viewerId, withStateLock, writeAtomic, writeState } from './state.js'
 import { topicsFor } from './topics.js'
 import { attester, noteChallenge, takeToken, topUp } from './wallet.js'
@@ -61,6 +63,8 @@ export async function refresh(dir, env, clock) {
   const p = paths(dir)
   let failed = false
   let noFill = false
+  /** @type {string | null} What went wrong in this pass, in words. */
+  let error = null
   recoverClaims(dir, clock())
   // The views waiting, claimed one at a time (a rename), sent once each (ad-client's reports.js).
   const delivered = await deliverReports({
@@ -75,7 +79,14 @@ export async function refresh(dir, env, clock) {
       set: (at) => writeAtomic(p.lastBillable, JSON.stringify({ at })),
     },
     takeToken: attested ? () => takeToken(dir, clock) : null,
-    send: (report, token) => reportView(baseUrl, report.impression_id, report.dwell_ms, token, REQUEST_TIMEOUT_MS),
+    send: async (report, token) => {
+      const started = clock()
+      const status = await reportView(baseUrl, report.impression_id, report.dwell_ms, token, REQUEST_TIMEOUT_MS)
+      // reportView answers 0 for no answer at all: a timeout when the whole bound went by, else no connection.
+      if (status === 0) error = `view report: ${clock() - started >= REQUEST_TIMEOUT_MS - 50 ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `no connection to ${baseUrl}`}`
+      else if (status !== 204 && status !== 404 && status !== 410) error = `view report: HTTP ${status}`
+      return status
+    },
     clock,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   })
@@ -100,7 +111,8 @@ export async function refresh(dir, env, clock) {
           res = await requestDecision(baseUrl, body, REQUEST_TIMEOUT_MS)
           // A service from before topics refused the field: the rest of the pass asks without it.
           body = res.body
-        } catch {
+        } catch (err) {
+          error = `decision request: ${describeFailure(err, REQUEST_TIMEOUT_MS)}`
           failed = true
           break
         }
@@ -110,6 +122,7 @@ export async function refresh(dir, env, clock) {
         }
         const d = res.decision
         if (!d) {
+          error = res.status === 200 ? 'decision request: an answer that is not a decision' : `decision request: HTTP ${res.status}`
           failed = true
           break
         }
@@ -140,6 +153,7 @@ export async function refresh(dir, env, clock) {
   } else if (previous) {
     unlock(p.backoff)
   }
+  recordPass(dir, { at: clock(), outcome: failed ? 'failed' : noFill ? 'no_fill' : 'ok', sent, fetched, error: failed ? (error ?? 'the service did not answer') : null })
   return { sent, fetched, failed, noFill }
 }
 
@@ -148,8 +162,13 @@ if (isMain) {
   const dir = stateDir(process.env)
   try {
     await refresh(dir, process.env, () => Date.now())
-  } catch {
-    // The next invocation starts another.
+  } catch (err) {
+    // The next invocation starts another; --check shows why this one stopped.
+    try {
+      recordPass(dir, { at: Date.now(), outcome: 'failed', sent: 0, fetched: 0, error: `refresher: ${describeFailure(err, REQUEST_TIMEOUT_MS)}` })
+    } catch {
+      // The state directory itself is the trouble.
+    }
   } finally {
     unlock(paths(dir).refreshLock)
   }

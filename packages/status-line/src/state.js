@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The state directory: the current and next ad (state.json), the install's random viewer id,
- * the views not yet acknowledged (reports/), the refresher's lock and back-off. Every write is
+ * the views not yet acknowledged (reports/), the refresher's lock, back-off and last pass. Every write is
  * a temporary file renamed into place; every claim is an exclusive create or a rename, so two
  * terminals sharing the directory never both report one view.
  */
@@ -25,6 +25,8 @@ export const paths = (/** @type {string} */ dir) => ({
   stateLock: join(dir, 'state.lock'),
   refreshLock: join(dir, 'refresh.lock'),
   backoff: join(dir, 'backoff.json'),
+  /** The refresher's last pass and the last error it met (what `thinking-line --check` shows). */
+  refresher: join(dir, 'refresher.json'),
   lastBillable: join(dir, 'last-billable.json'),
   viewer: join(dir, 'viewer-id'),
   reports: join(dir, 'reports'),

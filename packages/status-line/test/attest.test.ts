@@ -50,8 +50,7 @@ async function answer(req: IncomingMessage, body: Buffer, res: ServerResponse) {
     if (req.headers.authorization !== `Bearer ${JWT}`) return res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'bad JWT' }))
     const request = publicVerif.TokenRequest.deserialize(TOKEN_TYPES.BLIND_RSA, new Uint8Array(body))
     if (request.truncatedTokenKeyId !== Buffer.from(issuer.tokenKeyId, 'hex').at(-1)) return res.writeHead(400).end(JSON.stringify({ detail: 'not the issuing key' }))
-    const signed = await issuer.issuer.issue(request)
-    return res.writeHead(200, { 'content-type': 'application/private-token-response' }).end(Buffer.from(signed.serialize()))
+    return res.writeHead(200, { 'content-type': 'application/private-token-response' }).end(issuer.sign(body))
   }
   const view = /^\/serve\/v1\/impressions\/([^/]+)\/view$/.exec(url)
   if (view) {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { after, test } from 'node:test'
 import { refresh } from '../src/refresher.js'
+import { readRecord } from '../src/record.js'
 import { paths, pendingReports, queueReport, readJson, readState } from '../src/state.js'
 import { cachePath } from '../src/topics.js'
 import { WORKSPACE_ENV } from '../src/workspace.js'
@@ -178,4 +179,40 @@ test('the real bin: the working directory from stdin reaches the refresher, only
   assert.equal(requests.length, 2)
   for (const r of requests) assert.deepEqual(Object.keys(r.body as object).sort(), ['surface', 'viewer_id'])
   assert.equal(existsSync(cachePath(state)), false)
+})
+
+test('each pass is recorded for --check: the last error in words, kept (with its time) after passes that succeed', async () => {
+  const dir = fresh()
+  queueReport(dir, { impression_id: 'r', dwell_ms: 1_000, queued_at: 1 })
+  reply = (path) => ({ status: path.endsWith('/view') ? 503 : 204 })
+  await refresh(dir, { THINKING_LINE_URL: url }, clock)
+  const failed = readRecord(dir)
+  assert.equal(failed?.outcome, 'failed')
+  assert.equal(failed?.error?.detail, 'view report: HTTP 503')
+  // A decision answered with something that is not one.
+  unlinkSync(paths(dir).backoff)
+  reply = (path) => (path.endsWith('/view') ? { status: 204 } : { status: 500, body: { detail: 'boom' } })
+  await refresh(dir, { THINKING_LINE_URL: url }, clock)
+  assert.equal(readRecord(dir)?.error?.detail, 'decision request: HTTP 500')
+  const errorAt = readRecord(dir)?.error?.at
+  // Back: the pass is ok, the last error stays as it was.
+  let k = 0
+  reply = (path) => (path.endsWith('/view') ? { status: 204 } : { status: 200, body: ad(`imp_rec_${k++}`) })
+  await refresh(dir, { THINKING_LINE_URL: url }, clock)
+  const ok = readRecord(dir)
+  assert.equal(ok?.outcome, 'ok')
+  assert.equal(ok?.fetched, 2)
+  assert.deepEqual(ok?.error, { at: errorAt, detail: 'decision request: HTTP 500' })
+  // No connection at all: the cause, as Node gives it.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  const refused = fresh()
+  await refresh(refused, { THINKING_LINE_URL: `http://127.0.0.1:${port}` }, clock)
+  assert.equal(readRecord(refused)?.error?.detail, `decision request: connect ECONNREFUSED 127.0.0.1:${port}`)
+  // A port fetch will not use at all (9, discard) is named as such, not as "bad port".
+  const blocked = fresh()
+  await refresh(blocked, { THINKING_LINE_URL: 'http://127.0.0.1:9' }, clock)
+  assert.equal(readRecord(blocked)?.error?.detail, 'decision request: a port fetch refuses to use (on the WHATWG list of blocked ports)')
 })

@@ -1,111 +1,89 @@
+import { disclosedAd } from '../../domain/preview.ts'
+
 /**
- * The ad line as the coding tools show it: the terminal status line and the
- * editor extension's assistant panel. One rendering, used by the preview page
- * (pages/preview-page.ts, its styles inlined) and the home page (pages/public/
- * home.tsx, the same styles from /assets/ad-surfaces.css). Pure rendering; an
- * icon is drawn only from a data: URI (an https icon would tell its server
- * that someone looked).
+ * The ad as the two clients show it, disclosed: `Ad · {brand} · {ad_line}`
+ * (domain/preview.ts#disclosedAd). The terminal client prints it as the status
+ * line under the coding tool's prompt (operations.md section 7); the editor
+ * extension shows it as a status bar item while the assistant works (section
+ * 9). One rendering, used by the preview page (pages/preview-page.ts, its
+ * styles inlined), the home page, the create form and the campaign page's
+ * preview (the same styles from /assets/ad-surfaces.css). Pure rendering.
+ *
+ * Neither client draws the creative's icon (a status bar item and a terminal
+ * line are text), so no surface does; `iconNote` says so where an icon is set.
  */
 
 export interface AdSurfaceView {
   adLine: string
   brand: string | null
-  iconUrl: string | null // https URL or data: URI
+  iconUrl: string | null // https URL or data: URI; shown by neither client
 }
 
-const DATA_ICON_RE = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml)(?:;[a-z0-9-]+=[a-z0-9._-]+)*(?:;base64)?,[^\s"'<>`]*$/i
+/** Light or dark as the tool's theme; `auto` follows the reader's (prefers-color-scheme). */
+export type SurfaceTheme = 'auto' | 'light' | 'dark'
 
-export type IconRender = { kind: 'data'; src: string } | { kind: 'remote'; host: string } | { kind: 'none' }
-
-export function classifyIcon(iconUrl: string | null): IconRender {
-  if (!iconUrl) return { kind: 'none' }
-  if (DATA_ICON_RE.test(iconUrl)) return { kind: 'data', src: iconUrl }
-  try {
-    const url = new URL(iconUrl)
-    if (url.protocol === 'https:' && url.hostname) return { kind: 'remote', host: url.hostname }
-  } catch {
-    // fall through: unusable icon is simply not shown
-  }
-  return { kind: 'none' }
-}
+const themeClass = (base: string, theme: SurfaceTheme) => (theme === 'auto' ? base : `${base} ${theme}`)
 
 /**
- * "Fix flaky tests fast." -> "Fix flaky tests fast…" (the agent appends its own ellipsis).
- * assets/site.js repeats this rule for the create form's live preview.
+ * A terminal running a coding tool: its own "working" row, its prompt, and
+ * under it the status line `thinking-line` prints. A long line is cut at the
+ * terminal's width, as the client cuts it; on a phone it wraps instead. The
+ * terminal is dark unless `theme` says light.
  */
-export function thinkingText(adLine: string): string {
-  return adLine.trim().replace(/(?:\.{1,3}|…)$/u, '') + '…'
-}
-
-function Icon(props: { icon: IconRender }) {
-  if (props.icon.kind === 'data') return <img class="icon" src={props.icon.src} alt="" width={16} height={16} />
-  if (props.icon.kind === 'remote') return <span class="icon icon-placeholder" aria-hidden="true"></span>
-  return null
-}
-
-/**
- * The terminal status line under a finished tool call, above the prompt.
- * `live` (both surfaces; the create form's preview): the brand's element is
- * rendered even without a brand, hidden, so assets/site.js can fill it in.
- */
-export function TerminalSurface(props: { view: AdSurfaceView; live?: boolean }) {
+export function TerminalSurface(props: { view: AdSurfaceView; theme?: SurfaceTheme }) {
   const { adLine, brand } = props.view
   return (
-    <div class="term">
+    <div class={themeClass('term', props.theme ?? 'dark')}>
       <p class="prev">● Read src/http/client.ts</p>
-      <div class="status">
-        <span class="spin">✻</span>
-        <span class="ad">{thinkingText(adLine)}</span>
-        <span class="hint">(esc to interrupt)</span>
-        {brand || props.live ? (
-          <span class="brand" hidden={brand ? undefined : true}>
-            · {brand ?? ''}
-          </span>
-        ) : null}
-      </div>
+      <p class="working">
+        <span class="spin">✻</span> Refactoring… <span class="hint">(esc to interrupt)</span>
+      </p>
       <div class="prompt">&gt;</div>
+      <p class="status">
+        <span class="ad">{disclosedAd(adLine, brand)}</span>
+      </p>
     </div>
   )
 }
 
-/** The editor with the assistant's panel "thinking" in the ad line; a remote icon is a placeholder with its host named below. */
-export function EditorSurface(props: { view: AdSurfaceView; live?: boolean }) {
-  const { adLine, brand, iconUrl } = props.view
-  const icon = classifyIcon(iconUrl)
+/** An editor with its assistant at work, and the extension's status bar item among the editor's own. */
+export function EditorSurface(props: { view: AdSurfaceView; theme?: SurfaceTheme }) {
+  const { adLine, brand } = props.view
   return (
-    <>
-      <div class="editor">
-        <div class="titlebar">
-          <span class="dot"></span>
-          <span class="dot"></span>
-          <span class="dot"></span>
+    <div class={themeClass('editor', props.theme ?? 'auto')}>
+      <div class="titlebar">
+        <span class="dot"></span>
+        <span class="dot"></span>
+        <span class="dot"></span>
+      </div>
+      <div class="body">
+        <div class="code" aria-hidden="true">
+          <div></div>
+          <div></div>
+          <div></div>
+          <div></div>
+          <div></div>
         </div>
-        <div class="body">
-          <div class="code" aria-hidden="true">
-            <div></div>
-            <div></div>
-            <div></div>
-            <div></div>
-            <div></div>
-          </div>
-          <div class="panel">
-            <div class="panel-title">Assistant</div>
-            <div class="msg">Refactor the retry logic in the HTTP client.</div>
-            <div class="thinking">
-              <Icon icon={icon} />
-              <span>
-                <span class="ad">{thinkingText(adLine)}</span>
-                {brand || props.live ? (
-                  <span class="brand" hidden={brand ? undefined : true}>
-                    {brand ?? ''}
-                  </span>
-                ) : null}
-              </span>
-            </div>
-          </div>
+        <div class="panel">
+          <div class="panel-title">Assistant</div>
+          <div class="msg">Refactor the retry logic in the HTTP client.</div>
+          <div class="thinking">Working…</div>
         </div>
       </div>
-      {icon.kind === 'remote' ? <p class="caption">icon loaded from {icon.host} when served</p> : null}
-    </>
+      <p class="statusbar">
+        <span class="sb">main</span>
+        <span class="sb sb-ad">
+          <span class="ad">{disclosedAd(adLine, brand)}</span>
+        </span>
+        <span class="sb sb-end">Ln 12, Col 4</span>
+      </p>
+    </div>
   )
+}
+
+/** Said under the surfaces when the creative has an icon: no client draws it. */
+export const ICON_NOTE = 'The icon is not shown: the status bar item and the terminal line are text only.'
+
+export function IconNote(props: { view: AdSurfaceView }) {
+  return props.view.iconUrl ? <p class="caption">{ICON_NOTE}</p> : null
 }

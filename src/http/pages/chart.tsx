@@ -67,6 +67,8 @@ const Y1 = GEOMETRY.height - GEOMETRY.bottom
 
 /** Axis labels are placed for a narrow plot and for a wide one (classes `narrow` and `wide`: site.css shows one set per screen width). */
 export const LABEL_WIDTHS = { narrow: 300, wide: 640 } as const
+/** About how wide a character of a 12 px tick label is (the y-axis gutter is sized by its longest label). */
+const TICK_CHAR_PX = 7.2
 /** Up to this many marks each take the Tab key; more are reached with the arrow keys (site.js) from the first. */
 export const TABBABLE_MARKS = 62
 
@@ -144,12 +146,18 @@ export function Chart(props: ChartProps) {
   const partialText = props.partialText ?? 'so far'
 
   // Time labels: one set that fits a narrow plot, and the extra ones a wide plot has room for.
-  // The axis's buckets: the points', and as many again of the first one's length back to the axis's start (a widened axis).
+  // The axis's buckets: the points', and as many again of the first one's length back to the axis's start
+  // and on to its end (a widened axis: the time before the window, or the rest of the period still to come).
   const first = props.points[0]
+  const last = props.points[props.points.length - 1]
   const step = first ? first.end.getTime() - first.t.getTime() : 0
   const before: { t: Date; end: Date }[] = []
-  if (first && step > 0) for (let t = first.t.getTime() - step; t >= axis.startMs; t -= step) before.unshift({ t: new Date(t), end: new Date(t + step) })
-  const axisBuckets = [...before, ...props.points]
+  const after: { t: Date; end: Date }[] = []
+  if (first && last && step > 0) {
+    for (let t = first.t.getTime() - step; t >= axis.startMs; t -= step) before.unshift({ t: new Date(t), end: new Date(t + step) })
+    for (let t = last.t.getTime() + step; t + step <= axis.endMs; t += step) after.push({ t: new Date(t), end: new Date(t + step) })
+  }
+  const axisBuckets = [...before, ...props.points, ...after]
   const candidates = axisBuckets.map((p, index) => {
     const x0 = fractionOf(p.t.getTime(), axis)
     const x1 = fractionOf(p.end.getTime(), axis)
@@ -171,76 +179,84 @@ export function Chart(props: ChartProps) {
   }
   const nowInside = nowMs > axis.startMs && nowMs < axis.endMs
 
+  // The value labels stand in a gutter of their own, left of the plot: never behind a bar or the line (issue 51).
+  const ticks = empty ? [] : scale.ticks.map((v) => ({ v, text: formatTick(v, scale.step) }))
+  const gutter = Math.ceil(Math.max(0, ...ticks.map((t) => t.text.length)) * TICK_CHAR_PX) + 10
+
   return (
     <figure class="chart" id={props.id}>
-      <svg class="timeline" width="100%" height={GEOMETRY.height} role="group" aria-label={chartSummary(props)}>
-        <g aria-hidden="true">
-          <text class="axis-title" x={pct(0)} y={22}>
-            {props.axisLabel}
-          </text>
-          {(empty ? [0] : scale.ticks).map((v) => (
-            <g>
-              <line class={v === 0 ? 'axis' : 'grid'} x1={pct(0)} x2={pct(1)} y1={round(y(v))} y2={round(y(v))} />
-              {empty ? null : (
-                <text class="tick" x={pct(0)} dx={2} y={round(y(v) - 5)}>
-                  {formatTick(v, scale.step)}
-                </text>
-              )}
-            </g>
-          ))}
-          {labels.map((l) => {
-            const p = axisBuckets[l.index]!
-            const tickAt = (fractionOf(p.t.getTime(), axis) + fractionOf(p.end.getTime(), axis)) / 2
-            return (
-              <g class={l.only}>
-                <line class="axis" x1={pct(tickAt)} x2={pct(tickAt)} y1={Y1} y2={Y1 + 5} />
-                <text class="tick" x={pct(l.at)} y={Y1 + 24} text-anchor={l.anchor}>
-                  {props.formatAxisTime(p.t)}
-                </text>
-              </g>
-            )
-          })}
-          {kind === 'line' && !empty ? <Levels marks={marks} y={y} tone={tone} /> : null}
-          {nowInside ? (
-            <g class="now">
-              <line x1={pct(fractionOf(nowMs, axis))} x2={pct(fractionOf(nowMs, axis))} y1={Y0 - 8} y2={Y1} />
-              <text x={pct(fractionOf(nowMs, axis))} dx={fractionOf(nowMs, axis) > 0.85 ? -4 : 4} y={Y0 - 10} text-anchor={fractionOf(nowMs, axis) > 0.85 ? 'end' : 'start'}>
-                now
+      <div class="chart-frame">
+        {empty ? null : (
+          <svg class="y-axis" width={gutter} height={GEOMETRY.height} aria-hidden="true">
+            {ticks.map((t) => (
+              <text class="tick" x={gutter - 4} y={round(y(t.v) + 4)} text-anchor="end">
+                {t.text}
               </text>
-            </g>
-          ) : null}
-          {empty ? (
-            <text class="empty" x="50%" y={round((Y0 + Y1) / 2)} text-anchor="middle">
-              {props.emptyText ?? 'No delivery in this period'}
+            ))}
+          </svg>
+        )}
+        <svg class="timeline" width="100%" height={GEOMETRY.height} role="group" aria-label={chartSummary(props)}>
+          <g aria-hidden="true">
+            <text class="axis-title" x={pct(0)} y={22}>
+              {props.axisLabel}
             </text>
-          ) : null}
-        </g>
-        {empty
-          ? null
-          : shown.map((m, n) => {
-              const text = markText(m)
-              const width = m.x1 - m.x0
-              // A sliver of the bucket's own width apart from its neighbours.
-              const inset = width * 0.08
-              const cls = m.partial ? ' partial' : ''
+            {(empty ? [0] : scale.ticks).map((v) => (
+              <line class={v === 0 ? 'axis' : 'grid'} x1={pct(0)} x2={pct(1)} y1={round(y(v))} y2={round(y(v))} />
+            ))}
+            {labels.map((l) => {
+              const p = axisBuckets[l.index]!
+              const tickAt = (fractionOf(p.t.getTime(), axis) + fractionOf(p.end.getTime(), axis)) / 2
               return (
-                <g class="mark" tabindex={tabbable || n === 0 ? 0 : -1} role="img" aria-label={text} data-tip={text}>
-                  <rect class="hit" x={pct(m.x0)} width={pctWidth(width)} y={Y0} height={Y1 - Y0} />
-                  {kind === 'bar' ? (
-                    <rect
-                      class={`bar ${tone}${cls} shape`}
-                      x={pct(m.x0 + inset)}
-                      width={pctWidth(width - 2 * inset)}
-                      y={round(y(m.value))}
-                      height={round(Math.max(Y1 - y(m.value), 1))}
-                    />
-                  ) : (
-                    <circle class={`dot ${tone}${cls} shape`} cx={pct((m.x0 + m.x1) / 2)} cy={round(y(m.value))} r={4} />
-                  )}
+                <g class={l.only}>
+                  <line class="axis" x1={pct(tickAt)} x2={pct(tickAt)} y1={Y1} y2={Y1 + 5} />
+                  <text class="tick" x={pct(l.at)} y={Y1 + 24} text-anchor={l.anchor}>
+                    {props.formatAxisTime(p.t)}
+                  </text>
                 </g>
               )
             })}
-      </svg>
+            {kind === 'line' && !empty ? <Levels marks={marks} y={y} tone={tone} /> : null}
+            {nowInside ? (
+              <g class="now">
+                <line x1={pct(fractionOf(nowMs, axis))} x2={pct(fractionOf(nowMs, axis))} y1={Y0 - 8} y2={Y1} />
+                <text x={pct(fractionOf(nowMs, axis))} dx={fractionOf(nowMs, axis) > 0.85 ? -4 : 4} y={Y0 - 10} text-anchor={fractionOf(nowMs, axis) > 0.85 ? 'end' : 'start'}>
+                  now
+                </text>
+              </g>
+            ) : null}
+            {empty ? (
+              <text class="empty" x="50%" y={round((Y0 + Y1) / 2)} text-anchor="middle">
+                {props.emptyText ?? 'No delivery in this period'}
+              </text>
+            ) : null}
+          </g>
+          {empty
+            ? null
+            : shown.map((m, n) => {
+                const text = markText(m)
+                const width = m.x1 - m.x0
+                // A sliver of the bucket's own width apart from its neighbours.
+                const inset = width * 0.08
+                const cls = m.partial ? ' partial' : ''
+                return (
+                  <g class="mark" tabindex={tabbable || n === 0 ? 0 : -1} role="img" aria-label={text} data-tip={text}>
+                    <rect class="hit" x={pct(m.x0)} width={pctWidth(width)} y={Y0} height={Y1 - Y0} />
+                    {kind === 'bar' ? (
+                      <rect
+                        class={`bar ${tone}${cls} shape`}
+                        x={pct(m.x0 + inset)}
+                        width={pctWidth(width - 2 * inset)}
+                        y={round(y(m.value))}
+                        height={round(Math.max(Y1 - y(m.value), 1))}
+                      />
+                    ) : (
+                      <circle class={`dot ${tone}${cls} shape`} cx={pct((m.x0 + m.x1) / 2)} cy={round(y(m.value))} r={4} />
+                    )}
+                  </g>
+                )
+              })}
+        </svg>
+      </div>
       <figcaption>{props.caption}</figcaption>
       <details class="chart-data">
         <summary>Data</summary>

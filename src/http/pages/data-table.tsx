@@ -62,42 +62,59 @@ function labelRows(rows: ComponentChildren, labels: readonly string[]): Componen
   })
 }
 
+const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+
 /**
- * Every table of the pages: a box that scrolls sideways on a narrow screen.
- * The box is a named region that takes the focus, so a keyboard can scroll it
- * (axe's scrollable-region-focusable); the table is named by its caption, else
- * by the region's name. A wide table's rows stack on a phone instead, each
- * cell shown under its column's heading (`data-label`), as /status does.
+ * Every table of the pages: a box that scrolls sideways on a narrow screen,
+ * its edges shaded while there is more to see, and a "scroll sideways" line
+ * above it while it does (site.js). The box is a named region that takes the
+ * focus, so a keyboard can scroll it (axe's scrollable-region-focusable). A
+ * visible caption stands above the box, where it wraps at the screen's width
+ * (a `<caption>` is as wide as its table, so scrolling would cut it); it
+ * names the table. A hidden caption stays a `<caption>`; without one the
+ * table is named by the region's name. A wide table's rows stack on a phone
+ * instead, each cell shown under its column's heading (`data-label`), as
+ * /status does.
  */
 export function DataTable(props: DataTableProps) {
   const hasCaption = props.caption !== undefined
+  const captionAbove = hasCaption && props.captionClass !== 'visually-hidden'
+  const captionId = props.captionId ?? (captionAbove ? `${props.labelledBy ?? slug(props.label ?? 'table')}-caption` : undefined)
   const stack = props.stack ?? props.columns.length >= 4
   const labels = props.columns.map(labelOf)
   const tableClass = [props.tableClass, stack ? 'stacks' : undefined].filter(Boolean).join(' ') || undefined
+  const tableName = captionAbove ? { 'aria-labelledby': captionId } : hasCaption ? {} : { 'aria-label': props.label, 'aria-labelledby': props.labelledBy }
   return (
-    <div class="table-wrap" role="region" aria-label={props.label} aria-labelledby={props.labelledBy} tabIndex={0}>
-      <table class={tableClass} aria-label={hasCaption ? undefined : props.label} aria-labelledby={hasCaption ? undefined : props.labelledBy}>
-        {hasCaption ? (
-          <caption class={props.captionClass} id={props.captionId}>
-            {props.caption}
-          </caption>
-        ) : null}
-        <thead>
-          <tr>
-            {props.columns.map((c) =>
-              typeof c === 'string' ? (
-                <th scope="col">{c}</th>
-              ) : (
-                <th scope="col" class="num">
-                  {c.label}
-                </th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody>{stack ? labelRows(props.children, labels) : props.children}</tbody>
-        {props.foot !== undefined ? <tfoot>{stack ? labelRows(props.foot, labels) : props.foot}</tfoot> : null}
-      </table>
-    </div>
+    <>
+      {captionAbove ? (
+        <p class={props.captionClass === 'muted' ? 'table-caption muted' : 'table-caption'} id={captionId}>
+          {props.caption}
+        </p>
+      ) : null}
+      <div class="table-wrap" role="region" aria-label={props.label} aria-labelledby={props.labelledBy} tabIndex={0}>
+        <table class={tableClass} {...tableName}>
+          {hasCaption && !captionAbove ? (
+            <caption class={props.captionClass} id={captionId}>
+              {props.caption}
+            </caption>
+          ) : null}
+          <thead>
+            <tr>
+              {props.columns.map((c) =>
+                typeof c === 'string' ? (
+                  <th scope="col">{c}</th>
+                ) : (
+                  <th scope="col" class="num">
+                    {c.label}
+                  </th>
+                ),
+              )}
+            </tr>
+          </thead>
+          <tbody>{stack ? labelRows(props.children, labels) : props.children}</tbody>
+          {props.foot !== undefined ? <tfoot>{stack ? labelRows(props.foot, labels) : props.foot}</tfoot> : null}
+        </table>
+      </div>
+    </>
   )
 }

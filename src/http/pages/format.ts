@@ -11,7 +11,6 @@ const COUNT = new Intl.NumberFormat('en-US')
 /** 123456 → "$1,234.56". */
 export const usdFromCents = (cents: number): string => USD.format(cents / 100)
 
-
 /** A CPM bid in dollars with up to six decimals, as the advertiser typed it: 2.5 → "$2.50", 1.234567 → "$1.234567". */
 export function usdBid(usd: number): string {
   const [whole, fraction = ''] = usd.toFixed(6).replace(/0+$/, '').split('.')
@@ -19,6 +18,12 @@ export function usdBid(usd: number): string {
 }
 
 export const count = (n: number): string => COUNT.format(n)
+
+/** The word for `n` of a thing, agreeing with it: plural(1, 'day adds', 'days add') → "day adds". */
+export const plural = (n: number, one: string, many: string): string => (n === 1 ? one : many)
+
+/** `n` with its word: counted(1, 'day', 'days') → "1 day"; counted(1200, 'day', 'days') → "1,200 days". */
+export const counted = (n: number, one: string, many: string): string => `${count(n)} ${plural(n, one, many)}`
 
 /** "2026-11-25 10:36 UTC": every time on a page is UTC, like the API. */
 export function utc(date: Date | string | null, empty = '—'): string {

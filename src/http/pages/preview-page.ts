@@ -1,13 +1,14 @@
 // Public, presentation-only preview of an ad line. Pure rendering: no I/O
-// (the surfaces' stylesheet is read once, when the module loads).
+// (the surfaces' stylesheet is read once, when the module loads). Each
+// surface the preview covers is drawn dark and light.
 //
 // The page must not leak that someone looked at it: no scripts, no external
-// resources, no clickable destination. Only data: icons are rendered; an https
-// icon is replaced by a neutral placeholder (fetching it would notify the
-// advertiser's server). The route sends PREVIEW_PAGE_CSP alongside the HTML.
+// resources, no clickable destination, no image (no client draws the icon,
+// so neither does the preview). The route sends PREVIEW_PAGE_CSP alongside the HTML.
 
 import { readFileSync } from 'node:fs'
-import { EditorSurface, TerminalSurface } from './ad-surfaces.tsx'
+import { EditorSurface, ICON_NOTE, TerminalSurface, type SurfaceTheme } from './ad-surfaces.tsx'
+import { utc } from './format.ts'
 import { renderFragment } from './render.ts'
 
 export interface PreviewView {
@@ -35,9 +36,6 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (ch) => HTML_ESCAPES[ch] ?? ch)
 }
 
-function formatExpiry(expiresAt: Date): string {
-  return Number.isNaN(expiresAt.getTime()) ? 'unknown' : expiresAt.toISOString()
-}
 
 /** The page around the surfaces; the surfaces' own styles are ad-surfaces.css, inlined after these. */
 const PAGE_STYLE = `
@@ -48,6 +46,7 @@ body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-appl
 main{max-width:760px;margin:0 auto;padding:32px 20px 48px}
 h1{font-size:20px;margin:0 0 4px}
 h2{font-size:13px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:28px 0 10px}
+h3{font-size:13px;font-weight:600;color:var(--muted);margin:0 0 6px}
 .meta{color:var(--muted);font-size:13px;margin:0}
 .note{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;font-size:13px;margin:16px 0 0}
 .dest{margin:16px 0 0;font-size:14px}
@@ -58,12 +57,23 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",mo
 /** Read once at start-up: the same file the home page links as /assets/ad-surfaces.css (this page's CSP allows inline styles only). */
 const STYLE = PAGE_STYLE + readFileSync(new URL('./assets/ad-surfaces.css', import.meta.url), 'utf8')
 
+const THEMES: { theme: SurfaceTheme; label: string }[] = [
+  { theme: 'dark', label: 'Dark' },
+  { theme: 'light', label: 'Light' },
+]
+
+/** One surface in a dark and a light theme, side by side (one above the other on a phone). */
+function surfacePair(heading: string, draw: (theme: SurfaceTheme) => string): string {
+  const pair = THEMES.map((t) => `<div><h3>${escapeHtml(`${heading}, ${t.label.toLowerCase()}`)}</h3>\n${draw(t.theme)}</div>`).join('\n')
+  return `<h2>${escapeHtml(heading)}</h2>\n<div class="surface-pair">\n${pair}\n</div>`
+}
+
 function renderTerminal(view: PreviewView): string {
-  return `<h2>Terminal status line</h2>\n${renderFragment(TerminalSurface({ view }))}`
+  return surfacePair('Terminal status line', (theme) => renderFragment(TerminalSurface({ view, theme })))
 }
 
 function renderExtension(view: PreviewView): string {
-  return `<h2>Editor extension</h2>\n${renderFragment(EditorSurface({ view }))}`
+  return surfacePair('Editor status bar', (theme) => renderFragment(EditorSurface({ view, theme })))
 }
 
 function documentShell(title: string, body: string): string {
@@ -92,10 +102,11 @@ export function renderPreviewPage(view: PreviewView): string {
   if (view.targetSurface === 'extension' || view.targetSurface === 'both') sections.push(renderExtension(view))
 
   const body = `<h1>Ad line preview</h1>
-<p class="meta">Preview — expires ${escapeHtml(formatExpiry(view.expiresAt))}</p>
+<p class="meta">The ad as the coding tools show it, disclosed as an ad. This link works until ${escapeHtml(utc(view.expiresAt, 'its expiry'))}.</p>
 <p class="note">This is a preview only. Viewing it creates no impressions, clicks or charges.</p>
 <p class="dest">Clicks go to: <code>${escapeHtml(view.destinationUrl)}</code></p>
-${sections.join('\n')}`
+${sections.join('\n')}
+${view.iconUrl ? `<p class="caption">${escapeHtml(ICON_NOTE)}</p>` : ''}`
   return documentShell('Ad line preview', body)
 }
 

@@ -1,8 +1,9 @@
 import { Type } from 'typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { exceedsJsonDepth, findInputProblem, MAX_JSON_DEPTH } from '../../domain/input-rules.ts'
 import { invalid } from '../../domain/errors.ts'
 import { edgeError, hasEmptySegment } from './errors.ts'
+import { canonicalPageUrl } from '../page-requests.ts'
 
 /** The JSON APIs; HTML pages and probes are not held to their query-string rule. */
 const API_ROUTE = /^\/(v1|admin\/v1|serve\/v1)\//
@@ -52,9 +53,14 @@ export function registerInputGuard(app: FastifyInstance): void {
     if (API_ROUTE.test(route.url)) route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NoQuery }
   })
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const [path, query] = splitUrl(request.url)
-    if (hasEmptySegment(path)) throw edgeError('not_found')
+    if (hasEmptySegment(path)) {
+      // A browser's page request goes to the page (issue 51); API clients get the strict 404.
+      const canonical = canonicalPageUrl(request.method, request.url, request.headers.accept)
+      if (canonical === null) throw edgeError('not_found')
+      return reply.code(308).header('location', canonical).header('cache-control', 'no-store').send()
+    }
     if (query !== '' && !decodable(query)) throw edgeError('malformed_url', {}, 'query')
   })
 

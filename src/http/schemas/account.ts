@@ -32,14 +32,21 @@ export const OrderConfigSchema = Type.Object({
 })
 
 export const BalanceSchema = Type.Object({
-  owed_cents: Type.Integer({ description: 'unbilled delivered value + finalized unpaid invoices − posted credits.' }),
+  owed_cents: Type.Integer({
+    description: 'Complete payable balance: `pending_cents` (not yet invoiced) + `unpaid_cents` (invoiced, not paid) − `credits_cents` (posted credits not yet applied).',
+  }),
   pending_cents: Type.Integer({ description: 'Delivered value not yet invoiced, in cents (rounded half up from micros).' }),
-  invoiced_cents: Type.Integer(),
-  paid_cents: Type.Integer(),
+  invoiced_cents: Type.Integer({
+    description: 'Everything invoiced to date, paid, unpaid and voided alike, before credits (the sum of invoices\' `amount_cents`). Not an amount due: see `unpaid_cents`.',
+  }),
+  unpaid_cents: Type.Integer({
+    description: 'Finalized invoices not yet paid (`open` or `payment_failed`), after credits applied: the invoiced part of `owed_cents`. Voided invoices are forgiven and not counted.',
+  }),
+  paid_cents: Type.Integer({ description: 'Paid invoices, after credits applied.' }),
   voided_cents: Type.Integer({ description: 'Amounts of voided invoices: forgiven, never billed again; their applied credits return to `credits_cents`.' }),
   credits_cents: Type.Integer({ description: 'Posted adjustment credits not yet applied.' }),
-  pending_charge_count: Type.Integer({ description: 'Finalized invoices awaiting payment.' }),
-  invoiced_charge_count: Type.Integer(),
+  pending_charge_count: Type.Integer({ description: 'How many finalized invoices await payment (the invoices `unpaid_cents` adds up).' }),
+  invoiced_charge_count: Type.Integer({ description: 'How many invoices were finalized to date (the invoices `invoiced_cents` adds up).' }),
   last_invoiced_at: Nullable(DateTime),
   next_invoice_at: Nullable(DateTime),
   unbilled_delivered_micros: Type.Integer(),

@@ -20,8 +20,12 @@ export const PreviewRenderSchema = Type.Object({
   icon_url: Nullable(Type.String()),
   destination_url: Type.String(),
   surfaces: Type.Array(StringEnum(SURFACES)),
-  terminal_line: Nullable(Type.String({ description: 'The status-line text as the terminal shows it.' })),
-  extension_line: Nullable(Type.String({ description: 'The thinking-line text as the editor extension shows it.' })),
+  terminal_line: Nullable(
+    Type.String({ description: 'The line the terminal client prints: `Ad · {brand} · {ad_line}` (`Ad · {ad_line}` without a brand). Null when the preview does not cover the terminal.' }),
+  ),
+  extension_line: Nullable(
+    Type.String({ description: "The editor extension's status bar item, the same text: `Ad · {brand} · {ad_line}`. Null when the preview does not cover the extension." }),
+  ),
 })
 
 export const PreviewCreatedSchema = Type.Object({

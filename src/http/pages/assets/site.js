@@ -94,22 +94,39 @@
     var showLine = function () {
       var line = lineForm.elements.namedItem('ad_line')
       var brand = lineForm.elements.namedItem('brand')
-      var text = line && line.value.trim() !== '' ? line.value : placeholder
-      // As pages/ad-surfaces.tsx#thinkingText: the tool appends its own ellipsis.
-      text = text.trim().replace(/(?:\.{1,3}|\u2026)$/, '') + '\u2026'
-      var ads = linePreview.querySelectorAll('.ad')
-      for (var i = 0; i < ads.length; i++) ads[i].textContent = text
+      var text = line && line.value.trim() !== '' ? line.value.trim() : placeholder
       var name = brand ? brand.value.trim() : ''
-      var brands = linePreview.querySelectorAll('.brand')
-      for (var j = 0; j < brands.length; j++) {
-        brands[j].textContent = brands[j].closest('.term') ? '\u00b7 ' + name : name
-        brands[j].hidden = name === ''
-      }
+      // As domain/preview.ts#disclosedAd: "Ad · {brand} · {ad_line}", or "Ad · {ad_line}" without a brand.
+      var shown = 'Ad \u00b7 ' + (name === '' ? '' : name + ' \u00b7 ') + text
+      var ads = linePreview.querySelectorAll('.ad')
+      for (var i = 0; i < ads.length; i++) ads[i].textContent = shown
     }
     lineForm.addEventListener('input', function (event) {
       if (event.target && (event.target.name === 'ad_line' || event.target.name === 'brand')) showLine()
     })
   }
+  // A table wider than its box (pages/data-table.tsx) says so above it, while it is: shaded edges alone are easy to miss on a phone.
+  var markScrolling = function () {
+    var wraps = document.querySelectorAll('.table-wrap')
+    for (var w = 0; w < wraps.length; w++) {
+      var wrap = wraps[w]
+      var hint = wrap.previousElementSibling && wrap.previousElementSibling.classList.contains('scroll-hint') ? wrap.previousElementSibling : null
+      var scrolls = wrap.offsetParent !== null && wrap.scrollWidth > wrap.clientWidth + 1
+      if (scrolls && !hint) {
+        hint = document.createElement('p')
+        hint.className = 'scroll-hint'
+        hint.setAttribute('aria-hidden', 'true')
+        hint.textContent = 'Scroll sideways to see every column \u2192'
+        wrap.parentNode.insertBefore(hint, wrap)
+      } else if (!scrolls && hint) {
+        hint.remove()
+      }
+    }
+  }
+  markScrolling()
+  window.addEventListener('resize', markScrolling)
+  // A folded table (a chart's Data) is measured when it opens.
+  document.addEventListener('toggle', markScrolling, true)
   // Copy buttons next to secrets.
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null

@@ -127,7 +127,7 @@ export function AccountPage(props: { frame: OpsFrame; account: Account; errors?:
             <Badge ok={a.access.campaign_writes === 'operational'}>{a.access.campaign_writes.replaceAll('_', ' ')}</Badge>
             {a.access.billing_reason ? <> ({a.access.billing_reason.replaceAll('_', ' ')})</> : null}
           </dd>
-          <dt>Collection status</dt>
+          <dt>Billing status</dt>
           <dd>{a.collection.status.replaceAll('_', ' ')}</dd>
           <dt>Owed</dt>
           <dd>{usdFromCents(a.balance.owed_cents)}</dd>

@@ -19,6 +19,15 @@ function Verdict(props: { safety: Queued['content_safety'] }) {
 }
 
 /**
+ * Where the queued campaign really is (issue 51): a line waiting for review serves nothing, whatever
+ * the lifecycle `status` says (domain/campaign-shown-state.ts, as the advertiser reads it).
+ */
+export function queuedCampaignState(c: Pick<Queued, 'moderation_status' | 'campaign_status'>): string {
+  const line = c.moderation_status === 'pending' ? 'waiting for review, not serving' : c.moderation_status === 'rejected' ? 'line rejected, not serving' : 'line approved'
+  return c.campaign_status === 'paused' ? `${line}; paused by the advertiser` : line
+}
+
+/**
  * `/ops/moderation`: pending creatives oldest first, each with the
  * content-safety verdict, an Approve button and a Reject form with a reason
  * the advertiser will see.
@@ -66,7 +75,7 @@ export function ModerationPage(props: {
               <dd>{utc(c.status_since)}</dd>
               <dt>Campaign</dt>
               <dd>
-                <code>{c.campaign_id}</code> ({c.campaign_status})
+                <code>{c.campaign_id}</code>, {queuedCampaignState(c)}
               </dd>
             </dl>
             {refused ? <FormError message={otherError} /> : null}

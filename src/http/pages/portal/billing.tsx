@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
 import { Field, FormError, PostForm } from '../forms.tsx'
-import { count, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
+import { counted, usdSpend, usdFromCents, utc, utcDay } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { InvoiceSchema } from '../../schemas/admin/invoices.ts'
 import { awaitsAuthentication, BILLING_MODE_WORDS, collectionWords, invoiceStatusWords, OVERDUE_WORDS, type Tone } from './billing-words.ts'
@@ -60,12 +60,13 @@ export function BillingPage(props: {
   return (
     <Page title="Billing" area="portal" path="/portal/billing" session={{ csrf: props.csrf, who: props.email }} flash={props.notice}>
       <FormError message={errors.form} />
-      <h2 id="status-h">Collection status</h2>
+      <h2 id="status-h">Billing status</h2>
       <section class="card" aria-labelledby="status-h">
         <p>
           <Badge tone={status.tone}>{status.label}</Badge>
         </p>
         <p>{status.next}</p>
+        {account.access.billing_reason === null ? <AfterBilling writes={account.access.campaign_writes} /> : null}
         {awaitsAuthentication(profile) ? (
           <PostForm action="/portal/billing/authenticate" csrf={props.csrf} class="actions">
             <button type="submit">Authenticate card</button>
@@ -119,6 +120,33 @@ export function BillingPage(props: {
       <Credits credits={props.credits} />
     </Page>
   )
+}
+
+/** Billing works: what the account does next, in the order of `access.campaign_writes` (issue 51). */
+function AfterBilling(props: { writes: Account['access']['campaign_writes'] }) {
+  switch (props.writes) {
+    case 'operational':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> <a href="/portal/campaigns/new">create a campaign</a>. You are billed only for what it delivers.
+        </p>
+      )
+    case 'terms_required':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> <a href="/portal/terms">accept the API terms</a>; then you can create campaigns.
+        </p>
+      )
+    case 'pending_approval':
+      return (
+        <p class="next-step">
+          <strong>Next:</strong> an operator approves your account, usually within one business day; we email you when it is approved.{' '}
+          <a href="/portal">See every step on the overview</a>.
+        </p>
+      )
+    default:
+      return null
+  }
 }
 
 /**
@@ -210,11 +238,13 @@ function Balance(props: { account: Account }) {
               <span class="muted"> ({usdSpend(b.unbilled_delivered_micros)} delivered; invoices round to the cent)</span>
             )}
           </dd>
-          <dt>Unpaid invoices</dt>
-          <dd>{count(b.pending_charge_count)}</dd>
+          <dt>Invoiced, unpaid</dt>
+          <dd>
+            {usdFromCents(b.unpaid_cents)} <span class="muted">({counted(b.pending_charge_count, 'invoice awaits', 'invoices await')} payment)</span>
+          </dd>
           <dt>Invoiced to date</dt>
           <dd>
-            {usdFromCents(b.invoiced_cents)} <span class="muted">({count(b.invoiced_charge_count)} {b.invoiced_charge_count === 1 ? 'invoice' : 'invoices'}, before credits)</span>
+            {usdFromCents(b.invoiced_cents)} <span class="muted">({counted(b.invoiced_charge_count, 'invoice', 'invoices')}, paid or not, before credits)</span>
           </dd>
           <dt>Paid</dt>
           <dd>{usdFromCents(b.paid_cents)}</dd>

@@ -64,15 +64,18 @@ function LinePreview(props: { adLine: string; brand: string }) {
   return (
     <section class="line-preview" aria-labelledby="line-preview-heading" data-line-preview={PREVIEW_PLACEHOLDER}>
       <h2 id="line-preview-heading">How your ad will look</h2>
-      <p class="hint">As the coding tools show it, updated as you type. The terminal cuts a long line at its width; about 30 to 40 characters shows whole.</p>
+      <p class="hint">
+        As the coding tools show it, “Ad” and your brand first, updated as you type. A narrow terminal cuts the end of a long line with “…”; about 30 to 40 characters
+        shows whole.
+      </p>
       <div class="line-preview-grid">
         <div>
           <h3>Terminal status line</h3>
-          <TerminalSurface view={view} live />
+          <TerminalSurface view={view} />
         </div>
         <div>
-          <h3>Editor extension</h3>
-          <EditorSurface view={view} live />
+          <h3>Editor status bar</h3>
+          <EditorSurface view={view} />
         </div>
       </div>
     </section>
@@ -137,7 +140,7 @@ export function CampaignFormPage(props: {
         <input type="hidden" name="idempotency_key" value={values.idempotency_key ?? ''} />
         {text('name', 'Optional. Only you see it; without one it is named "Portal campaign" and the date.')}
         {text('ad_line', '3 to 60 characters; about 30 to 40 reads best. Screened for scams, adult content, hate, gambling and phishing.', { mark: 'required' })}
-        {text('brand', 'Optional, up to 120 characters. Shown after the line, and on the public leaderboard if you opt in below.')}
+        {text('brand', 'Optional, up to 120 characters. Shown before the line, after “Ad” (Ad · brand · line), and on the public leaderboard if you opt in below.')}
         <LinePreview adLine={v('ad_line')} brand={v('brand')} />
         <Field
           name="cpm_usd"
@@ -178,7 +181,7 @@ export function CampaignFormPage(props: {
             : 'Country targeting is off: leave this empty for worldwide delivery.',
         )}
         <TopicPicker selected={topics} error={errors.target_topics} label={CAMPAIGN_FORM_FIELDS.target_topics} />
-        {text('icon_url', 'Optional. An https:// address of an image, or a data:image URI.', { inputMode: 'url' })}
+        {text('icon_url', 'Optional. An https:// address of an image, or a data:image URI. Kept with the creative; neither client draws it (the status bar item and the terminal line are text).', { inputMode: 'url' })}
         <SelectField
           name="kind"
           label={CAMPAIGN_FORM_FIELDS.kind}

@@ -3,7 +3,7 @@ import { PostForm } from '../forms.tsx'
 import { count, usdBid, usdFromCents, usdSpend, utc } from '../format.ts'
 import { DataTable } from '../data-table.tsx'
 import { CopyLink } from '../copy-link.tsx'
-import { EditorSurface, TerminalSurface, type AdSurfaceView } from '../ad-surfaces.tsx'
+import { EditorSurface, IconNote, TerminalSurface, type AdSurfaceView } from '../ad-surfaces.tsx'
 import { DeliveryCharts } from './delivery.tsx'
 import { NonBillableTable } from './non-billable.tsx'
 import { NON_BILLABLE_REASONS } from '../../../domain/delivery.ts'
@@ -339,7 +339,7 @@ export function PreviewPanel(props: { preview: PreviewShown }) {
   return (
     <section id="preview" aria-labelledby="preview-h" class="card preview-panel">
       <h2 id="preview-h">Preview</h2>
-      <p role="status">This is how the ad line looks where it is shown. A preview serves nothing and costs nothing.</p>
+      <p role="status">This is how the ad looks where it is shown, disclosed as an ad. A preview serves nothing and costs nothing.</p>
       {p.surface !== 'extension' ? (
         <>
           <h3>Terminal status line</h3>
@@ -348,10 +348,11 @@ export function PreviewPanel(props: { preview: PreviewShown }) {
       ) : null}
       {p.surface !== 'terminal' ? (
         <>
-          <h3>Editor extension</h3>
+          <h3>Editor status bar</h3>
           <EditorSurface view={p.view} />
         </>
       ) : null}
+      <IconNote view={p.view} />
       <p class="preview-dest">
         Clicks go to: <code>{p.destinationUrl}</code>
       </p>

@@ -95,7 +95,7 @@ export function InvoiceLedgers(props: { invoices: InvoiceLedger[] }) {
             <p class="reconciliation">
               {i.days.length > 0 ? (
                 <>
-                  {count(i.days.length)} {i.days.length === 1 ? 'day' : 'days'} add up to {usdSpend(i.delivered_micros)} delivered.{' '}
+                  {i.days.length === 1 ? 'Its one day comes' : `${count(i.days.length)} days add up`} to {usdSpend(i.delivered_micros)} delivered.{' '}
                 </>
               ) : null}
               Delivered to date {usdSpend(prior.micros + i.delivered_micros)} rounds to {usdFromCents(cents(prior.micros + i.delivered_micros))}; less{' '}

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import { Page } from '../layout.tsx'
-import { usdFromCents, utc } from '../format.ts'
+import { counted, usdFromCents, utc } from '../format.ts'
 import type { AccountSchema } from '../../schemas/account.ts'
 import type { CampaignSummarySchema } from '../../schemas/campaigns.ts'
 import { collectionWords, OVERDUE_WORDS } from './billing-words.ts'
@@ -28,7 +28,7 @@ export function WriteSteps(props: { account: Account }) {
       done: access.write_approved,
       title: 'Account approval',
       doneText: 'An operator approved your account.',
-      next: <>We review new accounts within one business day; you can create campaigns as soon as an operator approves yours.</>,
+      next: <>We review new accounts within one business day and email you when yours is approved, with the next step.</>,
     },
     {
       done: access.terms_accepted,
@@ -99,7 +99,7 @@ export function OverviewPage(props: { csrf: string; email: string; account: Acco
         <div class="card">
           <div class="stat-label">Owed</div>
           <p class="stat">{usdFromCents(b.owed_cents)}</p>
-          <p class="muted">Delivered and not yet paid, less credits.</p>
+          <p class="muted">Not yet invoiced plus unpaid invoices, less credits.</p>
         </div>
         <div class="card">
           <div class="stat-label">Not yet invoiced</div>
@@ -108,8 +108,9 @@ export function OverviewPage(props: { csrf: string; email: string; account: Acco
         </div>
         <div class="card">
           <div class="stat-label">Invoiced, unpaid</div>
-          <p class="stat">{usdFromCents(b.invoiced_cents)}</p>
+          <p class="stat">{usdFromCents(b.unpaid_cents)}</p>
           <p class="muted">
+            {b.pending_charge_count === 0 ? 'No invoice awaits payment' : `${counted(b.pending_charge_count, 'invoice awaits', 'invoices await')} payment`} ·{' '}
             <a href="/portal/billing">Invoices and billing</a>
           </p>
         </div>

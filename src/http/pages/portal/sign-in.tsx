@@ -28,7 +28,7 @@ export function SignupPage(props: { csrf: string; email?: string; errors?: Error
   return (
     <Page title="Create an advertiser account" area="portal-public">
       <div class="card narrow">
-        <p>Sign up, then we review your account (usually within one business day). Meanwhile you can accept the API terms and set up billing.</p>
+        <p>Sign up, then we review your account (usually within one business day) and email you when it is approved. Meanwhile you can accept the API terms and set up billing.</p>
         <FormError message={errors.form} />
         <PostForm action="/portal/signup" csrf={props.csrf}>
           <Field name="email" label="Email" type="email" autocomplete="email" required value={props.email ?? ''} error={errors.email} />

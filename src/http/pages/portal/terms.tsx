@@ -85,7 +85,7 @@ function NextStep(props: { access: Access }) {
   if (!access.write_approved) {
     return (
       <p class="next-step">
-        <strong>Next:</strong> wait for an operator to approve your account (usually within one business day). <a href="/portal">Back to the overview</a>.
+        <strong>Next:</strong> wait for an operator to approve your account (usually within one business day; we email you when it is approved). <a href="/portal">Back to the overview</a>.
       </p>
     )
   }

@@ -28,7 +28,7 @@ export function HomePage() {
       stylesheets={['/assets/public.css', '/assets/ad-surfaces.css']}
     >
       <p class="lead">
-        While an AI coding assistant works, its editor extension and its terminal status line show one short “thinking” line. Advertisers buy that
+        While an AI coding assistant works, the editor's status bar and the terminal's status line show one short line, marked as an ad. Advertisers buy that
         line: in blocks of 1,000 impressions of ten seconds each, and you pay only for the views delivered, billed after delivery.
       </p>
       <p class="cta">
@@ -41,14 +41,16 @@ export function HomePage() {
       </p>
 
       <h2>What developers see</h2>
-      <p>Your ad line (3 to 60 characters; 30 to 40 read best) and your brand, as the two tools draw them:</p>
+      <p>
+        Your ad line (3 to 60 characters; 30 to 40 read best) after “Ad” and your brand, as the two clients show it: <code>Ad · Acme CI · Ship green builds with Acme CI</code>.
+      </p>
       <div class="surfaces">
         <section aria-labelledby="surface-terminal">
           <h3 id="surface-terminal">Terminal status line</h3>
           <TerminalSurface view={HOME_EXAMPLE} />
         </section>
         <section aria-labelledby="surface-extension">
-          <h3 id="surface-extension">Editor extension</h3>
+          <h3 id="surface-extension">Editor status bar</h3>
           <EditorSurface view={HOME_EXAMPLE} />
         </section>
       </div>

@@ -2,7 +2,7 @@ import { Page } from '../layout.tsx'
 import { Chart } from '../chart.tsx'
 import { count, utc } from '../format.ts'
 import { axisTime, bucketText } from '../portal/delivery.tsx'
-import { thinkingText } from '../ad-surfaces.tsx'
+import { disclosedAd } from '../../../domain/preview.ts'
 import type { PublicReport } from '../../../services/public-report.ts'
 import { DataTable } from '../data-table.tsx'
 import { isDefaultCampaignName } from '../../../domain/campaign-order.ts'
@@ -40,12 +40,8 @@ export function ReportPage(props: { report: PublicReport }) {
         Delivery report{r.brand ? <> for {r.brand}</> : null} · {STATUS_WORDS[r.status] ?? r.status} · generated {utc(r.generated_at)}
       </p>
       <h2>The ad</h2>
-      <p class="adline" aria-label={`Ad line: ${r.ad_line}`}>
-        <span class="spin" aria-hidden="true">
-          ✻
-        </span>
-        <span class="ad">{thinkingText(r.ad_line)}</span>
-        {r.brand ? <span class="brand">· {r.brand}</span> : null}
+      <p class="adline">
+        <span class="ad">{disclosedAd(r.ad_line, r.brand)}</span>
       </p>
       <h2>Delivery</h2>
       <div class="grid">

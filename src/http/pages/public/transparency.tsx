@@ -21,18 +21,41 @@ export interface IssuerKeyView {
   redeem_until: string
 }
 
+/** The command for this month's closed days (through the last closed one), or with placeholders before any day is closed. */
+export function verifyCommand(closedThrough: string | null): string {
+  return closedThrough === null
+    ? 'adctl ledger verify --from YYYY-MM-DD --to YYYY-MM-DD'
+    : `adctl ledger verify --from ${closedThrough.slice(0, 8)}01 --to ${closedThrough}`
+}
+
 export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; closedThrough: string | null; issuerKeys: IssuerKeyView[] }) {
   return (
     <Page title="Transparency log" heading="Ledger transparency log" area="public" path="/transparency" stylesheets={['/assets/public.css']}>
+      <section aria-labelledby="check-h" class="card">
+        <h2 id="check-h">Check what you were billed for</h2>
+        <p>
+          As an advertiser you can prove, without trusting us, that the impressions and clicks you were billed for are the ones recorded, and that
+          no closed day was changed afterwards. One command does it, with your API credentials:
+        </p>
+        <pre class="command">
+          <code>{verifyCommand(props.closedThrough)}</code>
+        </pre>
+        <p>
+          It downloads your ledger for those days, recomputes each day's fingerprint, checks it against the heads published on this page and
+          against what your invoices took, and names the first day and row that disagree (exit code 4). The same check is{' '}
+          <code>client.ledger.verify</code> in the SDK.
+        </p>
+      </section>
+      <h2>How it works</h2>
       <p>
         Every UTC day, shortly after midnight, the service closes the previous day's ledger. Each advertiser account with ledger rows that
         day gets a day root: a SHA-256 chain over all its rows, in the order and bytes of its ledger export, continuing from its previous
         root. The day's account roots are the leaves of a Merkle tree (RFC 6962), and the tree's head is published here.
       </p>
       <p>
-        An advertiser checks that its root is in the published tree with the inclusion proof of <code>GET /v1/ledger/days/&#123;date&#125;/proof</code>,
-        and that the root matches its exported rows. Rewriting a closed day changes its roots, so the head published here would no longer
-        match. The byte formats are documented for anyone who wants to write their own verifier.
+        The command checks that your root is in the published tree with the inclusion proof of{' '}
+        <code>GET /v1/ledger/days/&#123;date&#125;/proof</code>, and that the root matches your exported rows. Rewriting a closed day changes its
+        roots, so the head published here would no longer match. The byte formats are documented for anyone who wants to write their own verifier.
       </p>
       <p>
         {props.closedThrough === null ? (
@@ -52,7 +75,7 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; 
           tableClass="tree-heads"
           columns={['Day (UTC)', { label: 'Accounts (leaves)', num: true }, 'Root hash (SHA-256)']}
           captionClass="visually-hidden"
-          caption={<>Tree heads of the last {count(props.heads.length)} closed days, newest first</>}
+          caption={<>Tree heads of {props.heads.length === 1 ? 'the last closed day' : `the last ${count(props.heads.length)} closed days`}, newest first</>}
         >
           {props.heads.map((h) => (
             <tr>
@@ -102,7 +125,7 @@ export function TransparencyPage(props: { heads: TreeHeadView[]; shown: number; 
         </DataTable>
       )}
       <p class="muted">
-        At most the last {count(props.shown)} closed days with rows. The same heads as JSON:{' '}
+        At most {props.shown === 1 ? 'the last closed day' : `the last ${count(props.shown)} closed days`} with rows. The same heads as JSON:{' '}
         <a href="/transparency.json">
           <code>/transparency.json</code>
         </a>{' '}

@@ -18,6 +18,7 @@ import {
 } from '../../schemas/admin/accounts.ts'
 import { sendSetPasswordLink } from '../../../services/password-links.ts'
 import { emailContext } from '../../email-context.ts'
+import type { EmailContext } from '../../../services/email.ts'
 import { asOperator } from '../../operator-context.ts'
 import { presentAccountListItem, presentOperatorAccount } from '../../presenters.ts'
 import type { Audited } from '../../../services/audit.ts'
@@ -39,7 +40,7 @@ function accountSwitch<B extends TSchema, R extends TSchema>(
   deps: RouteDeps,
   name: string,
   { summary, description, body, result }: SwitchDoc<B, R>,
-  set: (ctx: RouteDeps & Audited, userId: string, body: Static<B>) => Promise<Static<R>>,
+  set: (ctx: RouteDeps & Audited & EmailContext, userId: string, body: Static<B>) => Promise<Static<R>>,
 ) {
   const schema = {
     summary,
@@ -50,7 +51,9 @@ function accountSwitch<B extends TSchema, R extends TSchema>(
     // Widened: the route's types come from `set`, which the generic schema cannot give Fastify.
     response: { 200: result as TSchema, ...errors(404) },
   }
-  app.post(`/accounts/:user_id/${name}`, { schema }, async (request) => set(asOperator(deps, request), request.params.user_id, request.body as Static<B>))
+  app.post(`/accounts/:user_id/${name}`, { schema }, async (request) =>
+    set({ ...asOperator(deps, request), log: request.log }, request.params.user_id, request.body as Static<B>),
+  )
 }
 
 /** Advertiser accounts: creation, the write prerequisites, the API key. */

@@ -87,7 +87,7 @@ export function opsAccountRoutes(deps: RouteDeps) {
 
     accountForm('write-approval', SwitchForm, async (request, form) =>
       attemptBody(WriteApprovalSchema, { approved: booleanOf(form.value) }, async (body) => {
-        await actions.setWriteApproval(ctx(request), request.params.user_id, body.approved)
+        await actions.setWriteApproval({ ...ctx(request), log: request.log }, request.params.user_id, body.approved)
         return 'write_approval'
       }),
     )

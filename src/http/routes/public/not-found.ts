@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { App } from '../../types.ts'
 import { ErrorPage } from '../../pages/error-page.tsx'
 import { hasEmptySegment } from '../../plugins/errors.ts'
+import { prefersHtml, underApi } from '../../page-requests.ts'
 
 /**
  * Any unknown path a browser asks for (issue 36): an HTML 404 page with the
@@ -15,36 +16,11 @@ import { hasEmptySegment } from '../../plugins/errors.ts'
 /** Media types are case-insensitive (RFC 9110 8.3.1). */
 const TEXT_HTML = /text\/html/i
 
-/** Paths that answer JSON whatever the Accept header says. */
-const API_PREFIXES = ['/v1', '/admin/v1', '/serve']
-
 /**
- * A path with an empty segment or a trailing slash is refused by the input
- * guard before any route runs (`plugins/input-guard.ts`), so it keeps the
- * JSON 404 (decision record: "unknown paths a browser asks for").
+ * A path with an empty segment or a trailing slash never reaches a route: the input guard
+ * redirects a browser's page request to the canonical path, and refuses the rest with the JSON
+ * 404 (`plugins/input-guard.ts`).
  */
-const underApi = (url: string) => API_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`))
-
-/** The quality an Accept header gives a media type (exact match only; 0 when absent). */
-function quality(accept: string, type: string): number {
-  let q = 0
-  for (const part of accept.split(',')) {
-    const [media, ...params] = part.split(';').map((s) => s.trim().toLowerCase())
-    if (media !== type) continue
-    const qParam = params.find((p) => p.startsWith('q='))
-    const value = qParam === undefined ? 1 : Number(qParam.slice(2))
-    if (Number.isFinite(value)) q = Math.max(q, value)
-  }
-  return q
-}
-
-/** A browser's request for a page: text/html named, and not ranked below JSON (curl's and fetch's `*\/*` is not). */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (accept === undefined) return false
-  const html = quality(accept, 'text/html')
-  return html > 0 && html >= quality(accept, 'application/json')
-}
-
 /** The router constraint (`app.addConstraintStrategy`) that lets only a browser's page request reach the catch-all. */
 export const BROWSER_PAGE_CONSTRAINT = {
   name: 'browserPage',

@@ -2,8 +2,7 @@ import { Type } from 'typebox'
 import type { App, RouteDeps } from '../../types.ts'
 import { errors, IdParams } from '../../schemas/common.ts'
 import { PreviewCreatedSchema, PreviewCreateSchema, RevokedSchema } from '../../schemas/previews.ts'
-import { thinkingText } from '../../pages/ad-surfaces.tsx'
-import type { PreviewContent } from '../../../domain/preview.ts'
+import { disclosedAd, type PreviewContent } from '../../../domain/preview.ts'
 import type { Surface } from '../../../domain/auction.ts'
 import { previewCampaign, previewCreative, revokeOwnedPreview } from '../../../services/previews.ts'
 
@@ -13,14 +12,16 @@ export function previewUrl(publicUrl: string, token: string): string {
 
 function renderPayload(c: PreviewContent) {
   const surfaces: Surface[] = c.target_surface === 'both' ? ['terminal', 'extension'] : [c.target_surface]
+  // Both clients show the same disclosed text: the terminal's status line, the editor's status bar item.
+  const shown = disclosedAd(c.ad_line, c.brand)
   return {
     ad_line: c.ad_line,
     brand: c.brand,
     icon_url: c.icon_url,
     destination_url: c.destination_url,
     surfaces,
-    terminal_line: surfaces.includes('terminal') ? `✻ ${thinkingText(c.ad_line)} (esc to interrupt)` : null,
-    extension_line: surfaces.includes('extension') ? thinkingText(c.ad_line) : null,
+    terminal_line: surfaces.includes('terminal') ? shown : null,
+    extension_line: surfaces.includes('extension') ? shown : null,
   }
 }
 
