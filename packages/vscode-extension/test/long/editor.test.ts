@@ -272,7 +272,6 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
     await sleep(11_000)
     assert.ok(await waitFor(() => views(thinking).some((c) => c.status === 204 && dwell(c) >= 10_000), 5_000), `the view is reported at 10 s: ${JSON.stringify(views(thinking).map((c) => c.body))}`)
     const report = views(thinking).find((c) => dwell(c) >= 10_000)!
-    console.log(`# decisions from the attester to the attested view: ${decisions(from).filter((d) => d.at < report.at).length} (0: the offer shown was the one prefetched before)`)
     assert.match(String(report.headers.authorization), /^PrivateToken token="[\w-]+={0,2}"$/, 'the view spends a Privacy Pass token')
     for (const d of decisions(from)) assert.equal(d.headers.authorization, undefined, 'no JWT or token on a decision')
     assert.ok(await waitFor(async () => (await item().count()) === 0, 10_000), 'the item hides when the assistant is done')
