@@ -127,6 +127,15 @@ export function takeToken(store) {
   )
 }
 
+/**
+ * Ends a back-off that a new attester deserves a fresh try after (its JWT was refused, none was
+ * given, a request failed); a 429's stays, since the account's allowance is the same whoever asks.
+ * @param {WalletStore} store
+ */
+export function clearBackoff(store) {
+  updateWallet(store, (w) => ({ wallet: w.backoff && w.backoff.reason !== 'rate_limited' ? { ...w, backoff: null } : null, result: null }))
+}
+
 /** Could this be a JWT (base64url parts and dots; nothing a header could be split on)? @param {string} text */
 export const looksLikeJwt = (text) => /^[A-Za-z0-9._~+/=-]+$/.test(text)
 

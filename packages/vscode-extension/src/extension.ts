@@ -1,25 +1,25 @@
 /**
  * VS Code's side of the extension: the status bar item, the commands, the settings, the window's
- * focus, the exported API, and the service behind ad-client's calls. The rules live in the
- * controller (controller.ts, no `vscode` import) and in the shared client core (packages/ad-client).
+ * focus, the exported API and the storage. The rules live in the controller (controller.ts, no
+ * `vscode` import) and in the shared client core (packages/ad-client).
  *
  * Activation does no I/O and makes no request: it registers the commands and listeners and builds the
- * controller. Nothing is fetched before an assistant says it is working (or `show` is `always`).
+ * controller. Nothing is fetched before an assistant says it is working (or `show` is `always`). The
+ * calls to the service, the report delivery and the Privacy Pass wallet are serving.ts (no `vscode`
+ * import either); this file hands it the settings, the install id, the topics and the storage.
  */
 import { randomUUID } from 'node:crypto'
 import * as vscode from 'vscode'
-import { baseUrl, countryCode, decisionBody, reportView, requestDecision } from '@thinking-line/ad-client/http'
-import { deliverReports, memoryQueue, parseReports, type StoredReport } from '@thinking-line/ad-client/reports'
+import { memoryQueue, parseReports, type StoredReport } from '@thinking-line/ad-client/reports'
 import { memoryTopicCache, topicsFor } from '@thinking-line/ad-client/topics'
-import { commandJwt, looksLikeJwt, memoryWalletStore, noteChallenge, takeToken, topUp } from '@thinking-line/ad-client/wallet'
-import { Controller, type Fetched, type Offer, type ShowSetting, type Snapshot } from './controller.ts'
+import { memoryWalletStore } from '@thinking-line/ad-client/wallet'
+import { Controller, type Offer, type ShowSetting, type Snapshot } from './controller.ts'
 import { present } from './present.ts'
+import { createServing, DEFAULT_SERVICE_URL } from './serving.ts'
 
 /** Set by the bundle's first line (build.mjs): when the extension's code began to load. */
 declare const __thinkingLineLoadStart: number | undefined
 
-/** Each request's bound: a slow service hides the item, it never holds anything up. */
-export const REQUEST_TIMEOUT_MS = 2_000
 /** The simulated assistant's work (thinkingLine.simulateThinking). */
 export const SIMULATED_THINKING_MS = 15_000
 const VIEWER_KEY = 'thinkingLine.viewerId'
@@ -80,22 +80,7 @@ export function activate(context: vscode.ExtensionContext): ThinkingLineApi {
   if (adopted.length > 0) void context.globalState.update(REPORTS_KEY, { ...others, [session]: { at: now(), released: false, reports: queue.list() } })
   release = () => saveReports(queue.list(), true)
 
-  // Privacy Pass tokens: in this window's memory only (two windows never spend one token twice).
-  const wallet = memoryWalletStore()
-  let attester: (() => Promise<string>) | null = null
-  const attesterJwt = async (): Promise<string | null> => {
-    if (attester) {
-      const jwt = (await attester()).trim()
-      return looksLikeJwt(jwt) ? jwt : null
-    }
-    const command = config().get<string>('attestCommand', '').trim()
-    return command ? commandJwt(command) : null
-  }
-  const attested = () => attester !== null || config().get<string>('attestCommand', '').trim() !== ''
-  let lastBillable: number | null = null
   const topicCache = memoryTopicCache()
-  const service = () => baseUrl(config().get<string>('serviceUrl', 'http://127.0.0.1:8080') || 'http://127.0.0.1:8080')
-
   const viewerId = () => {
     let id = context.globalState.get<string>(VIEWER_KEY)
     if (typeof id !== 'string' || id.length < 1 || id.length > 128) {
@@ -117,48 +102,20 @@ export function activate(context: vscode.ExtensionContext): ThinkingLineApi {
     }
   }
 
-  const fetchOffer = async (): Promise<Fetched> => {
-    try {
-      const sent = topics()
-      const country = countryCode(config().get<string>('country', ''))
-      const res = await requestDecision(service(), decisionBody({ surface: 'extension', viewerId: viewerId(), topics: sent, country }), REQUEST_TIMEOUT_MS)
-      if (res.status === 204) return { kind: 'none' }
-      if (!res.decision) return { kind: 'failed' }
-      if (res.challenge && attested()) void fillWallet(res.challenge)
-      return { kind: 'ad', decision: res.decision, topics: res.body.topics ?? [] }
-    } catch {
-      return { kind: 'failed' }
-    }
-  }
-
-  let filling = false
-  const fillWallet = async (challenge: string) => {
-    if (filling) return
-    filling = true
-    try {
-      await noteChallenge(wallet, challenge)
-      await topUp(wallet, attesterJwt, service(), now, REQUEST_TIMEOUT_MS)
-    } catch {
-      // Views go without a token meanwhile.
-    } finally {
-      filling = false
-    }
-  }
-
-  const deliver = async () => {
-    try {
-      return await deliverReports({
-        claims: queue.claims(),
-        lastBillable: { get: () => lastBillable, set: (at) => void (lastBillable = at) },
-        takeToken: attested() ? () => takeToken(wallet) : null,
-        send: (report, token) => reportView(service(), report.impression_id, report.dwell_ms, token, REQUEST_TIMEOUT_MS),
-        clock: now,
-        sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-      })
-    } catch {
-      return { failed: true }
-    }
-  }
+  const serving = createServing({
+    settings: () => ({
+      serviceUrl: config().get<string>('serviceUrl', DEFAULT_SERVICE_URL),
+      country: config().get<string>('country', ''),
+      attestCommand: config().get<string>('attestCommand', ''),
+    }),
+    viewerId,
+    topics,
+    now,
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    queue,
+    // Privacy Pass tokens: in this window's memory only (two windows never spend one token twice).
+    wallet: memoryWalletStore(),
+  })
 
   let item: vscode.StatusBarItem | null = null
   const display = {
@@ -193,7 +150,7 @@ export function activate(context: vscode.ExtensionContext): ThinkingLineApi {
       },
     },
     display,
-    { fetchOffer, queue: (r) => void queue.add(r), pending: () => queue.size(), deliver },
+    serving,
     { show: showSetting(), focused: vscode.window.state.focused },
   )
   controller = c
@@ -205,6 +162,7 @@ export function activate(context: vscode.ExtensionContext): ThinkingLineApi {
     vscode.window.onDidChangeWindowState((state) => c.setFocused(state.focused)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('thinkingLine.show')) c.setShow(showSetting())
+      if (e.affectsConfiguration('thinkingLine.attestCommand')) serving.attesterChanged()
     }),
     vscode.commands.registerCommand('thinkingLine.thinkingStarted', () => {
       commandHold ??= c.thinking()
@@ -232,9 +190,7 @@ export function activate(context: vscode.ExtensionContext): ThinkingLineApi {
       const end = c.thinking()
       return promise.finally(end)
     },
-    setAttester(fn) {
-      attester = fn
-    },
+    setAttester: (fn) => serving.setAttester(fn),
     activationMs,
     diagnostics: () => ({ ...c.snapshot(), activationMs, loadMs }),
   }

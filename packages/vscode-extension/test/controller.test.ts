@@ -4,37 +4,7 @@ import { test } from 'node:test'
 import type { Decision } from '@thinking-line/ad-client/decision'
 import type { Report } from '@thinking-line/ad-client/reports'
 import { Controller, type Fetched, type Offer, type ShowSetting } from '../src/controller.ts'
-
-/** A clock whose timers run only when the test moves time on. */
-class FakeClock {
-  t = 1_800_000_000_000
-  private timers: { at: number; fn: () => void; id: number }[] = []
-  private seq = 0
-  now = () => this.t
-  setTimer = (fn: () => void, ms: number) => {
-    const id = ++this.seq
-    this.timers.push({ at: this.t + ms, fn, id })
-    return () => void (this.timers = this.timers.filter((x) => x.id !== id))
-  }
-  pending = () => this.timers.length
-  /** Moves time on by `ms`, running every timer due, in order (and the promises they settle). */
-  async advance(ms: number) {
-    const end = this.t + ms
-    for (;;) {
-      await settle()
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0]
-      if (!due) break
-      this.timers = this.timers.filter((x) => x !== due)
-      this.t = Math.max(this.t, due.at)
-      due.fn()
-    }
-    this.t = end
-    await settle()
-  }
-}
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-}
+import { FakeClock } from './fake-clock.ts'
 
 let n = 0
 const decision = (): Decision => ({ impression_id: `imp-${++n}`, ad_line: 'Ship faster', brand: 'Acme', click_url: `https://ads.example/click/${n}` })

@@ -6,6 +6,7 @@ import { present } from '../src/present.ts'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 const source = readFileSync(new URL('../src/extension.ts', import.meta.url), 'utf8')
+const serving = readFileSync(new URL('../src/serving.ts', import.meta.url), 'utf8')
 
 test('the manifest: activation on startup finished, every command registered, every setting described', async () => {
   assert.deepEqual(pkg.activationEvents, ['onStartupFinished'])
@@ -23,8 +24,8 @@ test('the manifest: activation on startup finished, every command registered, ev
 })
 
 test('the extension never reads the machine id, and sends no path: the decision body is built by the core from topics and the country only', () => {
-  assert.ok(!/machineId/.test(source))
-  assert.match(source, /decisionBody\(\{ surface: 'extension', viewerId: viewerId\(\), topics: sent, country \}\)/)
+  assert.ok(!/machineId/.test(source) && !/machineId/.test(serving))
+  assert.match(serving, /decisionBody\(\{ surface: 'extension', viewerId: ports\.viewerId\(\), topics: ports\.topics\(\), country: countryCode\(country\) \}\)/)
 })
 
 test('present: disclosed and cut by the core; icons escaped; the tooltip says it is an ad and why', () => {

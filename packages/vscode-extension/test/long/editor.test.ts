@@ -7,8 +7,9 @@
  * going down); the browser answers every request off the loopback itself.
  *
  * A test assistant extension (./assistant) works for 14 s at a time through Thinking Line's exported
- * API, as a real assistant would, and reports the API (activationMs). The tests run in order on one
- * workbench; each counts its own deltas.
+ * API, as a real assistant would, reports the API (activationMs), and hands over its user's attester
+ * (`setAttester`, JWTs from the service's development attester: ATTESTER=dev), after which views are
+ * attested. The tests run in order on one workbench; each counts its own deltas.
  */
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -37,11 +38,13 @@ import {
   type Offline,
 } from '../../../../test/helpers/code-server.ts'
 import { offersWritten, privateCountry } from '../../../../test/helpers/serving.ts'
+import { TOKENS_PER_RUN } from '@thinking-line/ad-client/wallet'
 import { startRecordingProxy, type RecordedCall, type RecordingProxy } from './recording-proxy.ts'
 
 const SIMULATE = 'Thinking Line: Simulate an assistant thinking'
 const THINK = 'Test assistant: Think for a while'
 const REPORT = "Test assistant: Report Thinking Line's API"
+const ATTEST = 'Test assistant: Hand over the attester'
 const THINK_MS = 14_000
 const BRAND = 'Acme'
 const AD_LINE = 'Ship React apps faster with Acme'
@@ -64,7 +67,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number, ever
 // The proxy is the service's public address (PUBLIC_URL): the decisions' view and click URLs lead through it too.
 const servicePort = await freePort()
 const proxy: RecordingProxy = await startRecordingProxy(`http://127.0.0.1:${servicePort}`)
-const h = useService({ CLOCK: 'system', PORT: String(servicePort), PUBLIC_URL: proxy.url }, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
+const h = useService({ CLOCK: 'system', PORT: String(servicePort), PUBLIC_URL: proxy.url, ATTESTER: 'dev' }, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
 after(() => proxy.close())
 
 describe('Thinking Line in code-server', { skip: browserSkip }, () => {
@@ -102,7 +105,7 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
       folder,
       extensions: [builtVsix(), assistant],
       settings: { 'thinkingLine.serviceUrl': proxy.url, 'thinkingLine.country': country },
-      env: { THINKING_LINE_TEST_OUT: assistantOut, THINKING_LINE_TEST_THINK_MS: String(THINK_MS) },
+      env: { THINKING_LINE_TEST_OUT: assistantOut, THINKING_LINE_TEST_THINK_MS: String(THINK_MS), THINKING_LINE_TEST_ATTEST_URL: `${proxy.url}/dev/attest` },
     })
     browser = await launchChromium()
     ;({ context, offline } = await offlineContext(browser))
@@ -124,15 +127,22 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
   const decisions = (from = 0) => proxy.calls.slice(from).filter((c) => c.method === 'POST' && c.path === '/serve/v1/decisions')
   const views = (from = 0) => proxy.calls.slice(from).filter((c) => c.method === 'POST' && /^\/serve\/v1\/impressions\/[^/]+\/view$/.test(c.path))
   const dwell = (c: RecordedCall) => (c.body as { dwell_ms: number }).dwell_ms
+  const tokenRequests = (from = 0) => proxy.calls.slice(from).filter((c) => c.method === 'POST' && c.path === '/serve/v1/token-requests')
+  const jwtsFetched = (from = 0) => proxy.calls.slice(from).filter((c) => c.method === 'POST' && c.path === '/dev/attest')
+  const assistantEvents = (): { event: string }[] =>
+    readFileSync(assistantOut, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
 
-  async function totals(): Promise<{ billable: number; clicks: number }> {
+  async function totals(): Promise<{ billable: number; attested: number; clicks: number }> {
     await offersWritten(h)
     const day = new Date()
     day.setUTCHours(0, 0, 0, 0)
     const end = new Date(day.getTime() + 86_400_000)
     const res = await adv.get(`/v1/stats?start=${day.toISOString()}&end=${end.toISOString()}&granularity=day&campaign_id=${campaignId}`)
     assert.equal(res.status, 200, res.text)
-    return { billable: res.body.totals.billable_impressions, clicks: res.body.totals.clicks }
+    return { billable: res.body.totals.billable_impressions, attested: res.body.totals.attested_billable_impressions, clicks: res.body.totals.clicks }
   }
 
   /** One viewer earns at most one billable impression per ten seconds: a test starts ten seconds after the last view. */
@@ -228,6 +238,48 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
     const ids = views(from).map((c) => c.path)
     assert.deepEqual(ids, [...new Set(ids)], 'each impression reported once')
     assert.equal((await totals()).billable - before.billable, 1)
+    assert.equal((await totals()).attested - before.attested, 0, 'no attester yet: not attested')
+    for (const c of views(from)) assert.equal(c.headers.authorization, undefined, 'no token without an attester')
+  })
+
+  test('an assistant hands over its attester: tokens come in a batch at once; after 11 s focused, exactly one billable impression, attested', async () => {
+    assert.ok(await waitFor(async () => (await item().count()) === 0, 30_000), 'the last thinking ended')
+    await afterLastView()
+    const from = proxy.calls.length
+    const before = await totals()
+    // The previous exposure ended with the next offer prefetched: it is in hand, and no decision
+    // comes before the view. The wallet fills from the challenge already seen, without waiting for one.
+    await runCommand(page, ATTEST)
+    const fetchedFrom = performance.now()
+    assert.ok(await waitFor(() => assistantEvents().some((e) => e.event === 'attester'), 10_000), 'the assistant handed over its attester')
+    assert.ok(
+      await waitFor(() => tokenRequests(from).filter((c) => c.status === 200).length >= TOKENS_PER_RUN, 20_000),
+      `a batch of tokens is fetched before the assistant works: ${JSON.stringify(tokenRequests(from).map((c) => c.status))}`,
+    )
+    const batch = tokenRequests(from)
+    assert.equal(batch.length, TOKENS_PER_RUN, 'one batch')
+    console.log(`# a batch of ${batch.length} tokens in ${Math.round(batch.at(-1)!.at - fetchedFrom)} ms after the attester was handed over (decisions meanwhile: ${decisions(from).length})`)
+    const fetched = jwtsFetched(from)
+    assert.equal(fetched.length, 1, 'one JWT for the batch')
+    assert.equal(fetched[0]!.status, 200)
+    for (const r of batch) assert.match(String(r.headers.authorization), /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/)
+    assert.equal(new Set(batch.map((r) => r.headers.authorization)).size, 1, 'the batch went with the one JWT')
+
+    const thinking = proxy.calls.length
+    await runCommand(page, THINK)
+    await item().waitFor({ state: 'visible', timeout: 10_000 })
+    assert.deepEqual(await workbenchFocus(page), { focused: true, visible: true })
+    await sleep(11_000)
+    assert.ok(await waitFor(() => views(thinking).some((c) => c.status === 204 && dwell(c) >= 10_000), 5_000), `the view is reported at 10 s: ${JSON.stringify(views(thinking).map((c) => c.body))}`)
+    const report = views(thinking).find((c) => dwell(c) >= 10_000)!
+    assert.match(String(report.headers.authorization), /^PrivateToken token="[\w-]+={0,2}"$/, 'the view spends a Privacy Pass token')
+    for (const d of decisions(from)) assert.equal(d.headers.authorization, undefined, 'no JWT or token on a decision')
+    assert.ok(await waitFor(async () => (await item().count()) === 0, 10_000), 'the item hides when the assistant is done')
+    await sleep(3_000)
+    // What followed the billable view (about 4 s shown) is reported without a token.
+    for (const c of views(thinking).filter((c) => c !== report)) assert.equal(c.headers.authorization, undefined, `a ${dwell(c)} ms view spent a token`)
+    const after = await totals()
+    assert.deepEqual({ billable: after.billable - before.billable, attested: after.attested - before.attested }, { billable: 1, attested: 1 })
   })
 
   test('11 s with the focus in another tab: no billable impression', async () => {
@@ -251,6 +303,8 @@ describe('Thinking Line in code-server', { skip: browserSkip }, () => {
     assert.ok(await waitFor(async () => (await item().count()) === 0, 10_000), 'the item hides when the assistant is done')
     await sleep(3_000)
     for (const c of views(from)) assert.ok(dwell(c) < 9_500, `a view reported ${dwell(c)} ms of dwell`)
+    // The attester is set (the test before): a view that cannot bill spends no token.
+    for (const c of views(from)) assert.equal(c.headers.authorization, undefined, `a ${dwell(c)} ms view spent a token`)
     assert.equal((await totals()).billable - before.billable, 0)
   })
 

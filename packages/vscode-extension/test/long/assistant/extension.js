@@ -1,8 +1,10 @@
-/* global require, exports */
+/* global require, exports, fetch, AbortSignal */
 /* eslint-disable @typescript-eslint/no-require-imports -- an extension's entry point is CommonJS */
 // The editor tests' stand-in for an AI assistant (packages/vscode-extension/test/long/editor.test.ts):
 // it works for THINKING_LINE_TEST_THINK_MS through Thinking Line's exported API (`thinking(label)`, whose
-// returned function ends it), and writes what the API exposes to THINKING_LINE_TEST_OUT.
+// returned function ends it), hands over its user's attester (`setAttester`: a fresh JWT per call from
+// the service's development attester at THINKING_LINE_TEST_ATTEST_URL), and writes what the API
+// exposes to THINKING_LINE_TEST_OUT.
 const vscode = require('vscode')
 const { appendFileSync } = require('node:fs')
 
@@ -25,6 +27,21 @@ exports.activate = (context) => {
         end()
         record({ event: 'done' })
       }, Number(process.env.THINKING_LINE_TEST_THINK_MS ?? 14000))
+    }),
+    vscode.commands.registerCommand('thinkingLineTestAssistant.attest', async () => {
+      const { api } = await thinkingLine()
+      api.setAttester(async () => {
+        const res = await fetch(process.env.THINKING_LINE_TEST_ATTEST_URL, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ subject: 'editor-user-1' }),
+          signal: AbortSignal.timeout(5000),
+        })
+        if (res.status !== 200) throw new Error(`the attester answered ${res.status}`)
+        record({ event: 'jwt' })
+        return (await res.json()).jwt
+      })
+      record({ event: 'attester' })
     }),
     vscode.commands.registerCommand('thinkingLineTestAssistant.report', async () => {
       const { id, api } = await thinkingLine()
