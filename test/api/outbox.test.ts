@@ -1,41 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
-import { after, test } from 'node:test'
-import { SMTPServer } from 'smtp-server'
+import { test } from 'node:test'
 import { loadSettings, SettingsError } from '../../src/platform/env.ts'
 import { Client, campaignBody, useService, type Advertiser, type TestHarness } from '../helpers/api.ts'
 import { deliver, privateCountry } from '../helpers/serving.ts'
+import { startSmtpServer } from '../helpers/smtp.ts'
 
 // Invoice email through the outbox (docs/decisions/0170-outbox-first-email.md, docs/billing.md (decision 0173)): with SMTP, without, and with a dead SMTP server.
 
-interface Received {
-  from: string
-  to: string[]
-  raw: string
-}
-
-const received: Received[] = []
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = []
-    stream.on('data', (c: Buffer) => chunks.push(c))
-    stream.on('end', () => {
-      received.push({
-        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        to: session.envelope.rcptTo.map((r) => r.address),
-        raw: Buffer.concat(chunks).toString('utf8'),
-      })
-      callback()
-    })
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-const smtpPort = (smtp.server.address() as { port: number }).port
-after(() => new Promise<void>((resolve) => smtp.close(() => resolve())))
+const { port: smtpPort, received } = await startSmtpServer()
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {

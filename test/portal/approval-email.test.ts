@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, test } from 'node:test'
-import { SMTPServer } from 'smtp-server'
+import { test } from 'node:test'
 import { useService } from '../helpers/api.ts'
 import { signedInOperator } from '../helpers/ops.ts'
 import { newEmail, outboxTo, PortalClient } from '../helpers/portal.ts'
+import { startSmtpServer } from '../helpers/smtp.ts'
 
 /**
  * The approval email (issue 51): "we review new accounts within one business
@@ -11,23 +11,7 @@ import { newEmail, outboxTo, PortalClient } from '../helpers/portal.ts'
  * this process. The next step follows what still blocks writes after the
  * approval; approving again sends nothing; the console's approval sends it too.
  */
-const received: { to: string[]; raw: string }[] = []
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = []
-    stream.on('data', (c: Buffer) => chunks.push(c))
-    stream.on('end', () => {
-      received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') })
-      callback()
-    })
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-const smtpPort = (smtp.server.address() as { port: number }).port
-after(() => new Promise<void>((resolve) => smtp.close(() => resolve())))
+const { port: smtpPort, received } = await startSmtpServer()
 
 const h = useService({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}` })
 
