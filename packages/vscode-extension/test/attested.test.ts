@@ -33,6 +33,9 @@ let campaignId: string
 const work = mkdtempSync(join(tmpdir(), 'thinking-line-attested-'))
 
 before(async () => {
+  // The issuer's key is made in the background at start-up; the directory answers once it is held, and
+  // decisions carry the challenge (without which no wallet fills) from then on.
+  assert.equal((await fetch(`${h.baseUrl}/.well-known/private-token-issuer-directory`)).status, 200)
   proxy = await startRecordingProxy(h.baseUrl)
   adv = await h.advertiser()
   const res = await adv.post('/v1/campaigns', campaignBody({ brand: 'Acme', ad_line: 'Attested by Acme', target_surface: 'extension', target_countries: [country], impressions: 1000 }))
