@@ -73,7 +73,7 @@ export async function readClickState(db: Db, clicks: readonly ClickToJudge[], no
  * What the store knows of the sources of a batch's billable candidates (`pairs`: source and viewer;
  * a source here is any key of `domain/invalid-traffic.ts#boundKeysOf`, an IPv6 /48 too):
  * per key, its viewers of the UTC day of `nowMs` (how many, and which of the batch's are among
- * them) and its billable units of the UTC hour. One statement; read only when a batch is judged
+ * them: the counts row's first viewer or a `source_day_viewers` row) and its billable units of the UTC hour. One statement; read only when a batch is judged
  * from the store.
  */
 export async function readSourceUse(db: Db, pairs: readonly { source: Source; viewerKey: string }[], nowMs: number): Promise<Map<Source, SourceUse>> {
@@ -86,9 +86,11 @@ export async function readSourceUse(db: Db, pairs: readonly { source: Source; vi
     SELECT
       (SELECT json_agg(json_build_array(c.source, c.viewers, CASE WHEN c.hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN c.hour_billable ELSE 0 END))
         FROM source_counts c WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
-      (SELECT json_agg(json_build_array(v.source, v.viewer_key))
+      -- A source's viewer of the day is its counts row's first viewer or a listed one (migration 0041).
+      (SELECT json_agg(json_build_array(k.source, k.viewer_key))
         FROM unnest(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[]) AS k(source, viewer_key)
-        JOIN source_day_viewers v ON v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key) AS members
+        WHERE EXISTS (SELECT 1 FROM source_counts c WHERE c.source = k.source AND c.day = ${utcDay(nowMs)}::date AND c.first_viewer = k.viewer_key)
+           OR EXISTS (SELECT 1 FROM source_day_viewers v WHERE v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key)) AS members
   `.compile(db),
   )
   const r = rows[0]!

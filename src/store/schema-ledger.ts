@@ -65,6 +65,11 @@ export interface SourceCountsTable {
   /** The source's latest UTC hour of the day, and its billable units in it. */
   hour: Timestamp
   hour_billable: number
+  /**
+   * The source's first viewer of the day (migration 0041): listed here, not in `source_day_viewers`,
+   * which holds its other viewers. NULL on rows written before 0041, whose viewers are all listed.
+   */
+  first_viewer: string | null
 }
 
 /** The operators' block list (migration 0029). */

@@ -5,7 +5,7 @@ import { BILLABLE_DWELL_MS, DWELL_WINDOW_FROM_MS, DWELL_WINDOW_TO_MS, LONG_GAP_M
 /**
  * A UTC day's traffic figures per source and per viewer for the review (domain/traffic-quality.ts),
  * read from the ledger rows with a source (views and clicks since migration 0029) through the day's
- * range of `ledger_time` (migration 0039 dropped the partial index beside it); and what the daily
+ * range of the ledger's primary key, which leads with `occurred_at` (migration 0042); and what the daily
  * review gave back for that day.
  */
 
@@ -36,7 +36,7 @@ const commonCounts = sql`
   count(*) FILTER (WHERE e.gap_ms >= ${LONG_GAP_MS})::int8 AS long_gaps`
 
 /**
- * The day's rows with a source (an index range of `ledger_time`), each measured view with
+ * The day's rows with a source (an index range of the primary key, `occurred_at` first), each measured view with
  * `gap_ms`: the time from its viewer's previous decision to its own (a decision is its view's time
  * less the offer age; the viewer's first has none).
  */

@@ -1,0 +1,14 @@
+-- A source's first viewer of the day lives in its counts row (issue 53; docs/invalid-traffic.md,
+-- "Where the counts live"; docs/performance.md, "WAL per billable view").
+--
+-- Until now every viewer that earned a billable unit from a source on a UTC day was a row of
+-- `source_day_viewers` (with its primary-key entry), and the day's `source_counts` row counted them.
+-- Most sources (a home address, an office's /64) have one viewer a day, so for most billable views of
+-- a new viewer that row was pure WAL: 280 of the ~1,860 bytes a fresh viewer's view wrote. Now the
+-- counts row holds the first viewer of its day (`first_viewer`), and `source_day_viewers` lists only
+-- the source's other viewers that day. A viewer is among a source's viewers of a day exactly when it
+-- is the counts row's `first_viewer` or has a `source_day_viewers` row: the same set as before,
+-- stored in fewer rows.
+--
+-- Rows written before this migration have `first_viewer` NULL: their viewers are all listed already.
+ALTER TABLE source_counts ADD COLUMN first_viewer text;

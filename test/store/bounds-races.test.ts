@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql } from 'kysely'
+import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { STORE } from '../helpers/service.ts'
+import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
+import { LeaseBook } from '../../src/serving/leases.ts'
+import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
+import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
+import type { ViewClaim } from '../../src/serving/ledger-claims.ts'
+
+/**
+ * The bounds' rows under concurrent batches (migration 0041, src/store/ledger.ts#writeBatch): a
+ * source's first viewer of the day is held in its counts row, its other viewers listed, and a viewer's
+ * ten-second slot is a row of its own; all three are written by plain inserts, so a batch that loses
+ * the race to insert one fails on its key and is judged again from the store (`isRace`). Whatever
+ * the interleaving, the counts equal the distinct viewers billed, each held once.
+ */
+const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
+const NOW = new Date('2026-11-02T09:00:30.000Z')
+const db = () => h.svc.service.store.db
+const skip = STORE !== 'postgres' ? 'concurrent writers need PostgreSQL (the embedded store has one connection)' : false
+
+async function campaign(adv: Advertiser) {
+  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 4 }))
+  assert.equal(res.status, 201, res.text)
+  const campaignId = res.body.campaign_id as string
+  const creative = await db().selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
+  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
+}
+
+let n = 0
+function viewOf(c: Awaited<ReturnType<typeof campaign>>, viewerKey: string, source: string): ViewClaim {
+  n++
+  return {
+    impressionId: `bounds-race-${process.pid}-${n}`,
+    offer: { ...c, surface: 'terminal', country: 'US', viewerKey, source, offeredAtMs: NOW.getTime() - 20_000, origin: 0 },
+    dwellMs: 10_000,
+    reason: null,
+    limits: servingLimitsOf(DEFAULT_CONFIG).sources,
+  }
+}
+
+const viewersOf = async (source: string) => {
+  const counts = await db().selectFrom('source_counts').select(['viewers', 'hour_billable', 'first_viewer']).where('source', '=', source).executeTakeFirstOrThrow()
+  const listed = await db().selectFrom('source_day_viewers').select('viewer_key').where('source', '=', source).execute()
+  return { ...counts, held: [counts.first_viewer, ...listed.map((r) => r.viewer_key)].sort() }
+}
+
+test('eight batches at once on one new source: its counts equal the distinct viewers billed, each held once', { skip }, async () => {
+  const c = await campaign(await h.advertiser())
+  const source = '198.51.100.71'
+  // Eight instances, each with three viewers of the source; viewers 0-3 are in two batches each.
+  const batches = Array.from({ length: 8 }, (_, b) => [0, 1, 2].map((i) => viewOf(c, `race-viewer-${(b * 3 + i) % 20}`, source)))
+  const results = await Promise.all(batches.map((views) => commitLedgerBatch(db(), NOW, { views, clicks: [] }, new LeaseBook())))
+  const billedViewers = new Set(results.flatMap((r, b) => r.views.flatMap((v, i) => (v.billable ? [batches[b]![i]!.offer.viewerKey] : []))))
+  const refused = results.flatMap((r) => r.views.filter((v) => !v.billable).map((v) => v.reason))
+  // A viewer's second view in the same ten seconds is refused, whichever batch came first.
+  assert.deepEqual(refused, Array(4).fill('viewer_frequency'))
+  assert.equal(billedViewers.size, 20)
+  const got = await viewersOf(source)
+  assert.equal(got.viewers, 20)
+  assert.equal(got.hour_billable, 20)
+  assert.deepEqual(got.held, [...billedViewers].sort(), 'each billed viewer held once: the first in the counts row, the others listed')
+  const slots = await sql<{ n: number }>`SELECT count(*)::int AS n FROM viewer_last_billable WHERE viewer_key LIKE 'race-viewer-%'`.execute(db())
+  assert.equal(slots.rows[0]!.n, 20)
+})
+
+test('a batch that loses the race to insert a source\'s counts row is judged again and counts its viewer beside the winner\'s', { skip }, async () => {
+  const c = await campaign(await h.advertiser())
+  const source = '198.51.100.72'
+  let pending: Promise<unknown> | undefined
+  await db().transaction().execute(async (trx) => {
+    // Another writer holds the source's first row of the day, not yet committed...
+    await sql`INSERT INTO source_counts (source, day, first_viewer, viewers, hour, hour_billable)
+      VALUES (${source}, '2026-11-02', 'the-winner', 1, '2026-11-02T09:00:00Z', 1)`.execute(trx)
+    // ... while this batch, whose snapshot has no row for the source, inserts one too: it waits on the key.
+    pending = commitLedgerBatch(db(), NOW, { views: [viewOf(c, 'the-loser', source)], clicks: [] }, new LeaseBook())
+    await new Promise((r) => setTimeout(r, 300))
+  })
+  const result = (await pending) as Awaited<ReturnType<typeof commitLedgerBatch>>
+  assert.equal(result.views[0]!.billable, true)
+  assert.ok(result.retries >= 1, 'the first statement failed on source_counts_pkey and the batch was judged again')
+  const got = await viewersOf(source)
+  assert.deepEqual({ viewers: got.viewers, hour_billable: got.hour_billable, held: got.held }, { viewers: 2, hour_billable: 2, held: ['the-loser', 'the-winner'] })
+})
