@@ -11,13 +11,17 @@
 -- so every statement that writes a row derives the key once for both.
 --
 -- Existing rows get their key from the same function, so a row written before this migration joins
--- its void and its claim exactly as a new one does. The key is filled by rewriting the table (SET DATA
--- TYPE with USING, in the ALTER that drops the id), not by an UPDATE: an UPDATE would leave a dead copy
--- of every row (the embedded store has no autovacuum) and keep the id's bytes in the live one, while a
--- rewrite writes each row once, without them. ALTER TABLE on the partitioned ledger applies to every
--- partition, the month partitions and the DEFAULT one; a partition that ledger_ensure_partition creates
--- later copies the columns and CHECKs of ledger_events (CREATE TABLE ... LIKE). No index of the ledger
--- includes impression_id (0031 replaced its unique ones by ledger_claims), so none moves.
+-- its void and its claim exactly as a new one does. The key is filled by rewriting the table: SET DATA
+-- TYPE with USING, in the same ALTER that drops the id (USING reads each row as it was, id included).
+-- An UPDATE would leave a dead copy of every row (the embedded store has no autovacuum) and keep the
+-- id's bytes in the live one; the rewrite writes each row once, without them, and rebuilds the indexes.
+-- It holds the ledger's ACCESS EXCLUSIVE lock until the migration commits, as any such ALTER does.
+--
+-- ALTER TABLE on the partitioned ledger applies to every partition, the month partitions and the
+-- DEFAULT one; a partition that ledger_ensure_partition creates later copies the columns and CHECKs of
+-- ledger_events (CREATE TABLE ... LIKE), and its copy of the DEFAULT partition's rows (by position)
+-- sees the same columns in the same order. No index of the ledger includes impression_id (0031
+-- replaced its unique ones by ledger_claims), so none moves.
 
 ALTER TABLE ledger_events ADD COLUMN impression_key bytea;
 ALTER TABLE ledger_events
