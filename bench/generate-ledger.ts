@@ -18,8 +18,9 @@
  *    its reason: short_dwell, viewer_frequency, dwell_exceeds_elapsed, inventory_exhausted), and
  *    a first click on ≈ 5.7% of billable impressions. That is offers ≈ 50%, impressions ≈ 35%,
  *    views ≈ 13%, clicks ≈ 2% of events. Every impression id is unique, shaped like a signed
- *    offer (`imp_<base64url payload>.<mac>`, ~180 chars); there is at most one offer, one view or
- *    impression and one click per id (the unique partial indexes hold);
+ *    offer (`imp_<base64url payload>.<mac>`, ~180 chars), and each row holds its key as the service
+ *    writes it (`ledger_claim_key`: 16 bytes of the id's SHA-256, migration 0040); there is at most
+ *    one offer, one view or impression and one click per id;
  *  - campaign counters (impressions_billed, lifetime_spent_micros, completed status, block
  *    progress) consistent with the generated ledger: a campaign whose order is used up is
  *    `completed` and later views of its offers are `inventory_exhausted`.
@@ -66,7 +67,7 @@ export const DEFAULT_OPTIONS: GeneratorOptions = { events: 10_000_000, seed: 42,
 export const LEDGER_COLUMNS = [
   'occurred_at',
   'event_type',
-  'impression_id',
+  'impression_key',
   'user_id',
   'campaign_id',
   'creative_id',
@@ -410,7 +411,9 @@ export function* generateCsv(plan: Plan, stats: GenerationStats, chunkBytes = 1 
         counterBuf.writeUIntBE(counter++, 0, 6)
         const payload = [c.campaignId, c.creativeId, userId, surface === 0 ? 'e' : 't', cc, viewerKey[v], offerMs.toString(36), counterBuf.toString('base64url')].join('~')
         const impressionId = `imp_${Buffer.from(payload).toString('base64url')}.${rng.bytes(16).toString('base64url')}`
-        const head = `,${impressionId},${userId},${c.campaignId},${c.creativeId},${sName},${cc},`
+        // The row's impression_key (bytea in COPY's text form), as ledger_claim_key(impressionId) derives it.
+        const impressionKey = `\\x${createHash('sha256').update(impressionId).digest().subarray(0, 16).toString('hex')}`
+        const head = `,${impressionKey},${userId},${c.campaignId},${c.creativeId},${sName},${cc},`
         const tail = `,${viewerKey[v]}\n`
         const push = (ms: number, line: string) => {
           const e = { ms, line }

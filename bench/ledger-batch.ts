@@ -13,7 +13,7 @@
  *
  * Method: a database of its own, migrated; one account and four campaigns of
  * 100 blocks (like `npm run bench`), a ledger pre-filled with --ledger-rows
- * offers; then batches of --size billable views (distinct viewers, the
+ * non-billable (short-dwell) views; then batches of --size billable views (distinct viewers, the
  * campaigns in turn, real signed impression ids) committed one after the other
  * on one connection, judged from known state as the serving writer does. The
  * views are made before the clock starts. Reported per view: the batch's round
@@ -155,7 +155,7 @@ async function run(db: Db): Promise<void> {
   const f = (x: number) => x.toFixed(1)
   process.stdout.write(
     [
-      `ledger batch: ${BATCHES} batches of ${SIZE} billable views, one at a time, ledger pre-filled with ${LEDGER_ROWS} offers`,
+      `ledger batch: ${BATCHES} batches of ${SIZE} billable views, one at a time, ledger pre-filled with ${LEDGER_ROWS} non-billable views`,
       `baseline  prepared SELECT 1 round trip: mean ${f(base.mean)} µs, p50 ${f(base.p50)} µs`,
       `batch     round trip: mean ${f(batch.mean)} µs (${f(batch.mean / base.mean)}× the baseline), p50 ${f(batch.p50)}, p90 ${f(batch.p90)}; ${f(batch.mean / SIZE)} µs a view`,
       `per view  PostgreSQL backend CPU ${cpu0 === null || cpu1 === null ? 'n/a (not a local server)' : `${f((cpu1 - cpu0) / views)} µs`}, ` +
@@ -164,7 +164,10 @@ async function run(db: Db): Promise<void> {
   )
 }
 
-/** One account, CAMPAIGNS active campaigns of BLOCKS blocks each, and a ledger of LEDGER_ROWS offers. */
+/**
+ * One account, CAMPAIGNS active campaigns of BLOCKS blocks each, and a ledger of LEDGER_ROWS short-dwell views
+ * (offers are counted, not ledger rows, since migration 0030), each with its impression key (migration 0040).
+ */
 async function seed(db: Db): Promise<string[]> {
   const now = new Date(START_MS)
   await sql`INSERT INTO accounts (user_id, email, created_at, api_key_hash, key_prefix, key_created_at)
@@ -179,8 +182,9 @@ async function seed(db: Db): Promise<string[]> {
       SELECT ${id}, g, CASE WHEN g = 0 THEN 'serving' ELSE 'queued' END, ${BLOCK_IMPRESSIONS}, CASE WHEN g = 0 THEN ${now}::timestamptz END
       FROM generate_series(0, ${BLOCKS - 1}) g`.execute(db)
   }
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, viewer_key)
-    SELECT ${now}, 'offer', 'imp_' || md5(g::text) || repeat('x', 150), 'usr_bench', ${ids[0]}, 'crv_bench', 'extension', 'US', false, md5(g::text)
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, dwell_ms, reason, viewer_key)
+    SELECT ${now}, 'view', ledger_claim_key('imp_' || md5(g::text) || repeat('x', 150)), 'usr_bench', ${ids[0]}, 'crv_bench', 'extension', 'US', false,
+      3000, 'short_dwell', md5(g::text)
     FROM generate_series(1, ${LEDGER_ROWS}::int) g`.execute(db)
   await sql`ANALYZE`.execute(db)
   return ids

@@ -10,7 +10,11 @@ import { prefix48Of } from '../domain/traffic-source.ts'
 // judging a batch, and retrying one a concurrent batch overtook, is the serving layer's
 // (src/serving/ledger-batch.ts).
 
-export type LedgerRow = Insertable<LedgerEventsTable>
+/**
+ * A ledger row as the serving layer builds it: with its impression's id, which the row itself does not
+ * keep (migration 0040): the statement writing it derives the key, `ledger_claim_key(impression_id)`.
+ */
+export type LedgerRow = Omit<Insertable<LedgerEventsTable>, 'impression_key'> & { impression_id: string }
 
 /** SQLSTATEs meaning "a concurrent batch overtook this one's reads": re-read and decide again. */
 const RACE_CODES = new Set(['40001', '40P01'])
@@ -77,17 +81,19 @@ export class EventColumns {
   }
 }
 
-const eventColumns = sql`(occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token)`
+const eventColumns = sql`(occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token)`
 
 /**
- * The select list turning the column arrays into ledger rows (in `eventColumns` order), followed by
- * each row's position in the batch (`ord`, from 1) when `withOrd`.
+ * The select list turning the column arrays into ledger rows (in `eventColumns` order), then the
+ * impression's id (not written: the row keeps its key, migration 0040) and, when `withOrd`, each
+ * row's position in the batch (`ord`, from 1). The key is derived here once per row, for the ledger
+ * row and its claim (`claimCtes`).
  */
 function eventValues(e: EventColumns, withOrd = false) {
   return sql`
-    timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, r.impression_id, r.user_id, r.campaign_id,
-    r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source, r.offer_age_ms, r.topic,
-    decode(r.token, 'hex') AS attestation_token
+    timestamptz 'epoch' + r.at_ms * interval '1 millisecond' AS occurred_at, r.event_type, ledger_claim_key(r.impression_id) AS impression_key,
+    r.user_id, r.campaign_id, r.creative_id, r.surface, r.country, r.billable, r.debit_micros, r.dwell_ms, r.reason, r.viewer_key, r.source,
+    r.offer_age_ms, r.topic, decode(r.token, 'hex') AS attestation_token, r.impression_id
     ${withOrd ? sql`, r.ord` : sql``}
     FROM unnest(
       ${e.atMs}::int8[], ${e.type}::text[], ${e.impression}::text[], ${e.user}::text[], ${e.campaign}::text[],
@@ -99,7 +105,7 @@ function eventValues(e: EventColumns, withOrd = false) {
 /**
  * The claims of a batch's rows (migration 0031, docs/decisions/0356-once-per-impression-without-a-unique-index-on-the-ledger.md), as
  * CTEs over `input` (`eventValues(e, true)`): every row claims (impression, kind), the impression
- * by `ledger_claim_key(impression_id)` (16 bytes of its SHA-256, migration 0038), an `impression` and
+ * by its row's `impression_key` (16 bytes of the id's SHA-256, migration 0038), an `impression` and
  * a `view` sharing the kind `view`. `first_claims` keeps the first row of each claim
  * in the batch, `claimed` the claims inserted (with `skip`, a claim already held is dropped by ON
  * CONFLICT; without, it fails the statement on ledger_claims_pkey). `CLAIMED_ROW` is true for the
@@ -110,7 +116,7 @@ function claimCtes(repeats: 'skip' | 'fail') {
   return sql`
     first_claims AS (
       SELECT DISTINCT ON (impression_key, kind) ord, impression_key, kind, occurred_at
-      FROM (SELECT ord, ledger_claim_key(impression_id) AS impression_key,
+      FROM (SELECT ord, impression_key,
                    CASE WHEN event_type IN ('impression', 'view') THEN 'view' ELSE event_type END AS kind, occurred_at
             FROM input) k
       ORDER BY impression_key, kind, ord
@@ -123,7 +129,7 @@ function claimCtes(repeats: 'skip' | 'fail') {
     )`
 }
 const CLAIMED_ROW = sql`(ord IN (SELECT f.ord FROM first_claims f JOIN claimed c USING (impression_key, kind)))`
-const inputColumns = sql`occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
+const inputColumns = sql`occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, debit_micros,
              dwell_ms, reason, viewer_key, source, offer_age_ms, topic, attestation_token`
 
 /** Clicks of impression campaigns, and view reports: a repeat of an impression's click or report holds no new claim and is dropped. */
@@ -236,7 +242,7 @@ export async function writeBatch(
       INSERT INTO ledger_events ${eventColumns}
       SELECT ${inputColumns}
       FROM input WHERE ${CLAIMED_ROW} ORDER BY ord
-      RETURNING event_type, impression_id, surface, viewer_key, campaign_id, billable, source, attestation_token
+      RETURNING event_type, impression_key, surface, viewer_key, campaign_id, billable, source, attestation_token
     ),
     -- An attested impression is bounded by its account's tokens, not its source (docs/attestation.md).
     units AS (SELECT source, viewer_key FROM ins WHERE billable AND source IS NOT NULL AND attestation_token IS NULL),
@@ -368,7 +374,7 @@ export async function writeBatch(
         repeats === 'skip'
           ? sql`(SELECT json_agg(r.impression_id) FROM input r
         WHERE r.event_type IN ('impression', 'view')
-          AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_id = r.impression_id AND i.event_type = r.event_type))`
+          AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.impression_key = r.impression_key AND i.event_type = r.event_type))`
           : sql`NULL::json`
       } AS lost
   `.compile(db),

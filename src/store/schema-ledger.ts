@@ -14,7 +14,11 @@ export interface LedgerEventsTable {
   event_id: ColumnType<number, never, never>
   occurred_at: Timestamp
   event_type: 'impression' | 'view' | 'click' | 'repeat_view' | 'expired_view' | 'voided_impression' | 'voided_click'
-  impression_id: string
+  /**
+   * `ledger_claim_key(impression_id)`: the first 16 bytes of the impression id's SHA-256, as the claims
+   * hold it (migration 0040; the row keeps no id). It joins a voided row to the row it voids.
+   */
+  impression_key: Buffer
   user_id: string
   campaign_id: string
   creative_id: string

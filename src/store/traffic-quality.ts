@@ -195,20 +195,21 @@ export interface SourceOutcome {
 
 /**
  * Per source over [startMs, endMs): billed, voided and refused units (the review simulation's
- * read-out, tools/simulate/review). A voided unit's money is the debit of the row it voids.
+ * read-out, tools/simulate/review). A voided unit's money is the debit of the row it voids (the one
+ * with its `impression_key` and kind).
  */
 export async function readSourceOutcomes(db: Db, startMs: number, endMs: number): Promise<SourceOutcome[]> {
   const result = await sql<{ source: string; billed_units: number; billed_micros: number; voided_units: number; voided_micros: number; refused_views: number }>`
-    WITH day AS MATERIALIZED (${dayRowsWithId(startMs, endMs)}),
-    voided AS (SELECT impression_id, event_type FROM day WHERE event_type IN ('voided_impression', 'voided_click'))
+    WITH day AS MATERIALIZED (${dayRowsWithKey(startMs, endMs)}),
+    voided AS (SELECT impression_key, event_type FROM day WHERE event_type IN ('voided_impression', 'voided_click'))
     SELECT d.source,
       count(*) FILTER (WHERE d.billable AND d.event_type IN ('impression', 'click'))::int8 AS billed_units,
       coalesce(sum(d.debit_micros) FILTER (WHERE d.billable AND d.event_type IN ('impression', 'click')), 0)::int8 AS billed_micros,
-      count(v.impression_id)::int8 AS voided_units,
-      coalesce(sum(d.debit_micros) FILTER (WHERE v.impression_id IS NOT NULL), 0)::int8 AS voided_micros,
+      count(v.impression_key)::int8 AS voided_units,
+      coalesce(sum(d.debit_micros) FILTER (WHERE v.impression_key IS NOT NULL), 0)::int8 AS voided_micros,
       count(*) FILTER (WHERE d.event_type = 'view' AND d.reason = 'invalid_traffic')::int8 AS refused_views
     FROM day d
-    LEFT JOIN voided v ON d.billable AND v.impression_id = d.impression_id
+    LEFT JOIN voided v ON d.billable AND v.impression_key = d.impression_key
       AND v.event_type = CASE d.event_type WHEN 'impression' THEN 'voided_impression' WHEN 'click' THEN 'voided_click' END
     GROUP BY d.source
     ORDER BY d.source`.execute(db)
@@ -222,6 +223,6 @@ export async function readSourceOutcomes(db: Db, startMs: number, endMs: number)
   }))
 }
 
-const dayRowsWithId = (startMs: number, endMs: number): RawBuilder<unknown> => sql`
-  SELECT source, impression_id, event_type, billable, reason, debit_micros FROM ledger_events
+const dayRowsWithKey = (startMs: number, endMs: number): RawBuilder<unknown> => sql`
+  SELECT source, impression_key, event_type, billable, reason, debit_micros FROM ledger_events
   WHERE source IS NOT NULL AND occurred_at >= ${new Date(startMs)} AND occurred_at < ${new Date(endMs)}`

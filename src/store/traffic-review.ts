@@ -39,7 +39,7 @@ export async function nextSourcedEventAt(db: Db, fromMs: number, beforeMs: numbe
 /**
  * Voids the billable units of one UTC day that came from `sources` or `viewers`: every billable
  * impression gets a `voided_impression` row and every billable click a `voided_click` row, dated
- * like the row it voids, reason invalid_traffic, debit 0; a unit voided already is left as it is
+ * like the row it voids and with its `impression_key` (migration 0040), reason invalid_traffic, debit 0; a unit voided already is left as it is
  * (its claim, `ledger_claims`, migration 0031). Returns what was voided per campaign, with the debits it gives back, and
  * records it in `traffic_credits`.
  *
@@ -55,7 +55,7 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
   const end = new Date(start.getTime() + 86_400_000)
   const { rows } = await sql<{ user_id: string; campaign_id: string; units: number; micros: number }>`
     WITH targets AS MATERIALIZED (
-      SELECT e.occurred_at, e.event_type, e.impression_id, e.user_id, e.campaign_id, e.creative_id, e.surface, e.country,
+      SELECT e.occurred_at, e.event_type, e.impression_key, e.user_id, e.campaign_id, e.creative_id, e.surface, e.country,
              e.viewer_key, e.source, e.debit_micros, e.topic, e.attestation_token,
              CASE e.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END AS kind
       FROM ledger_events e
@@ -65,17 +65,17 @@ export async function voidUnits(db: Db, day: string, sources: readonly Source[],
         AND (e.source IN (SELECT unnest(${sources}::text[])) OR e.viewer_key IN (SELECT unnest(${viewers}::text[])))
         AND NOT EXISTS (
           SELECT 1 FROM ledger_claims c
-          WHERE c.impression_key = ledger_claim_key(e.impression_id) AND c.kind = CASE e.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
+          WHERE c.impression_key = e.impression_key AND c.kind = CASE e.event_type WHEN 'impression' THEN 'voided_impression' ELSE 'voided_click' END
         )
     ),
     claimed AS (
       INSERT INTO ledger_claims (impression_key, kind, claimed_at)
-      SELECT ledger_claim_key(impression_id), kind, occurred_at FROM targets
+      SELECT impression_key, kind, occurred_at FROM targets
     ),
     voided AS (
-      INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country,
+      INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country,
                                  billable, debit_micros, reason, viewer_key, source, topic, attestation_token)
-      SELECT t.occurred_at, t.kind, t.impression_id, t.user_id, t.campaign_id, t.creative_id, t.surface, t.country, false, 0,
+      SELECT t.occurred_at, t.kind, t.impression_key, t.user_id, t.campaign_id, t.creative_id, t.surface, t.country, false, 0,
              'invalid_traffic', t.viewer_key, t.source, t.topic, t.attestation_token
       FROM targets t
     ),

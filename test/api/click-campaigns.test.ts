@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, view, type Decision } from '../helpers/serving.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 /**
  * `kind: click` campaigns (docs/decisions/0103-what-a-click-campaign-buys.md): bought and billed
@@ -39,7 +40,7 @@ async function ledger(impressionId: string) {
   return db()
     .selectFrom('ledger_events')
     .select(['event_type', 'billable', 'debit_micros', 'reason'])
-    .where('impression_id', '=', impressionId)
+    .where('impression_key', '=', impressionKey(impressionId))
     .orderBy('event_id')
     .execute()
 }

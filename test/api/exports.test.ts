@@ -11,6 +11,7 @@ import { runPendingExports } from '../../src/services/exports/worker.ts'
 import { csvField, eventTypesLeftOut, hasBillingCountry, hasReasons, rowLine, CSV_QUOTE_TRIGGERS, EXPORT_FIELDS, EXPORT_SCHEMA_VERSIONS } from '../../src/domain/export-csv.ts'
 import { exportLineSql, planLedgerExport, readLedgerExportText } from '../../src/store/exports.ts'
 import { loadSettings } from '../../src/platform/env.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, read_rate_limit_per_min: 100_000, outstanding_balance_cap_usd: null })
 
@@ -195,11 +196,12 @@ test('queue → ready → download: v2 by default, every ledger event of the win
   const sorted = [...rows].sort((a, b) => a[0]!.localeCompare(b[0]!))
   assert.deepEqual(rows.map((r) => r[0]), sorted.map((r) => r[0]), 'ordered by timestamp')
 
-  // No viewer id, viewer key or impression id (which embeds the viewer key) anywhere in the file.
+  // No viewer id, viewer key, impression id (which embeds the viewer key) or impression key anywhere in the file.
   assert.doesNotMatch(res.text, /deliver-|export-short-view/)
+  assert.ok(!res.text.includes(short.impression_id), 'no impression id')
   for (const e of events) {
     assert.ok(!res.text.includes(e.viewer_key), 'no viewer key')
-    assert.ok(!res.text.includes(e.impression_id), 'no impression id')
+    assert.ok(!res.text.includes(e.impression_key.toString('hex')), 'no impression key')
   }
 })
 
@@ -416,7 +418,7 @@ test('keyset pages and chunks: a large ledger streams whole, in (timestamp, ledg
   const rows = Array.from({ length: total }, (_, i) => ({
     occurred_at: new Date(base + Math.floor((total - i) / 7) * 1000),
     event_type: 'click' as const,
-    impression_id: `imp_synthetic_${i}`,
+    impression_key: impressionKey(`imp_synthetic_${i}`),
     user_id: adv.userId,
     campaign_id: campaignId,
     creative_id: creativeId,
@@ -484,11 +486,11 @@ test('the store renders CSV lines byte for byte like the domain formatter, on aw
   const rows = texts.map((t, i) => {
     const type = (['click', 'impression', 'view', 'click', 'repeat_view', 'expired_view'] as const)[i % 6]!
     const reason = type === 'view' ? reasons[i % reasons.length]! : type === 'repeat_view' ? 'repeat' : type === 'expired_view' ? 'expired' : null
-    return sql`(${times[i % times.length]}::timestamptz, ${type}, ${`imp_awkward_${i}`}, ${adv.userId}, ${t}, ${texts[(i + 1) % texts.length]},
+    return sql`(${times[i % times.length]}::timestamptz, ${type}, ledger_claim_key(${`imp_awkward_${i}`}), ${adv.userId}, ${t}, ${texts[(i + 1) % texts.length]},
       ${surfaces[i % 2]}, ${i % 5 === 0 ? null : countries[i % 3]}, ${type === 'impression'},
       ${type === 'impression' ? [0, 1, 2500, 9_007_199_254_740_991][i % 4]! : 0}::bigint, ${`vk_${i}`}, ${reason})`
   })
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key, reason)
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key, reason)
     VALUES ${sql.join(rows)}`.execute(db())
   const window = {
     userId: adv.userId,
@@ -537,8 +539,8 @@ test('the store renders CSV lines byte for byte like the domain formatter, on aw
   // An event recorded into the window after the plan joins a page; no planned event is skipped.
   const plan = await planLedgerExport(db(), window, 1000, 7)
   const line = exportLineSql('ledger-export-v1', null)
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
-    VALUES ('2026-06-01 00:00:00.0005+00', 'click', 'imp_awkward_late', ${adv.userId}, 'late', 'late', 'terminal', NULL, false, 0, 'vk_late')`.execute(db())
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, viewer_key)
+    VALUES ('2026-06-01 00:00:00.0005+00', 'click', ledger_claim_key('imp_awkward_late'), ${adv.userId}, 'late', 'late', 'terminal', NULL, false, 0, 'vk_late')`.execute(db())
   let paged = ''
   for (const [k, through] of [...plan.pageEnds, null].entries()) paged += (await readLedgerExportText(db(), window, plan.pageEnds[k - 1] ?? null, through, line)).text
   const current = await readLedgerExportText(db(), window, null, null, line)
@@ -579,7 +581,7 @@ test('the store refuses any exported text the CSV would have to quote (the expor
   const insert = (values: typeof good, i: number) =>
     db()
       .insertInto('ledger_events')
-      .values({ occurred_at: now(), event_type: 'click', impression_id: `imp_refused_${i}`, user_id: adv.userId, billable: false, viewer_key: 'vk', ...values })
+      .values({ occurred_at: now(), event_type: 'click', impression_key: impressionKey(`imp_refused_${i}`), user_id: adv.userId, billable: false, viewer_key: 'vk', ...values })
       .execute()
   await insert(good, 0)
   let i = 1
@@ -592,8 +594,8 @@ test('the store refuses any exported text the CSV would have to quote (the expor
   }
   await assert.rejects(insert({ ...good, surface: 'web' }, i++), (err: { code?: string }) => err.code === '23514')
   await assert.rejects(
-    sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, billable, viewer_key)
-      VALUES (now(), 'offer,x', 'imp_refused_type', ${adv.userId}, 'c', 'c', 'terminal', false, 'vk')`.execute(db()),
+    sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, billable, viewer_key)
+      VALUES (now(), 'offer,x', ledger_claim_key('imp_refused_type'), ${adv.userId}, 'c', 'c', 'terminal', false, 'vk')`.execute(db()),
     (err: { code?: string }) => err.code === '23514',
   )
 })

@@ -6,6 +6,7 @@ import { advance, decide, offersWritten, privateCountry, served, view } from '..
 import { ADMIN_TOKEN } from '../helpers/service.ts'
 import { Scrape } from '../helpers/metrics.ts'
 import { exportCsv } from '../helpers/exports.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 // Every non-billable view explained (issue 25, part 3): each reason from real requests over HTTP,
 // counted by /v1/stats on the ledger path and, after the rollup job, on the rollup paths; the sums
@@ -46,7 +47,7 @@ async function recordedViews(userId: string, start: string, end: string): Promis
 }
 
 async function ledgerRows(impressionId: string) {
-  return db().selectFrom('ledger_events').select(['event_type', 'reason', 'billable', 'debit_micros']).where('impression_id', '=', impressionId).orderBy('event_id').execute()
+  return db().selectFrom('ledger_events').select(['event_type', 'reason', 'billable', 'debit_micros']).where('impression_key', '=', impressionKey(impressionId)).orderBy('event_id').execute()
 }
 
 interface Dataset {
@@ -252,10 +253,10 @@ test('ledger-export-v3 through the operator config; a request naming a version s
 test('reasons stored before issue 25 are read under their current names, on the ledger path and in v3', async () => {
   const adv = await h.advertiser()
   const rows = (['dwell_exceeds_elapsed', 'inventory_exhausted', 'campaign_cancelled', 'short_dwell'] as const).map(
-    (reason, i) => sql`(${`2026-11-02T10:30:0${i}Z`}::timestamptz, 'view', ${`imp_legacy_${adv.userId}_${i}`}, ${adv.userId}, 'cmp_legacy', 'crv_legacy',
+    (reason, i) => sql`(${`2026-11-02T10:30:0${i}Z`}::timestamptz, 'view', ledger_claim_key(${`imp_legacy_${adv.userId}_${i}`}), ${adv.userId}, 'cmp_legacy', 'crv_legacy',
       'terminal', 'DE', false, 0, 10000, ${reason}, ${`vk_legacy_${i}`})`,
   )
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable,
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable,
       debit_micros, dwell_ms, reason, viewer_key) VALUES ${sql.join(rows)}`.execute(db())
   const stats = (await adv.get('/v1/stats?start=2026-11-02T10:00:00Z&end=2026-11-02T11:00:00Z&granularity=hour')).body
   assert.deepEqual(stats.totals.non_billable, counts({ too_fast: 1, block_full: 2, short_dwell: 1 }))
@@ -266,8 +267,8 @@ test('reasons stored before issue 25 are read under their current names, on the 
   )
   // A view without a known reason cannot be written: the per-reason counts always add up.
   await assert.rejects(
-    sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, billable, viewer_key, reason)
-      VALUES (now(), 'view', 'imp_no_reason', ${adv.userId}, 'c', 'c', 'terminal', false, 'vk', NULL)`.execute(db()),
+    sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, billable, viewer_key, reason)
+      VALUES (now(), 'view', ledger_claim_key('imp_no_reason'), ${adv.userId}, 'c', 'c', 'terminal', false, 'vk', NULL)`.execute(db()),
     (err: { code?: string }) => err.code === '23514',
   )
 })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, served, view } from '../helpers/serving.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
 
@@ -153,7 +154,7 @@ test('a campaign stops taking offers while as many are outstanding as it has lef
   const late = await h.svc.service.store.db
     .selectFrom('ledger_events')
     .select('reason')
-    .where('impression_id', '=', filled[0]!.impression_id)
+    .where('impression_key', '=', impressionKey(filled[0]!.impression_id))
     .where('event_type', '=', 'view')
     .executeTakeFirstOrThrow()
   assert.equal(late.reason, 'block_full')

@@ -11,6 +11,7 @@ import { impressionDebitMicros, impressionsCostMicros } from '../../src/domain/m
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
 import { noKnownState, type KnownState, type ViewClaim } from '../../src/serving/ledger-claims.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 /**
  * The group-commit write re-checks what a batch was judged on: a batch judged
@@ -124,10 +125,11 @@ test('from known state a repeat of a non-billable view fails the plain insert an
   const again = await commitLedgerBatch(db, NOW, { clicks: [], views: [short, fresh] }, book, known())
   assert.equal(again.retries, 1, 'the unique index on measured views failed the first statement')
   assert.deepEqual(again.views, [{ billable: false, reason: 'repeat' }, { billable: true }])
-  const rows = await db.selectFrom('ledger_events').select(['impression_id', 'event_type']).where('impression_id', 'in', [short.impressionId, fresh.impressionId]).orderBy('event_id').execute()
+  const keys = [short, fresh].map((v) => impressionKey(v.impressionId))
+  const rows = await db.selectFrom('ledger_events').select(['impression_key', 'event_type']).where('impression_key', 'in', keys).orderBy('event_id').execute()
   assert.deepEqual(rows, [
-    { impression_id: short.impressionId, event_type: 'view' },
-    { impression_id: fresh.impressionId, event_type: 'impression' },
+    { impression_key: keys[0], event_type: 'view' },
+    { impression_key: keys[1], event_type: 'impression' },
   ])
   assert.equal(await billedOf(c.campaignId), 1)
 })
@@ -142,7 +144,7 @@ test('from known state, a batch carrying a repeated click drops it in place with
   const result = await commitLedgerBatch(db, NOW, { clicks: [click], views: [claim(c)] }, book, known())
   assert.equal(result.retries, 0)
   assert.deepEqual(result.views, [{ billable: true }])
-  const clicks = await db.selectFrom('ledger_events').select('event_type').where('impression_id', '=', clicked.impressionId).execute()
+  const clicks = await db.selectFrom('ledger_events').select('event_type').where('impression_key', '=', impressionKey(clicked.impressionId)).execute()
   assert.deepEqual(clicks, [{ event_type: 'click' }])
 })
 

@@ -6,6 +6,7 @@ import { campaignBody } from '../helpers/api.ts'
 import { viewerAddress } from '../helpers/serving.ts'
 import { OUTSTANDING_WINDOW_MS } from '../../src/domain/auction.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 /**
  * Two service instances on one PostgreSQL: changes made through one take
@@ -216,15 +217,15 @@ test('click campaigns through both instances: each click billed once, one per vi
 
   const rows = await a.service.store.db
     .selectFrom('ledger_events')
-    .select(['impression_id', 'billable', 'debit_micros', 'reason', 'viewer_key'])
+    .select(['impression_key', 'billable', 'debit_micros', 'reason', 'viewer_key'])
     .where('campaign_id', '=', id)
     .where('event_type', '=', 'click')
     .execute()
   assert.equal(rows.length, offers.length, 'one click row per impression')
   const billable = rows.filter((r) => r.billable)
   assert.equal(billable.length, 10, 'exactly the ten clicks left')
-  const sameViewer = offers.slice(24).map((o) => o.body.impression_id)
-  assert.ok(billable.filter((r) => sameViewer.includes(r.impression_id)).length <= 1, 'one billable click per viewer per day')
+  const sameViewer = offers.slice(24).map((o) => impressionKey(o.body.impression_id))
+  assert.ok(billable.filter((r) => sameViewer.some((k) => k.equals(r.impression_key))).length <= 1, 'one billable click per viewer per day')
   const priced = Array.from({ length: 10 }, (_, i) => impressionDebitMicros(3_123_457, 991 + i))
   assert.deepEqual(billable.map((r) => r.debit_micros).sort(), priced.sort(), 'numbers 991-1000, each billed once')
   // Each instance bills from its own lease: the one holding number 1000 may bill it before the other has

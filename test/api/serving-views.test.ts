@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
 import { advance, decide, privateCountry, served, view } from '../helpers/serving.ts'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_cap_usd: null })
 
@@ -17,7 +18,7 @@ async function ledger(impressionId: string) {
   return h.svc.service.store.db
     .selectFrom('ledger_events')
     .select(['event_type', 'billable', 'debit_micros', 'reason', 'dwell_ms', 'surface', 'country'])
-    .where('impression_id', '=', impressionId)
+    .where('impression_key', '=', impressionKey(impressionId))
     .orderBy('event_id')
     .execute()
 }

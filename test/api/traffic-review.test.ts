@@ -7,6 +7,7 @@ import { portalAdvertiser, signInAgain } from '../helpers/portal.ts'
 import { microsToCents } from '../../src/domain/money.ts'
 import { exportCsv } from '../helpers/exports.ts'
 import { verifyRange } from '../helpers/ledger.ts'
+import { readSourceOutcomes } from '../../src/store/traffic-quality.ts'
 
 // The daily traffic review (issue 32, part 2; docs/invalid-traffic.md): at 00:10 UTC the closed day's
 // traffic is scored per source and per viewer; what invalid ones billed is voided (it then counts as
@@ -59,6 +60,18 @@ test('the review voids a bot source\'s billed impressions, credits exactly their
   const voided = await db().selectFrom('ledger_events').select(['source', 'reason', 'debit_micros', 'billable']).where('campaign_id', '=', campaignId).where('event_type', '=', 'voided_impression').execute()
   assert.equal(voided.length, 120)
   assert.ok(voided.every((v) => v.source === '203.0.113.120' && v.reason === 'invalid_traffic' && v.debit_micros === 0 && !v.billable))
+  // Each voided row holds the impression key of the row it voids (migration 0040): the bot's 120 impressions, each once.
+  const linked = await sql<{ rows: number; keys: number }>`
+    SELECT count(*)::int AS rows, count(DISTINCT v.impression_key)::int AS keys
+    FROM ledger_events v JOIN ledger_events e ON e.impression_key = v.impression_key AND e.event_type = 'impression' AND e.billable
+    WHERE v.campaign_id = ${campaignId} AND v.event_type = 'voided_impression' AND e.source = '203.0.113.120'`.execute(db())
+  assert.deepEqual(linked.rows[0], { rows: 120, keys: 120 })
+  // The review simulation's read-out joins them the same way: the bot's source lost all it billed, the office's nothing.
+  const outcomes = await readSourceOutcomes(db(), Date.parse(`${DAY}T00:00:00Z`), Date.parse('2026-11-03T00:00:00Z'))
+  const bot = outcomes.find((o) => o.source === '203.0.113.120')
+  assert.deepEqual([bot?.billedUnits, bot?.voidedUnits, bot?.voidedMicros], [120, 120, 600_000])
+  const officeOutcome = outcomes.find((o) => o.source === '198.51.100.77')
+  assert.deepEqual([officeOutcome?.voidedUnits, officeOutcome?.voidedMicros], [0, 0])
   const credited = await db().selectFrom('traffic_credits').select(['units', 'micros']).where('campaign_id', '=', campaignId).execute()
   assert.deepEqual(credited, [{ units: 120, micros: 600_000 }])
   const credits = await db().selectFrom('credits').select(['amount_cents', 'memo', sql<string>`ivt_day::text`.as('day')]).where('user_id', '=', adv.userId).execute()

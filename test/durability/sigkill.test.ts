@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openStore } from '../../src/store/db.ts'
 import { adminHeaders, call as json, childStore, freePort, spawnService, waitHealthy, type Child } from '../helpers/child-service.ts'
+import { impressionKeyHex } from '../helpers/impression-key.ts'
 
 const start = (env: Record<string, string>): Child => spawnService(env)
 
@@ -88,12 +89,12 @@ test('every acknowledged billable view survives SIGKILL, and none is billed twic
     try {
       const billed = await store.db
         .selectFrom('ledger_events')
-        .select(['impression_id', sql<string>`count(*)`.as('n'), sql<string>`sum(debit_micros)`.as('debit')])
+        .select(['impression_key', sql<string>`count(*)`.as('n'), sql<string>`sum(debit_micros)`.as('debit')])
         .where('event_type', '=', 'impression')
-        .groupBy('impression_id')
+        .groupBy('impression_key')
         .execute()
-      const byId = new Map(billed.map((r) => [r.impression_id, Number(r.n)]))
-      for (const id of acknowledged) assert.equal(byId.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
+      const byId = new Map(billed.map((r) => [r.impression_key.toString('hex'), Number(r.n)]))
+      for (const id of acknowledged) assert.equal(byId.get(impressionKeyHex(id)), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
       assert.ok([...byId.values()].every((n) => n === 1), 'no impression billed twice')
       assert.equal(byId.size, offers.length, 'after the retries every offer is billed exactly once')
       assert.equal(campaign.impressions_served, offers.length)

@@ -233,7 +233,7 @@ test('three web instances and a worker on one PostgreSQL, one web instance kille
     // Measured views only: 'impression' (billable, debited) and 'view' (measured, not billed); never offers.
     const measured = await store.db
       .selectFrom('ledger_events')
-      .select(['impression_id', 'campaign_id', 'event_type', 'debit_micros'])
+      .select(['impression_key', 'campaign_id', 'event_type', 'debit_micros'])
       .where('event_type', 'in', ['impression', 'view'])
       .orderBy('event_id')
       .execute()

@@ -217,7 +217,7 @@ test('two instances on one PostgreSQL, one killed with SIGKILL: no acknowledged 
   try {
     const measured = await store.db
       .selectFrom('ledger_events')
-      .select(['impression_id', 'campaign_id', 'event_type', 'debit_micros', 'offer_age_ms'])
+      .select(['impression_key', 'campaign_id', 'event_type', 'debit_micros', 'offer_age_ms'])
       .where('event_type', 'in', ['impression', 'view'])
       .orderBy('event_id')
       .execute()

@@ -80,8 +80,8 @@ test('a two-year /v1/stats scan on the embedded store never blocks the event loo
   // Two years of clicks for one account, straight into the ledger (no rollups: /stats scans the ledger; offers are not ledger rows).
   const loadStarted = performance.now()
   await sql`
-    INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, viewer_key)
-    SELECT timestamptz '2024-11-02T01:00:00Z' + (i * interval '1 second' * (730 * 86400 / ${EVENTS}::int)), 'click', 'imp_bulk_' || i, ${adv.userId},
+    INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, viewer_key)
+    SELECT timestamptz '2024-11-02T01:00:00Z' + (i * interval '1 second' * (730 * 86400 / ${EVENTS}::int)), 'click', ledger_claim_key('imp_bulk_' || i), ${adv.userId},
       'cmp_bulk', 'cr_bulk', 'extension', 'US', false, 'viewer_' || (i % 5000)
     FROM generate_series(1, ${EVENTS}::int) AS i`.execute(h.svc.service.store.db)
   const loadMs = performance.now() - loadStarted

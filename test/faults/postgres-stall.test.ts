@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import pg from 'pg'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { startTcpProxy } from '../helpers/tcp-proxy.ts'
+import { impressionKeyHex } from '../helpers/impression-key.ts'
 import { accountWithCampaign, adminHeaders, startChild, timedCall, type Timed } from '../helpers/child-service.ts'
 
 /** Every request answers within this whatever PostgreSQL does (issue 23). */
@@ -88,11 +89,11 @@ test(
       const direct = new pg.Client({ connectionString: db.url })
       await direct.connect()
       try {
-        const { rows } = await direct.query<{ impression_id: string; n: string }>(
-          `select impression_id, count(*) as n from ledger_events where event_type = 'impression' group by impression_id`,
+        const { rows } = await direct.query<{ key: string; n: string }>(
+          `select encode(impression_key, 'hex') as key, count(*) as n from ledger_events where event_type = 'impression' group by impression_key`,
         )
-        const billed = new Map(rows.map((r) => [r.impression_id, Number(r.n)]))
-        for (const id of acknowledged) assert.equal(billed.get(id), 1, `acknowledged view ${id.slice(0, 16)}… is in the ledger once`)
+        const billed = new Map(rows.map((r) => [r.key, Number(r.n)]))
+        for (const id of acknowledged) assert.equal(billed.get(impressionKeyHex(id)), 1, `acknowledged view ${id.slice(0, 16)}… is in the ledger once`)
         assert.ok([...billed.values()].every((n) => n === 1), 'no impression billed twice')
       } finally {
         await direct.end()

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import { openStore } from '../../src/store/db.ts'
 import { STORE } from '../helpers/service.ts'
 import { adminHeaders, call, childStore, freePort, spawnService, unexpectedStderr, waitHealthy } from '../helpers/child-service.ts'
+import { impressionKey, impressionKeyHex } from '../helpers/impression-key.ts'
 
 /**
  * The drain must outlast the load balancer's reaction (here: a /readyz answer) plus the time a
@@ -192,13 +193,13 @@ test('SIGTERM under load: /readyz 503 at once, requests served through the drain
     try {
       const rows = await store.db
         .selectFrom('ledger_events')
-        .select('impression_id')
+        .select('impression_key')
         .where('event_type', 'in', ['impression', 'view'])
-        .where('impression_id', 'in', acknowledged)
+        .where('impression_key', 'in', acknowledged.map(impressionKey))
         .execute()
       const seen = new Map<string, number>()
-      for (const r of rows) seen.set(r.impression_id, (seen.get(r.impression_id) ?? 0) + 1)
-      for (const id of acknowledged) assert.equal(seen.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
+      for (const r of rows) seen.set(r.impression_key.toString('hex'), (seen.get(r.impression_key.toString('hex')) ?? 0) + 1)
+      for (const id of acknowledged) assert.equal(seen.get(impressionKeyHex(id)), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
     } finally {
       await store.close()
     }

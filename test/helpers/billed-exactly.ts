@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { impressionDebitMicros } from '../../src/domain/money.ts'
+import { impressionKeyHex } from './impression-key.ts'
 
 /** A campaign of a multi-instance durability test, as created. */
 export interface BoughtCampaign {
@@ -24,14 +25,15 @@ export interface ShownCampaign {
  * exactly 1…bought once sold out), blocks exhausted by the count; the first campaign sold out.
  */
 export function assertBilledExactly(
-  measured: readonly { impression_id: string; campaign_id: string; event_type: string; debit_micros: number }[],
+  measured: readonly { impression_key: Buffer; campaign_id: string; event_type: string; debit_micros: number }[],
   sent: { acknowledged: ReadonlySet<string>; viewed: ReadonlySet<string> },
   campaigns: readonly BoughtCampaign[],
   api: ReadonlyMap<string, ShownCampaign>,
 ): void {
+  // By impression key (the ledger row holds no id: migration 0040), as hex.
   const times = new Map<string, number>()
-  for (const row of measured) times.set(row.impression_id, (times.get(row.impression_id) ?? 0) + 1)
-  for (const id of sent.acknowledged) assert.equal(times.get(id), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
+  for (const row of measured) times.set(row.impression_key.toString('hex'), (times.get(row.impression_key.toString('hex')) ?? 0) + 1)
+  for (const id of sent.acknowledged) assert.equal(times.get(impressionKeyHex(id)), 1, `acknowledged view ${id.slice(0, 24)}… is in the ledger once`)
   assert.deepEqual([...times].filter(([, n]) => n !== 1), [], 'no impression measured or billed twice')
   assert.equal(times.size, sent.viewed.size, 'every view sent was measured once (each was retried until acknowledged)')
 

@@ -122,13 +122,14 @@ test('a mixed auction of impression and click campaigns keeps every invariant of
       const ids = campaigns.map((c) => c.id)
       const rows = await db()
         .selectFrom('ledger_events')
-        .select(['campaign_id', 'impression_id', 'event_type', 'billable', 'debit_micros', 'dwell_ms', 'viewer_key', 'surface', 'occurred_at', 'offer_age_ms'])
+        .select(['campaign_id', 'impression_key', 'event_type', 'billable', 'debit_micros', 'dwell_ms', 'viewer_key', 'surface', 'occurred_at', 'offer_age_ms'])
         .where('campaign_id', 'in', ids)
         .orderBy('event_id')
         .execute()
       const stored = await db().selectFrom('campaigns').select(['campaign_id', 'impressions', 'impressions_billed', 'lifetime_spent_micros', 'cancelled_at', 'status']).where('campaign_id', 'in', ids).execute()
-      // The offer's instant: each view and click row carries its age (offers are counted, not stored).
-      const offeredAt = new Map(rows.flatMap((r) => (r.offer_age_ms === null ? [] : [[r.impression_id, r.occurred_at.getTime() - r.offer_age_ms] as const])))
+      // The offer's instant: each view and click row carries its age (offers are counted, not stored). By impression key, as hex.
+      const keyOf = (r: { impression_key: Buffer }) => r.impression_key.toString('hex')
+      const offeredAt = new Map(rows.flatMap((r) => (r.offer_age_ms === null ? [] : [[keyOf(r), r.occurred_at.getTime() - r.offer_age_ms] as const])))
 
       for (const c of campaigns) {
         const s = stored.find((r) => r.campaign_id === c.id)!
@@ -152,18 +153,18 @@ test('a mixed auction of impression and click campaigns keeps every invariant of
           const days = billed.map((r) => `${r.viewer_key}|${utcDay(r.occurred_at.getTime())}`)
           assert.equal(new Set(days).size, days.length, 'one billable click per viewer per campaign per UTC day')
           for (const r of billed) {
-            const at = offeredAt.get(r.impression_id)
+            const at = offeredAt.get(keyOf(r))
             assert.ok(at !== undefined, 'a billed click has its offer')
             assert.ok(r.occurred_at.getTime() - at <= OFFER_TTL_MS, 'never on an offer past the view window')
             assert.ok(!afterCancel(s.cancelled_at, at, r.occurred_at), 'never on an offer made after the cancellation')
           }
         } else {
           assert.ok(mine.filter((r) => r.event_type === 'click').every((r) => !r.billable && r.debit_micros === 0), 'an impression campaign\'s clicks bill nothing')
-          for (const r of billed) assert.ok(!afterCancel(s.cancelled_at, offeredAt.get(r.impression_id)!, r.occurred_at))
+          for (const r of billed) assert.ok(!afterCancel(s.cancelled_at, offeredAt.get(keyOf(r))!, r.occurred_at))
         }
       }
-      const clickIds = rows.filter((r) => r.event_type === 'click').map((r) => r.impression_id)
-      assert.equal(new Set(clickIds).size, clickIds.length, 'at most one click row per impression')
+      const clickKeys = rows.filter((r) => r.event_type === 'click').map(keyOf)
+      assert.equal(new Set(clickKeys).size, clickKeys.length, 'at most one click row per impression')
       const impressions = rows.filter((r) => r.event_type === 'impression')
       assert.ok(impressions.every((r) => r.dwell_ms! >= BILLABLE_DWELL_MS))
       const lastBy = new Map<string, number>()

@@ -10,6 +10,7 @@ import { impressionDebitMicros } from '../../src/domain/money.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
 import { DEFAULT_CONFIG } from '../../src/domain/order-config.ts'
 import { noKnownState, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-claims.ts'
+import { impressionKey } from '../helpers/impression-key.ts'
 
 /**
  * Clicks of click campaigns go through the ledger batch and the impression budget leases like billable
@@ -43,14 +44,14 @@ function viewOf(c: Ids): ViewClaim {
 }
 
 const clickRows = (campaignId: string) =>
-  db().selectFrom('ledger_events').select(['impression_id', 'billable', 'debit_micros', 'reason']).where('campaign_id', '=', campaignId).where('event_type', '=', 'click').execute()
+  db().selectFrom('ledger_events').select(['impression_key', 'billable', 'debit_micros', 'reason']).where('campaign_id', '=', campaignId).where('event_type', '=', 'click').execute()
 
 test('two instances committing the same click at once bill it once', async () => {
   const c = await campaign(await h.advertiser())
   const k = clickOf(c)
   const results = await Promise.all([new LeaseBook(), new LeaseBook()].map((book) => commitLedgerBatch(db(), NOW, { clicks: [k], views: [] }, book)))
   assert.deepEqual(results.flatMap((r) => r.clicks.map((o) => (o.billable ? 'billable' : o.reason))).sort(), ['billable', 'repeat'])
-  assert.deepEqual(await clickRows(c.campaignId), [{ impression_id: k.impressionId, billable: true, debit_micros: impressionDebitMicros(4_000_000, 1), reason: null }])
+  assert.deepEqual(await clickRows(c.campaignId), [{ impression_key: impressionKey(k.impressionId), billable: true, debit_micros: impressionDebitMicros(4_000_000, 1), reason: null }])
 })
 
 test('two instances billing one viewer on one campaign the same day bill one click', async () => {

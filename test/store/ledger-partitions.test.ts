@@ -26,11 +26,11 @@ const db = () => h.svc.service.store.db
 const SERVICE_NOW = new Date('2026-11-02T09:00:00Z')
 
 const partitionOfRow = async (impressionId: string) =>
-  (await sql<{ p: string }>`SELECT tableoid::regclass::text AS p FROM ledger_events WHERE impression_id = ${impressionId}`.execute(db())).rows.map((r) => r.p)
+  (await sql<{ p: string }>`SELECT tableoid::regclass::text AS p FROM ledger_events WHERE impression_key = ledger_claim_key(${impressionId})`.execute(db())).rows.map((r) => r.p)
 
 async function insertRow(at: string, impressionId: string, userId: string, type: 'impression' | 'view' = 'view', country = 'DE') {
-  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, dwell_ms, reason, viewer_key)
-    VALUES (${at}::timestamptz, ${type}, ${impressionId}, ${userId}, 'cmp_part', 'crv_part', 'terminal', ${country}, ${type === 'impression'},
+  await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, dwell_ms, reason, viewer_key)
+    VALUES (${at}::timestamptz, ${type}, ledger_claim_key(${impressionId}), ${userId}, 'cmp_part', 'crv_part', 'terminal', ${country}, ${type === 'impression'},
             ${10_000}, ${type === 'view' ? 'short_dwell' : null}, ${`vk_${impressionId}`})`.execute(db())
 }
 
@@ -97,7 +97,7 @@ test('once per impression across partitions: a view replayed, a repeat report an
   await commitLedgerBatch(db(), december, { clicks: [click, click], views: [] }, book)
 
   const { rows } = await sql<{ event_type: string; p: string }>`
-    SELECT event_type, tableoid::regclass::text AS p FROM ledger_events WHERE impression_id = 'imp_part_cross' ORDER BY event_type`.execute(db())
+    SELECT event_type, tableoid::regclass::text AS p FROM ledger_events WHERE impression_key = ledger_claim_key('imp_part_cross') ORDER BY event_type`.execute(db())
   assert.deepEqual(rows, [
     { event_type: 'click', p: 'ledger_events_2026_11' },
     { event_type: 'impression', p: 'ledger_events_2026_11' },

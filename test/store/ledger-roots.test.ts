@@ -37,8 +37,8 @@ const EXPECTED = {
 
 async function writeFixture(svc: TestService): Promise<void> {
   for (const [at, type, user, campaign, creative, surface, country, billable, debit, reason] of FIXTURE) {
-    await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_id, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, reason, viewer_key)
-              VALUES (${at}::timestamptz, ${type}, ${`imp_${at}`}, ${user}, ${campaign}, ${creative}, ${surface}, ${country}, ${billable}, ${debit}, ${reason}, 'viewer_fixture')`.execute(
+    await sql`INSERT INTO ledger_events (occurred_at, event_type, impression_key, user_id, campaign_id, creative_id, surface, country, billable, debit_micros, reason, viewer_key)
+              VALUES (${at}::timestamptz, ${type}, ledger_claim_key(${`imp_${at}`}), ${user}, ${campaign}, ${creative}, ${surface}, ${country}, ${billable}, ${debit}, ${reason}, 'viewer_fixture')`.execute(
       svc.service.store.db,
     )
   }
