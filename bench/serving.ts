@@ -17,16 +17,17 @@
  * series is --windows measured windows alternating with the baseline's (the
  * order swapped every round). Then (--attested on, the default) attested
  * billable views: a closed loop at the first connection count, each view with
- * a valid, unspent Privacy Pass token minted beforehand (bench/lib/tokens.ts),
- * every window alternating with one of unattested views; the figures are each
- * round's attested window less the unattested one beside it. Modules: bench/lib/load.ts (closed and open
- * loops, CPU readings per window), bench/lib/proc.ts (/proc),
+ * a valid, unspent Privacy Pass token minted beforehand, every window
+ * alternating with one of unattested views; the figures are each round's
+ * attested window less the unattested one beside it. Modules: bench/lib/load.ts
+ * (closed and open loops, CPU readings per window), bench/lib/proc.ts (/proc),
  * bench/lib/figures.ts (medians, targets, tables), bench/lib/workload.ts
- * (requests, the service's set-up). With --instances N (N > 1, PostgreSQL
- * only) the service is N processes with ROLE=web and one with ROLE=worker
- * on one database, the generator sends each request to the next web instance
- * in turn, and the service's CPU per operation is the sum over the web
- * instances (the worker's beside it); RSS is the largest instance's.
+ * (requests, the service's set-up), bench/lib/tokens.ts (the tokens). With
+ * --instances N (N > 1, PostgreSQL only) the service is N processes with
+ * ROLE=web and one with ROLE=worker on one database, the generator sends each
+ * request to the next web instance in turn, and the service's CPU per
+ * operation is the sum over the web instances (the worker's beside it); RSS
+ * is the largest instance's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
