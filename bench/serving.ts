@@ -15,14 +15,19 @@
  * then billable views, each as (1) a closed loop at every --connections count
  * and (2) an open loop at --load × the baseline's closed-loop rate; every
  * series is --windows measured windows alternating with the baseline's (the
- * order swapped every round). Modules: bench/lib/load.ts (closed and open
- * loops, CPU readings per window), bench/lib/proc.ts (/proc),
+ * order swapped every round). Then (--attested on, the default) attested
+ * billable views: a closed loop at the first connection count, each view with
+ * a valid, unspent Privacy Pass token minted beforehand, every window
+ * alternating with one of unattested views; the figures are each round's
+ * attested window less the unattested one beside it. Modules: bench/lib/load.ts
+ * (closed and open loops, CPU readings per window), bench/lib/proc.ts (/proc),
  * bench/lib/figures.ts (medians, targets, tables), bench/lib/workload.ts
- * (requests, the service's set-up). With --instances N (N > 1, PostgreSQL
- * only) the service is N processes with ROLE=web and one with ROLE=worker
- * on one database, the generator sends each request to the next web instance
- * in turn, and the service's CPU per operation is the sum over the web
- * instances (the worker's beside it); RSS is the largest instance's.
+ * (requests, the service's set-up), bench/lib/tokens.ts (the tokens). With
+ * --instances N (N > 1, PostgreSQL only) the service is N processes with
+ * ROLE=web and one with ROLE=worker on one database, the generator sends each
+ * request to the next web instance in turn, and the service's CPU per
+ * operation is the sum over the web instances (the worker's beside it); RSS
+ * is the largest instance's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -33,8 +38,9 @@ import { createDatabase, postmasterPid } from '../tools/lib/postgres.ts'
 import { buildService, freePort, killChildren, onInterrupt, root, spawnNode, stopProcess, waitHealthy, type Proc } from '../tools/lib/processes.ts'
 import { median } from '../tools/lib/stats.ts'
 import { detailTable, figure, postgresUs, walPerOp, workerUs, ratios, serverUs, spread, summaryTable, throughputRatios, type Figure, type Series, type Spread } from './lib/figures.ts'
-import { closedLoop, LATE_MS, MAX_QUEUE_S, openLoop, type LoadTarget, type WindowResult } from './lib/load.ts'
+import { closedLoop, LATE_MS, MAX_QUEUE_S, openLoop, type LoadTarget, type Req, type WindowResult } from './lib/load.ts'
 import { machineCpu, readMemory, resetPeakMemory } from './lib/proc.ts'
+import { ensureIssuerKey, issuerParams, readIssuerKeys, TokenMinter, type IssuerKey } from './lib/tokens.ts'
 import { ADMIN_TOKEN, CAMPAIGN_IMPRESSIONS, CLOCK_START, decisionRequest, setUpService, viewRequest, type Operator } from './lib/workload.ts'
 
 /** Unmeasured seconds before each measured window (each window opens its connections afresh). */
@@ -54,13 +60,14 @@ const { values: args } = parseArgs({
     stores: { type: 'string' },
     instances: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    attested: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
 })
 if (args.help) {
-  process.stdout.write(`npm run bench -- [--duration S] [--windows N] [--warmup S] [--connections 50,200] [--load F] [--open-connections N] [--stores embedded,postgres] [--instances N] [--cpu-prof DIR] [--out FILE]
+  process.stdout.write(`npm run bench -- [--duration S] [--windows N] [--warmup S] [--connections 50,200] [--load F] [--open-connections N] [--stores embedded,postgres] [--instances N] [--attested on|off] [--cpu-prof DIR] [--out FILE]
 
   --duration S          measured seconds per series (a target at one load), split into the windows (default $BENCH_DURATION_S or 6)
   --windows N           measured windows per series, alternating with the baseline's (default $BENCH_WINDOWS or 3)
@@ -71,6 +78,8 @@ if (args.help) {
   --stores LIST         which stores to run (default: embedded, plus postgres when BENCH_DATABASE_URL or TEST_DATABASE_URL is set)
   --instances N         N web instances (ROLE=web) and one worker (ROLE=worker) on one PostgreSQL, requests round-robin over the web
                         instances; CPU per operation summed over them (default $BENCH_INSTANCES or 1: one ROLE=all process). N > 1: PostgreSQL only
+  --attested on|off     after the billable views, attested billable views (a valid Privacy Pass token each, minted beforehand) in a closed loop at
+                        the first connection count, each window beside an unattested one (default $BENCH_ATTESTED or on)
   --cpu-prof DIR        start the service with --cpu-prof; profiles go to DIR/<store>/ (the main thread's is the largest file; DIR/<store>/<instance>/ with --instances)
   --out FILE            results JSON: every window's raw figures (default .tmp/bench-results.json)
 
@@ -94,6 +103,9 @@ for (const s of STORES) if (s !== 'embedded' && s !== 'postgres') throw new Erro
 if (INSTANCES > 1 && STORES.includes('embedded')) throw new Error('--instances N > 1 runs on PostgreSQL only: --stores postgres')
 if (STORES.includes('postgres') && !PG_URL) throw new Error('--stores postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
 const CPU_PROF_DIR = args['cpu-prof'] ?? null
+const ATTESTED_SETTING = (args.attested ?? process.env.BENCH_ATTESTED ?? 'on').trim().toLowerCase()
+if (!['on', 'off'].includes(ATTESTED_SETTING)) throw new Error(`--attested: "on" or "off", got "${ATTESTED_SETTING}"`)
+const ATTESTED = ATTESTED_SETTING === 'on'
 const IDLE_WAIT_S = process.env.BENCH_IDLE_WAIT_S === undefined ? 20 : Number(process.env.BENCH_IDLE_WAIT_S)
 const OUT = args.out ?? join(root, '.tmp', 'bench-results.json')
 const TIMING = { warmupS: WINDOW_WARMUP_S, durationS: WINDOW_S }
@@ -109,6 +121,8 @@ const TARGETS = {
   decisionsP99Ms: 5,
   viewsP99Ms: 25,
   peakRssMB: 250,
+  /** Issue 53: an attested view's service CPU beyond an unattested one's, µs. */
+  attestedExtraServiceUs: 40,
 } as const
 
 const cleanups: (() => Promise<void>)[] = []
@@ -187,9 +201,25 @@ async function waitIdle(maxS = IDLE_WAIT_S): Promise<number> {
 // ---------------------------------------------------------------------------
 // One store
 
+/**
+ * Attested billable views (--attested on): WINDOWS rounds of a window of unattested billable views and one
+ * of attested ones side by side (the order swapped every round), closed loop at FIXED_LOAD_CONNECTIONS.
+ */
+interface AttestedResult {
+  /** `baseline`: the unattested views' windows (the reference, not the bare server); `service`: the attested views'. */
+  closed: Series
+  /** Tokens minted before the windows, in the generator (bench/lib/tokens.ts), and the issuer key's period. */
+  tokens: { minted: number; seconds: number; keyPeriod: number }
+  /** Wall seconds of the whole phase: offers topped up, tokens minted, the windows. */
+  seconds: number
+  /** Attested views answered 204 (every window, warm-up included) against the ledger's attested billable impressions. */
+  verification: { attestedAnswered204: number; attestedDelta: number; ok: boolean; networkErrors: number }
+}
+
 interface StoreResult {
   decisions: EndpointResult
   views: EndpointResult
+  attested: AttestedResult | null
   fill: { filled: number; noFill: number }
   /** Offers made (unmeasured) so the pool lasts the views' series. */
   topUps: { offers: number; seconds: number }[]
@@ -251,12 +281,37 @@ async function startService(label: string, env: Record<string, string>, into: Pr
   return { web: [first, ...others], worker: worker! }
 }
 
+/**
+ * The embedded store's issuer keys, for the attested views' tokens: the store is one process's, so the
+ * service is started once on the fresh DATA_DIR to make its issuing key, stopped, and the key read from
+ * the directory (bench/lib/tokens.ts); the service under test then starts on that store.
+ */
+async function embeddedIssuerKeys(label: string, env: Record<string, string>): Promise<IssuerKey[]> {
+  process.stderr.write(`  ${label}: the issuer's key for the attested views' tokens…\n`)
+  const proc = spawnNode(buildService(), { ...env, PORT: String(await freePort()), SHUTDOWN_DRAIN_SECONDS: '0' })
+  try {
+    await waitHealthy(proc, `service (${label}, issuer key)`)
+    await ensureIssuerKey(proc.origin)
+  } finally {
+    await stopProcess(proc)
+  }
+  return readIssuerKeys({ dataDir: env.DATA_DIR! })
+}
+
+const withToken = (req: Req, authorization: string): Req => ({ ...req, headers: { ...req.headers, authorization } })
+
 async function benchService(label: string, env: Record<string, string>, baseline: Proc, pg: { postmaster: number | null; database: string } | null): Promise<StoreResult> {
   const procs: Proc[] = []
   try {
+    let issuerKeys = ATTESTED && !pg ? await embeddedIssuerKeys(label, env) : null
     const service = await startService(label, env, procs)
     const origins = service.web.map((p) => p.origin)
     const origin = origins[0]!
+    if (ATTESTED && pg) {
+      // PostgreSQL: read from the running service's database (unmeasured, before any series).
+      await ensureIssuerKey(origin)
+      issuerKeys = await readIssuerKeys({ url: env.DATABASE_URL! })
+    }
     const operator: Operator = await setUpService(origin, label, origins.slice(1))
     const serverPids = service.web.map((p) => p.child.pid!)
     const common = {
@@ -325,12 +380,46 @@ async function benchService(label: string, env: Record<string, string>, baseline
       const fastest = Math.max(probe.perSecond, ...seen)
       return ensurePool(rate === null ? 2.5 * fastest * SERIES_S + 1_000 : Math.min(rate, 1.5 * fastest) * SERIES_S * 1.2 + WINDOWS * Math.max(1_000, rate * MAX_QUEUE_S) + 1_000)
     })
+
+    // Attested billable views: the same views, each with a valid, unspent token, beside unattested ones in every round.
+    let attested: AttestedResult | null = null
+    if (issuerKeys) {
+      const phaseStart = performance.now()
+      const c = FIXED_LOAD_CONNECTIONS
+      const minter = new TokenMinter(await issuerParams(origin), issuerKeys)
+      // Tokens for 1.2 × the fastest rate the unattested views reached at c connections (windows with their warm-ups; attested
+      // views are no faster), offers for both sides. Short of them, a window ends early ("pool ran out"), its figures still per view.
+      const seen = views.closed[c]!.service.map((w) => (w.allStatuses['204'] ?? 0) / (WINDOW_WARMUP_S + WINDOW_S))
+      const want = Math.ceil(1.2 * Math.max(...seen) * SERIES_S) + 500
+      await ensurePool(2 * want + 1_000)
+      process.stderr.write(`  ${label}: minting ${want} tokens…\n`)
+      const minted = minter.mint(want)
+      let tokenCursor = 0
+      const attestedViews: LoadTarget = {
+        ...common,
+        next: () => (cursor < pool.length && tokenCursor < minted.authorizations.length ? withToken(viewRequest(pool[cursor++]!), minted.authorizations[tokenCursor++]!) : null),
+      }
+      const attestedBefore = await operator.attestedTotal()
+      process.stderr.write(`  ${label} attested views: closed loop, ${c} connections, ${WINDOWS} windows, each round beside a window of unattested views…\n`)
+      const closed = await interleaved((who) => closedLoop(who === 'baseline' ? serviceViews : attestedViews, c, TIMING))
+      const attestedDelta = (await operator.attestedTotal()) - attestedBefore
+      const attestedAnswered204 = closed.service.reduce((n, w) => n + (w.allStatuses['204'] ?? 0), 0)
+      attested = {
+        closed,
+        tokens: { minted: minted.authorizations.length, seconds: Math.round(minted.seconds * 10) / 10, keyPeriod: minter.period },
+        seconds: Math.round((performance.now() - phaseStart) / 100) / 10,
+        verification: { attestedAnswered204, attestedDelta, ok: attestedAnswered204 === attestedDelta, networkErrors: closed.service.reduce((n, w) => n + w.networkErrors, 0) },
+      }
+    }
+
     const billedAfter = await operator.billedTotal()
-    const answered204 = allResults(views).reduce((n, w) => n + (w.allStatuses['204'] ?? 0), probe.allStatuses['204'] ?? 0)
-    const rateLimited = [...allResults(decisions), ...allResults(views)].reduce((n, w) => n + (w.allStatuses['429'] ?? 0), 0)
+    const viewWindows = [...allResults(views), ...(attested ? [...attested.closed.baseline, ...attested.closed.service] : [])]
+    const answered204 = viewWindows.reduce((n, w) => n + (w.allStatuses['204'] ?? 0), probe.allStatuses['204'] ?? 0)
+    const rateLimited = [...allResults(decisions), ...viewWindows].reduce((n, w) => n + (w.allStatuses['429'] ?? 0), 0)
     return {
       decisions,
       views,
+      attested,
       fill,
       topUps,
       verification: {
@@ -338,7 +427,7 @@ async function benchService(label: string, env: Record<string, string>, baseline
         billedDelta: billedAfter - billedBefore,
         ok: billedAfter - billedBefore === answered204,
         // A view that failed in transit may have been billed: a mismatch with errors here is the generator's, not the service's.
-        viewNetworkErrors: allResults(views).reduce((n, w) => n + w.networkErrors, probe.networkErrors),
+        viewNetworkErrors: viewWindows.reduce((n, w) => n + w.networkErrors, probe.networkErrors),
       },
       rateLimited,
       workers: service.worker ? { webInstances: service.web.length, peakRssMB: readMemory(service.worker.child.pid)?.peakMB ?? null } : null,
@@ -461,6 +550,30 @@ function storeFigures(storeName: string, r: StoreResult): Figure[] {
       figure(store, `worker CPU/billable view (closed ${c})`, 'µs', us(vw.service, workerUs)),
     )
   }
+  if (r.attested) {
+    // Each round's attested window against the unattested window beside it (same connections, same offers' kind).
+    const a = r.attested.closed
+    const extra = (f: (w: WindowResult) => number | null) =>
+      spread(
+        a.service.map((w, i) => {
+          const x = f(w)
+          const y = a.baseline[i] ? f(a.baseline[i]) : null
+          return x === null || y === null ? null : x - y
+        }),
+      )
+    const att = (x: Spread | null) => x?.median.toFixed(1) ?? '-'
+    figures.push(
+      figure(store, `${service} CPU/attested view (${att(us(a.service, serverUs))} µs) − unattested (${att(us(a.baseline, serverUs))} µs), closed ${c}`, 'µs', extra(serverUs), TARGETS.attestedExtraServiceUs, notes(a.service, a.baseline)),
+    )
+    if (onPg) {
+      figures.push(
+        figure(store, `PostgreSQL CPU/attested view (${att(us(a.service, postgresUs))} µs) − unattested (${att(us(a.baseline, postgresUs))} µs), closed ${c}`, 'µs', extra(postgresUs), null, auxNote(a.service)),
+        figure(store, `WAL bytes/attested billable view (closed ${c})`, 'B', us(a.service, walPerOp), null, 'cluster-wide'),
+        figure(store, `WAL bytes/attested view − unattested, closed ${c}`, 'B', extra(walPerOp), null, 'cluster-wide'),
+      )
+    }
+    figures.push(figure(store, `throughput attested ÷ unattested billable views (closed ${c})`, '×', throughputRatios(a)))
+  }
   for (const [name, e, target] of [
     ['decisions', r.decisions, TARGETS.decisionsP99Ms],
     ['billable views', r.views, TARGETS.viewsP99Ms],
@@ -537,6 +650,7 @@ async function main(): Promise<void> {
       lateMs: LATE_MS,
       stores: STORES,
       instances: INSTANCES,
+      attested: ATTESTED,
       cpuProfileDir: CPU_PROF_DIR,
     },
     targetsOnPostgres: TARGETS,
@@ -546,12 +660,15 @@ async function main(): Promise<void> {
   mkdirSync(join(OUT, '..'), { recursive: true })
   writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`)
 
-  const series = Object.entries(results).flatMap(([store, r]) =>
-    (['decisions', 'views'] as const).flatMap((endpoint) => [
+  const series = Object.entries(results).flatMap(([store, r]) => [
+    ...(['decisions', 'views'] as const).flatMap((endpoint) => [
       ...CONNECTIONS.map((c) => ({ store: storeLabel(store), endpoint, load: `closed ${c}`, s: r[endpoint].closed[c]! })),
       { store: storeLabel(store), endpoint, load: `open ${r[endpoint].fixedRate}/s`, s: r[endpoint].open },
     ]),
-  )
+    ...(r.attested
+      ? [{ store: storeLabel(store), endpoint: 'attested views', load: `closed ${FIXED_LOAD_CONNECTIONS}`, s: r.attested.closed, reference: { endpoint: 'views (unattested)', target: 'unattested', serviceTarget: 'attested' } }]
+      : []),
+  ])
   const lines = [
     '',
     'Medians over the windows (CPU per completed operation; % of ONE core):',
@@ -560,13 +677,21 @@ async function main(): Promise<void> {
     '',
     summaryTable(figures),
     '',
-    `Targets are issue 33's (CPU) and issue 24's (latency), set for PostgreSQL (medians); on the embedded store for information. CPU ratios: each round's service window over the bare window next to it, at ${FIXED_LOAD_CONNECTIONS} connections.`,
+    `Targets are issue 33's (CPU), issue 24's (latency) and issue 53's (an attested view's added service CPU), set for PostgreSQL (medians); on the embedded store for information. CPU ratios: each round's service window over the bare window next to it, at ${FIXED_LOAD_CONNECTIONS} connections; attested views: each round's attested window less the unattested window next to it.`,
   ]
   let mismatch = false
   for (const [name, r] of Object.entries(results)) {
     const v = r.verification
     mismatch ||= !v.ok
     lines.push(`${storeLabel(name)}: views answered 204 = ${v.viewsAnswered204}, impressions billed = ${v.billedDelta} → ${v.ok ? 'match' : 'MISMATCH'} (view network errors ${v.viewNetworkErrors}); decisions filled ${r.fill.filled}, no fill ${r.fill.noFill}; 429s ${r.rateLimited}`)
+    if (r.attested) {
+      const a = r.attested
+      mismatch ||= !a.verification.ok
+      lines.push(
+        `${storeLabel(name)}: attested views answered 204 = ${a.verification.attestedAnswered204}, attested billable impressions = ${a.verification.attestedDelta} → ${a.verification.ok ? 'match' : 'MISMATCH'} (network errors ${a.verification.networkErrors}); ` +
+          `${a.tokens.minted} tokens minted in ${a.tokens.seconds} s (issuer key of period ${a.tokens.keyPeriod}); the attested phase took ${a.seconds} s`,
+      )
+    }
   }
   lines.push(`results: ${OUT}`)
   process.stdout.write(`${lines.join('\n')}\n`)

@@ -2,14 +2,19 @@
  * Where a billable view's WAL goes, by relation (issue 53). Not a CPU benchmark: WAL bytes do not
  * depend on how busy the machine is, so this runs a fixed number of views and reads the WAL they wrote.
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/wal-probe.ts [--views 2000] [--mix-viewers 300]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/wal-probe.ts [--views 2000] [--mix-viewers 300] [--only fresh,attested,mix] [--round-trips]
  *
  * On a fresh database of the server (created and dropped), the service (as `npm start` runs it, manual
- * clock) is set up as `npm run bench` does, then two windows are measured:
+ * clock) is set up as `npm run bench` does, then three windows are measured (`--only`: some of them):
  *  - fresh: `--views` billable views, each of a viewer and address never seen before (the worst case:
  *    every view inserts a viewer-day row, a new viewer's ten-second slot and a new source's counts);
+ *  - attested: the same as fresh, each view with a valid, unspent Privacy Pass token (bench/lib/tokens.ts):
+ *    an attested view is exempt from the address bounds and writes its token and a spent_tokens row instead;
  *  - mix: a pool of `--mix-viewers` viewers, each behind an address of its own, each seeing an ad
  *    every 10-60 s of service time (uniform), measured after every viewer has been billed once.
+ * With `--round-trips` the service reaches PostgreSQL through a counting proxy (bench/lib/pg-round-trips.ts)
+ * and each window also reports the service's round trips to PostgreSQL a view (its background timers'
+ * included); the proxy's added latency lets more views share a batch, so the WAL figures are taken without it.
  * Each window starts with a CHECKPOINT, so its first change of every page writes a full-page image (as
  * the first change after any checkpoint does); those bytes are reported apart. The WAL between the
  * window's LSNs is read with pg_waldump (the server's WAL directory must be readable: run as root or
@@ -24,9 +29,14 @@ import { positiveSetting } from '../tools/lib/args.ts'
 import { OriginPool, viewerAddress } from '../tools/lib/http.ts'
 import { createDatabase } from '../tools/lib/postgres.ts'
 import { buildService, freePort, killChildren, spawnNode, stopProcess, waitHealthy } from '../tools/lib/processes.ts'
+import { roundTripProxy, type RoundTripProxy } from './lib/pg-round-trips.ts'
+import { ensureIssuerKey, issuerParams, readIssuerKeys, TokenMinter } from './lib/tokens.ts'
 import { ADMIN_TOKEN, CLOCK_START, decisionRequest, setUpService, viewRequest } from './lib/workload.ts'
 
-const { values: args } = parseArgs({ options: { views: { type: 'string' }, 'mix-viewers': { type: 'string' }, only: { type: 'string' } } })
+const { values: args } = parseArgs({ options: { views: { type: 'string' }, 'mix-viewers': { type: 'string' }, only: { type: 'string' }, 'round-trips': { type: 'boolean' } } })
+const WINDOWS = ['fresh', 'attested', 'mix'] as const
+const ONLY = (args.only ?? WINDOWS.join(',')).split(',').map((w) => w.trim())
+for (const w of ONLY) if (!(WINDOWS as readonly string[]).includes(w)) throw new Error(`--only: one or more of ${WINDOWS.join(', ')}, got "${w}"`)
 const VIEWS = Math.floor(positiveSetting(args.views ?? '2000', '--views', 2000))
 const MIX_VIEWERS = Math.floor(positiveSetting(args['mix-viewers'] ?? '300', '--mix-viewers', 300))
 const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL
@@ -41,6 +51,8 @@ interface RelBytes {
 
 interface Breakdown {
   views: number
+  /** The service's round trips to PostgreSQL over the window (--round-trips), else null. */
+  roundTrips: number | null
   lsnBytes: number
   byRelation: Map<string, RelBytes>
 }
@@ -106,6 +118,7 @@ function breakdown(dataDir: string, from: string, to: string, dbOid: number, nam
 
 async function main(): Promise<void> {
   const database = await createDatabase(PG_URL!, 'walprobe')
+  const proxy: RoundTripProxy | null = args['round-trips'] ? await roundTripProxy(database.url) : null
   const port = await freePort()
   const env: Record<string, string> = {}
   for (const k of ['PATH', 'HOME', 'TMPDIR']) if (process.env[k]) env[k] = process.env[k]!
@@ -118,7 +131,7 @@ async function main(): Promise<void> {
     TRUST_PROXY: '1',
     LOG_LEVEL: 'warn',
     ADMIN_TOKEN,
-    DATABASE_URL: database.url,
+    DATABASE_URL: proxy?.url ?? database.url,
   })
   try {
     await waitHealthy(proc, 'service')
@@ -135,7 +148,8 @@ async function main(): Promise<void> {
           while (next < reqs.length) {
             const i = next++
             const r = reqs[i]!
-            const reply = await pool.call('POST', r.path, JSON.parse(r.body!), { 'x-forwarded-for': r.headers!['x-forwarded-for']! })
+            const { 'x-forwarded-for': from, authorization } = r.headers
+            const reply = await pool.call('POST', r.path, JSON.parse(r.body!), { 'x-forwarded-for': from!, ...(authorization ? { authorization } : {}) })
             statuses.set(`${what} ${reply.status}`, (statuses.get(`${what} ${reply.status}`) ?? 0) + 1)
             if (reply.status === 200) onOk?.(reply.text, i)
           }
@@ -147,13 +161,15 @@ async function main(): Promise<void> {
     const window = async (work: () => Promise<number>): Promise<Breakdown> => {
       await query(PG_URL!, 'CHECKPOINT')
       const { lsn: from } = await queryRow<{ lsn: string }>(PG_URL!, 'SELECT pg_current_wal_lsn()::text AS lsn')
+      const tripsBefore = proxy?.count() ?? 0
       const views = await work()
       await new Promise((r) => setTimeout(r, 500)) // background writes the views caused (counts' flushes)
+      const roundTrips = proxy ? proxy.count() - tripsBefore : null
       const { lsn: to, bytes } = await queryRow<{ lsn: string; bytes: string }>(PG_URL!, `SELECT pg_current_wal_lsn()::text AS lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), '${from}')::text AS bytes`)
       const names = new Map(
         (await query<{ relfilenode: number; relname: string }>(database.url, 'SELECT relfilenode::int AS relfilenode, relname FROM pg_class WHERE relfilenode <> 0')).map((r) => [r.relfilenode, r.relname]),
       )
-      return { views, lsnBytes: Number(bytes), byRelation: breakdown(dataDir, from, to, dbOid, names) }
+      return { views, roundTrips, lsnBytes: Number(bytes), byRelation: breakdown(dataDir, from, to, dbOid, names) }
     }
     const viewsOf = async (ids: string[], reqOf: (id: string, i: number) => ReturnType<typeof viewRequest>) => {
       const before = statuses.get('view 204') ?? 0
@@ -162,15 +178,32 @@ async function main(): Promise<void> {
     }
 
     const results: [string, Breakdown][] = []
-    if (args.only !== 'mix') {
-      // Fresh viewers: the decisions first (unmeasured), then the views of their offers.
+    /** Fresh viewers: the decisions first (unmeasured), then the views of their offers; `tokens`: one each, for attested views. */
+    const fresh = async (prefix: string, tokens: string[] | null) => {
       const ids: string[] = []
-      await send('decision', Array.from({ length: VIEWS }, () => decisionRequest('walprobe-fresh')), (t) => ids.push(idOf(t)))
+      await send('decision', Array.from({ length: VIEWS }, () => decisionRequest(prefix)), (t) => ids.push(idOf(t)))
       await operator.advanceClock(10)
       await new Promise((r) => setTimeout(r, 1_000))
-      results.push(['fresh viewers', await window(() => viewsOf(ids, (id) => viewRequest(id)))])
+      return window(() =>
+        viewsOf(ids, (id, i) => {
+          const req = viewRequest(id)
+          return tokens ? { ...req, headers: { ...req.headers, authorization: tokens[i]! } } : req
+        }),
+      )
     }
-    if (args.only !== 'fresh') {
+    if (ONLY.includes('fresh')) results.push(['fresh viewers', await fresh('walprobe-fresh', null)])
+    if (ONLY.includes('attested')) {
+      // Tokens signed with the issuer's key read from the service's database, for the challenge its decisions announce.
+      await ensureIssuerKey(proc.origin)
+      const minter = new TokenMinter(await issuerParams(proc.origin), await readIssuerKeys({ url: database.url }))
+      const { authorizations } = minter.mint(VIEWS)
+      const attestedBefore = await operator.attestedTotal()
+      const b = await fresh('walprobe-attested', authorizations)
+      const attested = (await operator.attestedTotal()) - attestedBefore
+      if (attested !== b.views) throw new Error(`attested window: ${b.views} views answered 204, ${attested} billed as attested`)
+      results.push(['attested, fresh viewers', b])
+    }
+    if (ONLY.includes('mix')) {
       // The mix: rounds of 10 s of service time; a viewer due in a round asks for an ad, the clock moves 10 s, it reports the view.
       let t = 0
       const due = Array.from({ length: MIX_VIEWERS }, () => Math.floor(Math.random() * 60))
@@ -204,7 +237,8 @@ async function main(): Promise<void> {
       const counted = rows.reduce((s, [, r]) => s + r.bytes, 0)
       const fpi = rows.reduce((s, [, r]) => s + r.fpiBytes, 0)
       const per = (n: number) => (n / b.views).toFixed(0)
-      process.stdout.write(`\n${label}: ${b.views} billable views; WAL ${per(b.lsnBytes)} B a view by LSN (cluster, all databases), ${per(counted)} B in this database's records, of them full-page images ${per(fpi)} B\n`)
+      const trips = b.roundTrips === null ? '' : `; ${(b.roundTrips / b.views).toFixed(3)} round trips to PostgreSQL a view (${b.roundTrips})`
+      process.stdout.write(`\n${label}: ${b.views} billable views; WAL ${per(b.lsnBytes)} B a view by LSN (cluster, all databases), ${per(counted)} B in this database's records, of them full-page images ${per(fpi)} B${trips}\n`)
       process.stdout.write('| Relation | records / view | B / view | of it FPI B / view | B / view without FPI |\n|---|---|---|---|---|\n')
       for (const [name, r] of rows) {
         if (r.bytes / b.views < 1) continue
@@ -213,6 +247,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopProcess(proc)
+    await proxy?.close()
     await database.drop()
   }
 }

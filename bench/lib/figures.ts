@@ -109,32 +109,36 @@ const med = (xs: (number | null)[], digits = 1) => {
 /**
  * Per series: the medians over its windows of the raw figures (rate, latency, CPU per operation, CPU shares).
  * With several instances "srv" is their sum, and a worker beside them has columns of its own ("wkr").
+ * A series whose reference side is not the bare server (the attested views' unattested windows) names it
+ * in `reference`; its rows then show PostgreSQL's and the worker's columns too.
  */
-export function detailTable(series: { store: string; endpoint: string; load: string; s: Series }[]): string {
+export function detailTable(series: { store: string; endpoint: string; load: string; s: Series; reference?: { endpoint: string; target: string; serviceTarget: string } }[]): string {
   const withWorker = series.some(({ s }) => s.service.some((w) => w.cpu?.worker != null))
   const rows = [['store', 'endpoint', 'load', 'target', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'srv µs/op', 'pg µs/op', 'srv %core', 'pg %core', 'gen %core', 'other %core', 'non-2xx', 'late', 'dropped']]
   if (withWorker) rows[0]!.splice(10, 0, 'wkr µs/op')
   if (withWorker) rows[0]!.splice(13, 0, 'wkr %core')
-  for (const { store, endpoint, load, s } of series) {
+  for (const { store, endpoint, load, s, reference } of series) {
     for (const [who, ws] of [
       ['bare', s.baseline],
       ['service', s.service],
     ] as const) {
+      /** The bare server's row: no PostgreSQL or worker of its own. */
+      const bare = who === 'bare' && !reference
       const pct = (f: (w: WindowResult) => number | null) => med(ws.map((w) => (w.cpu ? f(w) : null)), 0)
       const non2xx = ws.reduce((n, w) => n + w.networkErrors + Object.entries(w.statuses).filter(([k]) => !k.startsWith('2')).reduce((a, [, c]) => a + c, 0), 0)
       const row = [
         who === 'bare' ? '' : store,
-        who === 'bare' ? `${endpoint} (bare)` : endpoint,
+        who === 'bare' ? (reference?.endpoint ?? `${endpoint} (bare)`) : endpoint,
         load,
-        who,
+        who === 'bare' ? (reference?.target ?? 'bare') : (reference?.serviceTarget ?? who),
         med(ws.map((w) => w.perSecond), 0) + (ws.some((w) => w.exhausted) ? '*' : ''),
         med(ws.map((w) => w.latencyMs.p50), 2),
         med(ws.map((w) => w.latencyMs.p99), 2),
         med(ws.map((w) => w.latencyMs.max), 1),
         med(ws.map(serverUs)),
-        who === 'bare' ? '' : med(ws.map(postgresUs)),
+        bare ? '' : med(ws.map(postgresUs)),
         pct((w) => (w.cpu!.server ?? 0) / w.cpu!.wall * 100),
-        who === 'bare' ? '' : pct((w) => (w.cpu!.postgres ? ((w.cpu!.postgres.bench + w.cpu!.postgres.aux) / w.cpu!.wall) * 100 : null)),
+        bare ? '' : pct((w) => (w.cpu!.postgres ? ((w.cpu!.postgres.bench + w.cpu!.postgres.aux) / w.cpu!.wall) * 100 : null)),
         pct((w) => (w.cpu!.generator / w.cpu!.wall) * 100),
         pct((w) => w.cpu!.otherPctOfCore),
         String(non2xx),
@@ -142,8 +146,8 @@ export function detailTable(series: { store: string; endpoint: string; load: str
         ws[0]?.open ? String(ws.reduce((n, w) => n + (w.open?.dropped ?? 0), 0)) : '',
       ]
       if (withWorker) {
-        row.splice(10, 0, who === 'bare' ? '' : med(ws.map(workerUs)))
-        row.splice(13, 0, who === 'bare' ? '' : pct((w) => (w.cpu!.worker === null ? null : (w.cpu!.worker / w.cpu!.wall) * 100)))
+        row.splice(10, 0, bare ? '' : med(ws.map(workerUs)))
+        row.splice(13, 0, bare ? '' : pct((w) => (w.cpu!.worker === null ? null : (w.cpu!.worker / w.cpu!.wall) * 100)))
       }
       rows.push(row)
     }

@@ -10,6 +10,9 @@ import type { Req } from './load.ts'
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789'
 /** A Monday morning: no job falls due during a run. */
 export const CLOCK_START = '2026-11-02T09:00:00Z'
+/** The UTC day a run's clock stays in (it moves by seconds). */
+const RUN_DAY = CLOCK_START.slice(0, 10)
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
 const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'FR', 'CA', 'JP', null] as const
 const SURFACES = ['extension', 'terminal'] as const
 
@@ -43,7 +46,8 @@ export function viewRequest(impressionId: string): Req {
 
 /** A set-up call from the operator's address; the answer's JSON object ({} for anything else). */
 async function api(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await jsonRequest(origin, method, path, { body, headers: { 'x-forwarded-for': '198.19.255.250', ...headers } })
+  // A read after a quiet spell (tokens being minted) may find its kept-alive socket closed by the server: sent once more.
+  const r = await jsonRequest(origin, method, path, { body, headers: { 'x-forwarded-for': '198.19.255.250', ...headers }, retryGet: true })
   return { status: r.status, body: jsonObject(r.text), text: r.text }
 }
 
@@ -70,6 +74,8 @@ export interface Operator {
   advanceClock(seconds: number): Promise<void>
   /** Impressions billed so far over the bench's campaigns, as the advertiser API shows them. */
   billedTotal(): Promise<number>
+  /** Of them, attested (a valid Privacy Pass token spent): `/v1/stats`'s `attested_billable_impressions` over the run's UTC day, read from the ledger. */
+  attestedTotal(): Promise<number>
 }
 
 /**
@@ -108,6 +114,10 @@ export async function setUpService(origin: string, label: string, others: string
     async billedTotal() {
       const list = await must(api(origin, 'GET', '/v1/campaigns', undefined, auth), 200, 'GET /v1/campaigns')
       return (list.campaigns as { impressions_served: number }[]).reduce((s, c) => s + c.impressions_served, 0)
+    },
+    async attestedTotal() {
+      const stats = await must(api(origin, 'GET', `/v1/stats?granularity=day&start=${RUN_DAY}T00:00:00Z&end=${nextDay(RUN_DAY)}T00:00:00Z`, undefined, auth), 200, 'GET /v1/stats')
+      return (stats.totals as { attested_billable_impressions: number }).attested_billable_impressions
     },
   }
 }
