@@ -2,7 +2,7 @@
  * Where a billable view's WAL goes, by relation (issue 53). Not a CPU benchmark: WAL bytes do not
  * depend on how busy the machine is, so this runs a fixed number of views and reads the WAL they wrote.
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/wal-probe.ts [--views 2000] [--mix-viewers 300] [--only fresh,attested,mix] [--round-trips]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/wal-probe.ts [--views 2000] [--mix-viewers 300] [--only fresh,attested,mix] [--round-trips] [--warmup 1000] [--wal-compression off|pglz|lz4|zstd]
  *
  * On a fresh database of the server (created and dropped), the service (as `npm start` runs it, manual
  * clock) is set up as `npm run bench` does, then three windows are measured (`--only`: some of them):
@@ -33,12 +33,26 @@ import { roundTripProxy, type RoundTripProxy } from './lib/pg-round-trips.ts'
 import { ensureIssuerKey, issuerParams, readIssuerKeys, TokenMinter } from './lib/tokens.ts'
 import { ADMIN_TOKEN, CLOCK_START, decisionRequest, setUpService, viewRequest } from './lib/workload.ts'
 
-const { values: args } = parseArgs({ options: { views: { type: 'string' }, 'mix-viewers': { type: 'string' }, only: { type: 'string' }, 'round-trips': { type: 'boolean' } } })
+const { values: args } = parseArgs({
+  options: {
+    views: { type: 'string' },
+    'mix-viewers': { type: 'string' },
+    only: { type: 'string' },
+    'round-trips': { type: 'boolean' },
+    warmup: { type: 'string' },
+    'wal-compression': { type: 'string' },
+  },
+})
 const WINDOWS = ['fresh', 'attested', 'mix'] as const
 const ONLY = (args.only ?? WINDOWS.join(',')).split(',').map((w) => w.trim())
 for (const w of ONLY) if (!(WINDOWS as readonly string[]).includes(w)) throw new Error(`--only: one or more of ${WINDOWS.join(', ')}, got "${w}"`)
 const VIEWS = Math.floor(positiveSetting(args.views ?? '2000', '--views', 2000))
 const MIX_VIEWERS = Math.floor(positiveSetting(args['mix-viewers'] ?? '300', '--mix-viewers', 300))
+/** Unmeasured fresh billable views before the windows: the instance's leases sized by a measured rate, as in steady serving. */
+const WARMUP_VIEWS = args.warmup === '0' ? 0 : Math.floor(positiveSetting(args.warmup ?? '1000', '--warmup', 1000))
+/** The database's `wal_compression` (full-page images only): off (PostgreSQL's default), pglz, lz4 or zstd. */
+const WAL_COMPRESSION = args['wal-compression'] ?? 'off'
+if (!['off', 'pglz', 'lz4', 'zstd'].includes(WAL_COMPRESSION)) throw new Error(`--wal-compression: off, pglz, lz4 or zstd, got "${WAL_COMPRESSION}"`)
 const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL
 if (!PG_URL) throw new Error('set TEST_DATABASE_URL (or BENCH_DATABASE_URL) to a PostgreSQL server on this machine')
 const CONNECTIONS = 50
@@ -118,6 +132,8 @@ function breakdown(dataDir: string, from: string, to: string, dbOid: number, nam
 
 async function main(): Promise<void> {
   const database = await createDatabase(PG_URL!, 'walprobe')
+  // Every session of the service on this database compresses its full-page images so (a superuser's setting).
+  await query(PG_URL!, `ALTER DATABASE "${database.name}" SET wal_compression = '${WAL_COMPRESSION}'`)
   const proxy: RoundTripProxy | null = args['round-trips'] ? await roundTripProxy(database.url) : null
   const port = await freePort()
   const env: Record<string, string> = {}
@@ -180,6 +196,13 @@ async function main(): Promise<void> {
     const results: [string, Breakdown][] = []
     /** Fresh viewers: the decisions first (unmeasured), then the views of their offers; `tokens`: one each, for attested views. */
     const fresh = async (prefix: string, tokens: string[] | null) => {
+      if (WARMUP_VIEWS > 0) {
+        // Unmeasured, just before: an instance idle for seconds (tokens being minted) has freed its leases.
+        const warm: string[] = []
+        await send('decision', Array.from({ length: WARMUP_VIEWS }, () => decisionRequest(`${prefix}-warmup`)), (t) => warm.push(idOf(t)))
+        await operator.advanceClock(10)
+        await viewsOf(warm, (id) => viewRequest(id))
+      }
       const ids: string[] = []
       await send('decision', Array.from({ length: VIEWS }, () => decisionRequest(prefix)), (t) => ids.push(idOf(t)))
       await operator.advanceClock(10)

@@ -24,9 +24,10 @@ const INVENTORY_CONSTRAINTS = new Set(['campaigns_billed_within_order', 'impress
  * Keys a batch's plain inserts can hit when a concurrent batch inserted the same row first: the claims'
  * (migration 0031; a batch inserting its views' claims without ON CONFLICT hits it on a repeat, and such
  * a batch holds views only, so the claim is a measured view's), and the bounds' rows (migration 0041:
- * a viewer's ten-second slot, a source's counts row of the day, a source's listed viewer).
+ * a viewer's ten-second slot, a source's counts row of the day, a source's listed viewer) and a spent token's
+ * nonce.
  */
-const RACE_KEYS = new Set(['ledger_claims_pkey', 'viewer_last_billable_pkey', 'source_counts_pkey', 'source_day_viewers_pkey'])
+const RACE_KEYS = new Set(['ledger_claims_pkey', 'viewer_last_billable_pkey', 'source_counts_pkey', 'source_day_viewers_pkey', 'spent_tokens_pkey'])
 
 /** True when `writeBatch` (or the read before it) failed because a concurrent batch overtook this one. */
 export function isRace(err: unknown): boolean {
@@ -253,12 +254,12 @@ export async function writeBatch(
       SELECT p.prefix, u.viewer_key FROM units u
         JOIN unnest(${prefixes.map((p) => p[0])}::text[], ${prefixes.map((p) => p[1])}::text[]) AS p(source, prefix) ON p.source = u.source
     ),
-    -- Each token bills once: its nonce (bytes 3-34) is claimed here; one held already drops the claim and fails the check.
+    -- Each token bills once: its nonce (bytes 3-34) is claimed here by a plain insert; one held already fails the
+    -- statement on spent_tokens_pkey (isRace), and the batch is judged again from the store, which finds it spent.
     spent AS (
       INSERT INTO spent_tokens (nonce, token_key_id, spent_at)
       SELECT substring(attestation_token FROM 3 FOR 32), substring(attestation_token FROM 67 FOR 32), ${now}::timestamptz
       FROM ins WHERE attestation_token IS NOT NULL
-      ON CONFLICT DO NOTHING
       RETURNING 1
     ),
     -- The bounds' rows (migration 0041): a source's first viewer of the day is kept in its counts row,

@@ -84,3 +84,36 @@ test('a batch that loses the race to insert a source\'s counts row is judged aga
   const got = await viewersOf(source)
   assert.deepEqual({ viewers: got.viewers, hour_billable: got.hour_billable, held: got.held }, { viewers: 2, hour_billable: 2, held: ['the-loser', 'the-winner'] })
 })
+
+/** A token's bytes as the batch statement reads them: type, nonce (bytes 3-34), digest, key id (67-98), authenticator. */
+function tokenOf(seed: number) {
+  const bytes = Buffer.alloc(354, seed)
+  bytes.writeUInt16BE(2, 0)
+  return { bytes, nonce: bytes.subarray(2, 34).toString('hex') }
+}
+
+test('one token in two batches at once bills once: the batch that loses the nonce is judged again and finds it spent', { skip }, async () => {
+  const c = await campaign(await h.advertiser())
+  const token = tokenOf(0x5a)
+  const [a, b] = [viewOf(c, 'token-viewer-a', '198.51.100.73'), viewOf(c, 'token-viewer-b', '198.51.100.74')]
+  const results = await Promise.all([a, b].map((v) => commitLedgerBatch(db(), NOW, { views: [{ ...v, token }], clicks: [] }, new LeaseBook())))
+  const outcomes = results.map((r) => (r.views[0]!.billable ? 'billable' : r.views[0]!.reason)).sort()
+  assert.deepEqual(outcomes, ['billable', 'invalid_token'])
+  const spent = await sql<{ n: number }>`SELECT count(*)::int AS n FROM spent_tokens WHERE nonce = ${token.bytes.subarray(2, 34)}`.execute(db())
+  assert.equal(spent.rows[0]!.n, 1)
+})
+
+test('a token another writer is spending is refused once that writer commits', { skip }, async () => {
+  const c = await campaign(await h.advertiser())
+  const token = tokenOf(0x6b)
+  let pending: Promise<unknown> | undefined
+  await db().transaction().execute(async (trx) => {
+    await sql`INSERT INTO spent_tokens (nonce, token_key_id, spent_at) VALUES (${token.bytes.subarray(2, 34)}, ${token.bytes.subarray(66, 98)}, ${NOW})`.execute(trx)
+    pending = commitLedgerBatch(db(), NOW, { views: [{ ...viewOf(c, 'token-viewer-c', '198.51.100.75'), token }], clicks: [] }, new LeaseBook())
+    await new Promise((r) => setTimeout(r, 300))
+  })
+  const result = (await pending) as Awaited<ReturnType<typeof commitLedgerBatch>>
+  assert.equal(result.views[0]!.billable, false)
+  assert.equal(result.views[0]!.reason, 'invalid_token')
+  assert.ok(result.retries >= 1, 'the first statement failed on spent_tokens_pkey and the batch was judged again')
+})
