@@ -79,18 +79,18 @@ export async function readClickState(db: Db, clicks: readonly ClickToJudge[], no
 export async function readSourceUse(db: Db, pairs: readonly { source: Source; viewerKey: string }[], nowMs: number): Promise<Map<Source, SourceUse>> {
   const use = new Map<Source, { viewers: number; knownViewers: Set<string>; billedThisHour: number }>()
   if (pairs.length === 0) return use
-  const sources = [...new Set(pairs.map((p) => p.source))]
+  // One index probe a pair, whatever the tables' statistics (source_day_state, migration 0041).
   const { rows } = await executePrepared(
     db,
     sql<{ days: [string, number, number][] | null; members: [string, string][] | null }>`
+    WITH state AS (
+      SELECT * FROM source_day_state(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[], ${utcDay(nowMs)}::date)
+    )
     SELECT
-      (SELECT json_agg(json_build_array(c.source, c.viewers, CASE WHEN c.hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN c.hour_billable ELSE 0 END))
-        FROM source_counts c WHERE c.source = ANY(${sources}::text[]) AND c.day = ${utcDay(nowMs)}::date) AS days,
-      -- A source's viewer of the day is its counts row's first viewer or a listed one (migration 0041).
-      (SELECT json_agg(json_build_array(k.source, k.viewer_key))
-        FROM unnest(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[]) AS k(source, viewer_key)
-        WHERE EXISTS (SELECT 1 FROM source_counts c WHERE c.source = k.source AND c.day = ${utcDay(nowMs)}::date AND c.first_viewer = k.viewer_key)
-           OR EXISTS (SELECT 1 FROM source_day_viewers v WHERE v.source = k.source AND v.day = ${utcDay(nowMs)}::date AND v.viewer_key = k.viewer_key)) AS members
+      (SELECT json_agg(DISTINCT jsonb_build_array(source, viewers, CASE WHEN hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN hour_billable ELSE 0 END))
+        FROM state WHERE counted) AS days,
+      -- A source's viewer of the day is its counts row's first viewer or a listed one.
+      (SELECT json_agg(json_build_array(source, viewer_key)) FROM state WHERE listed OR first_viewer = viewer_key) AS members
   `.compile(db),
   )
   const r = rows[0]!

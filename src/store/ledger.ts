@@ -23,11 +23,10 @@ const INVENTORY_CONSTRAINTS = new Set(['campaigns_billed_within_order', 'impress
 /**
  * Keys a batch's plain inserts can hit when a concurrent batch inserted the same row first: the claims'
  * (migration 0031; a batch inserting its views' claims without ON CONFLICT hits it on a repeat, and such
- * a batch holds views only, so the claim is a measured view's), and the bounds' rows (migration 0041:
- * a viewer's ten-second slot, a source's counts row of the day, a source's listed viewer) and a spent token's
- * nonce.
+ * a batch holds views only, so the claim is a measured view's), the bounds' new rows (migration 0041: a
+ * source's counts row of the day, a source's listed viewer) and a spent token's nonce.
  */
-const RACE_KEYS = new Set(['ledger_claims_pkey', 'viewer_last_billable_pkey', 'source_counts_pkey', 'source_day_viewers_pkey', 'spent_tokens_pkey'])
+const RACE_KEYS = new Set(['ledger_claims_pkey', 'source_counts_pkey', 'source_day_viewers_pkey', 'spent_tokens_pkey'])
 
 /** True when `writeBatch` (or the read before it) failed because a concurrent batch overtook this one. */
 export function isRace(err: unknown): boolean {
@@ -182,7 +181,7 @@ export interface LeaseTake {
  *    batch priced from, and `used <= size` is a CHECK constraint; revoking (cancel) shrinks a lease
  *    to what it used, and an expired lease settled by another instance is no longer `holder`'s;
  *  - the ten-second rule: a viewer's slot (`viewer_last_billable`) moves only forward after ten
- *    seconds, and a new slot is a plain insert;
+ *    seconds (an upsert on its key);
  *  - the sources' bounds (`limits`, domain/invalid-traffic.ts): every billable row with a source
  *    takes its viewer's place among the source's viewers of the UTC day and one unit of the source's
  *    UTC hour (one `source_counts` row per source and day, holding the day's first viewer, and a
@@ -190,7 +189,7 @@ export interface LeaseTake {
  *    same for its /48, under the /48's key (`2001:db8:1::/48`, `boundKeysOf`) and the /48 limits.
  *    The counts move only within the bounds, so no number of instances passes them; a viewer counts
  *    as new only when the statement's snapshot does not hold it, and a concurrent batch that inserted
- *    the same slot, counts row or viewer first fails this statement on the row's key (`isRace`), so
+ *    the same counts row or listed viewer first fails this statement on the row's key (`isRace`), so
  *    a retried or replayed view never counts twice;
  *  - repeats: each measured view, click or report claims its impression first (`ledger_claims`,
  *    migration 0031; `claimCtes`) and is written only with a new claim. A batch judged from the
@@ -263,19 +262,18 @@ export async function writeBatch(
       RETURNING 1
     ),
     -- The bounds' rows (migration 0041): a source's first viewer of the day is kept in its counts row,
-    -- its other viewers in source_day_viewers. Both are written by plain inserts of rows the statement's
-    -- snapshot lacks: one a concurrent batch inserts first fails this statement on its key (isRace).
+    -- its other viewers in source_day_viewers. What the store holds of the batch's pairs is read by
+    -- source_day_state (one index probe a pair, whatever the tables' statistics); a new counts row or
+    -- listed viewer is a plain insert, and one a concurrent batch inserted first fails this statement
+    -- on its key (isRace).
     unit_pairs AS (SELECT DISTINCT source, viewer_key FROM unit_keys),
-    day_counts AS (
-      SELECT c.source, c.first_viewer FROM source_counts c
-      WHERE c.day = ${day}::date AND c.source IN (SELECT source FROM unit_pairs)
+    pair_state AS (
+      SELECT * FROM source_day_state((SELECT array_agg(source) FROM unit_pairs), (SELECT array_agg(viewer_key) FROM unit_pairs), ${day}::date)
     ),
     -- The batch's viewers new to their source today: neither its first viewer nor listed.
     new_viewers AS (
-      SELECT p.source, p.viewer_key, d.source IS NULL AS new_source
-      FROM unit_pairs p LEFT JOIN day_counts d ON d.source = p.source
-      WHERE d.first_viewer IS DISTINCT FROM p.viewer_key
-        AND NOT EXISTS (SELECT 1 FROM source_day_viewers v WHERE v.source = p.source AND v.day = ${day}::date AND v.viewer_key = p.viewer_key)
+      SELECT source, viewer_key, NOT counted AS new_source FROM pair_state
+      WHERE first_viewer IS DISTINCT FROM viewer_key AND NOT listed
     ),
     first_viewers AS (SELECT source, min(viewer_key) AS viewer_key FROM new_viewers WHERE new_source GROUP BY source),
     listed AS (
@@ -285,12 +283,12 @@ export async function writeBatch(
       RETURNING 1
     ),
     source_use AS (
-      SELECT u.source, u.n AS units, coalesce(v.n, 0) AS viewers, d.source IS NOT NULL AS counted,
+      SELECT u.source, u.n AS units, coalesce(v.n, 0) AS viewers, s.counted,
         CASE WHEN u.source LIKE '%/48' THEN ${limits.maxViewersPer48PerDay}::int ELSE ${limits.maxViewersPerDay}::int END AS max_viewers,
         CASE WHEN u.source LIKE '%/48' THEN ${limits.maxBillablePer48PerHour}::int ELSE ${limits.maxBillablePerHour}::int END AS max_hour
       FROM (SELECT source, count(*)::int AS n FROM unit_keys GROUP BY source) u
       LEFT JOIN (SELECT source, count(*)::int AS n FROM new_viewers GROUP BY source) v ON v.source = u.source
-      LEFT JOIN day_counts d ON d.source = u.source
+      JOIN (SELECT source, bool_or(counted) AS counted FROM pair_state GROUP BY source) s ON s.source = u.source
     ),
     counts_new AS (
       INSERT INTO source_counts (source, day, first_viewer, viewers, hour, hour_billable)
@@ -299,16 +297,18 @@ export async function writeBatch(
       WHERE NOT s.counted AND s.viewers <= s.max_viewers AND s.units <= s.max_hour
       RETURNING 1
     ),
-    -- The counts move only within the bounds: a row past one is not updated, and the check below fails.
+    -- A counted source's row moves by its key (the upsert's arbiter index) and only within the bounds:
+    -- a row past one is not updated, and the check below fails.
     counts_moved AS (
-      UPDATE source_counts c SET
-        viewers = c.viewers + s.viewers,
-        hour = ${hour}::timestamptz,
-        hour_billable = CASE WHEN c.hour = ${hour}::timestamptz THEN c.hour_billable ELSE 0 END + s.units
-      FROM source_use s
-      WHERE s.counted AND c.source = s.source AND c.day = ${day}::date
-        AND c.viewers + s.viewers <= s.max_viewers
-        AND CASE WHEN c.hour = ${hour}::timestamptz THEN c.hour_billable ELSE 0 END + s.units <= s.max_hour
+      INSERT INTO source_counts AS c (source, day, viewers, hour, hour_billable)
+      SELECT s.source, ${day}::date, s.viewers, ${hour}::timestamptz, s.units FROM source_use s WHERE s.counted
+      ON CONFLICT (source, day) DO UPDATE SET
+        viewers = c.viewers + excluded.viewers,
+        hour = excluded.hour,
+        hour_billable = CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable
+      WHERE c.viewers + excluded.viewers <= CASE WHEN c.source LIKE '%/48' THEN ${limits.maxViewersPer48PerDay}::int ELSE ${limits.maxViewersPerDay}::int END
+        AND CASE WHEN c.hour = excluded.hour THEN c.hour_billable ELSE 0 END + excluded.hour_billable
+          <= CASE WHEN c.source LIKE '%/48' THEN ${limits.maxBillablePer48PerHour}::int ELSE ${limits.maxBillablePerHour}::int END
       RETURNING 1
     ),
     lease AS (
@@ -318,20 +318,12 @@ export async function writeBatch(
       WHERE l.lease_id = s.lease_id AND l.holder = ${holder}::text AND l.used = s.expected
       RETURNING 1
     ),
-    -- The ten-second rule: a viewer's slot moves only ten seconds after its last billable view; a new
-    -- slot is a plain insert (a concurrent batch's insert of the same slot fails this statement: isRace).
-    freq_moved AS (
-      UPDATE viewer_last_billable v SET billed_at_ms = ${nowMs}::int8
-      FROM ins i
-      WHERE i.event_type = 'impression' AND v.viewer_key = i.viewer_key AND v.surface = i.surface
-        AND v.billed_at_ms <= ${nowMs - VIEWER_FREQUENCY_MS}::int8
-      RETURNING 1
-    ),
-    freq_new AS (
-      INSERT INTO viewer_last_billable (viewer_key, surface, billed_at_ms)
-      SELECT i.viewer_key, i.surface, ${nowMs}::int8 FROM ins i
-      WHERE i.event_type = 'impression'
-        AND NOT EXISTS (SELECT 1 FROM viewer_last_billable v WHERE v.viewer_key = i.viewer_key AND v.surface = i.surface)
+    -- The ten-second rule: a viewer's slot moves only ten seconds after its last billable view.
+    freq AS (
+      INSERT INTO viewer_last_billable AS v (viewer_key, surface, billed_at_ms)
+      SELECT viewer_key, surface, ${nowMs}::int8 FROM ins WHERE event_type = 'impression'
+      ON CONFLICT (viewer_key, surface) DO UPDATE SET billed_at_ms = excluded.billed_at_ms
+        WHERE v.billed_at_ms <= excluded.billed_at_ms - ${VIEWER_FREQUENCY_MS}::int8
       RETURNING 1
     )${
       clickRows
@@ -354,7 +346,7 @@ export async function writeBatch(
     }
     SELECT
       ledger_batch_check(
-        (SELECT count(*) FROM freq_moved) + (SELECT count(*) FROM freq_new) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
+        (SELECT count(*) FROM freq) = (SELECT count(*) FROM ins WHERE event_type = 'impression')
         -- Every impression judged billable is written: a dropped one (a concurrent repeat) would leave
         -- a gap in the lease's numbers priced above, so the batch is judged again from the store.
         AND (SELECT count(*) FROM ins WHERE event_type = 'impression') = ${expectBillable}::int

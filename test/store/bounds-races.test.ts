@@ -117,3 +117,26 @@ test('a token another writer is spending is refused once that writer commits', {
   assert.equal(result.views[0]!.reason, 'invalid_token')
   assert.ok(result.retries >= 1, 'the first statement failed on spent_tokens_pkey and the batch was judged again')
 })
+
+const seqScans = async () => {
+  // Statistics reach the shared counters within a second of a backend going idle (PostgreSQL 15).
+  await new Promise((r) => setTimeout(r, 1_200))
+  const { rows } = await sql<{ relname: string; seq_scan: number }>`
+    SELECT relname, seq_scan::int AS seq_scan FROM pg_stat_user_tables WHERE relname IN ('source_counts', 'source_day_viewers') ORDER BY relname`.execute(db())
+  return rows
+}
+
+test('the batch statement probes the bounds by key even with plans made while the tables were nearly empty', { skip }, async () => {
+  const c = await campaign(await h.advertiser())
+  await sql`ANALYZE source_counts, source_day_viewers, viewer_last_billable`.execute(db())
+  // Enough batches for every pooled connection to keep a generic plan made on these statistics...
+  for (let i = 0; i < 40; i++) await commitLedgerBatch(db(), NOW, { views: [viewOf(c, `plan-viewer-${i}`, `198.18.0.${i}`)], clicks: [] }, new LeaseBook())
+  // ... then the tables grow as a day of traffic grows them, with no ANALYZE since.
+  await sql`INSERT INTO source_counts (source, day, first_viewer, viewers, hour, hour_billable)
+    SELECT '172.20.' || (g / 256) || '.' || (g % 256), '2026-11-02', 'v' || g, 2, '2026-11-02T09:00:00Z', 2 FROM generate_series(1, 20000) g`.execute(db())
+  await sql`INSERT INTO source_day_viewers (source, day, viewer_key)
+    SELECT '172.20.' || (g / 256) || '.' || (g % 256), '2026-11-02', 'w' || g FROM generate_series(1, 20000) g`.execute(db())
+  const before = await seqScans()
+  for (let i = 0; i < 20; i++) await commitLedgerBatch(db(), NOW, { views: [viewOf(c, `plan-viewer-late-${i}`, `198.18.1.${i}`)], clicks: [] }, new LeaseBook())
+  assert.deepEqual(await seqScans(), before, 'no batch scanned source_counts or source_day_viewers')
+})
