@@ -84,7 +84,7 @@ export async function readSourceUse(db: Db, pairs: readonly { source: Source; vi
     db,
     sql<{ days: [string, number, number][] | null; members: [string, string][] | null }>`
     WITH state AS (
-      SELECT * FROM source_day_state(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[], ${utcDay(nowMs)}::date)
+      SELECT * FROM source_day_state(${pairs.map((p) => p.source)}::text[], ${pairs.map((p) => p.viewerKey)}::text[], ${pairs.map(() => 1)}::int4[], ${utcDay(nowMs)}::date)
     )
     SELECT
       (SELECT json_agg(DISTINCT jsonb_build_array(source, viewers, CASE WHEN hour = ${new Date(utcHourStart(nowMs))}::timestamptz THEN hour_billable ELSE 0 END))
