@@ -10,10 +10,12 @@
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ledger
  *   npm run bench:ledger -- --batches 3000 --size 60
+ *   npm run bench:ledger -- --sources 20000   # views from 20,000 addresses in turn (a source's second viewer is listed)
  *
  * Method: a database of its own, migrated; one account and four campaigns of
  * 100 blocks (like `npm run bench`), a ledger pre-filled with --ledger-rows
- * non-billable (short-dwell) views; then batches of --size billable views (distinct viewers, the
+ * non-billable (short-dwell) views and the bounds' tables as a day leaves them; then batches of --size
+ * billable views (distinct viewers, each from an address of its own or of --sources in turn, the
  * campaigns in turn, real signed impression ids) committed one after the other
  * on one connection, judged from known state as the serving writer does. The
  * views are made before the clock starts. Reported per view: the batch's round
@@ -44,6 +46,7 @@ const { values: args } = parseArgs({
     size: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '300' },
     'ledger-rows': { type: 'string', default: '150000' },
+    sources: { type: 'string', default: '0' },
   },
   strict: true,
 })
@@ -51,6 +54,14 @@ const BATCHES = Number(args.batches)
 const SIZE = Number(args.size)
 const WARMUP = Number(args.warmup)
 const LEDGER_ROWS = Number(args['ledger-rows'])
+/** Addresses the views come from, in turn (0: every view from an address of its own, the bounds' worst case). */
+const SOURCES = Number(args.sources)
+let sourceTurn = 0
+function nextSource(): string {
+  if (SOURCES === 0) return `10.${randomBytes(3).join('.')}`
+  const i = sourceTurn++ % SOURCES
+  return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
+}
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 if (!adminUrl) {
   process.stderr.write('bench:ledger needs BENCH_DATABASE_URL or TEST_DATABASE_URL (a PostgreSQL server; a database of its own is created and dropped)\n')
@@ -93,8 +104,8 @@ async function run(db: Db): Promise<void> {
         country: 'US',
         viewerKey: randomBytes(16).toString('base64url').slice(0, 22),
         offeredAtMs: nowMs - 10_000,
-        // Every view from an address of its own (the bounds' worst case, as a fresh viewer in `npm run bench`).
-        source: `10.${randomBytes(3).join(".")}`,
+        // An address of its own (the bounds' worst case), or the next of --sources in turn.
+        source: nextSource(),
         origin: 0,
       }
       return { impressionId: sealer.seal(offer), offer, dwellMs: 10_000, reason: null, limits: servingLimitsOf(DEFAULT_CONFIG).sources }
