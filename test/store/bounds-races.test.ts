@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
-import { STORE } from '../helpers/service.ts'
+import { createDatabase, STORE } from '../helpers/service.ts'
+import { openStore } from '../../src/store/db.ts'
+import { readSourceUse } from '../../src/store/ledger-state.ts'
 import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { servingLimitsOf } from '../../src/domain/rate-limits.ts'
@@ -139,4 +141,33 @@ test('the batch statement probes the bounds by key even with plans made while th
   const before = await seqScans()
   for (let i = 0; i < 20; i++) await commitLedgerBatch(db(), NOW, { views: [viewOf(c, `plan-viewer-late-${i}`, `198.18.1.${i}`)], clicks: [] }, new LeaseBook())
   assert.deepEqual(await seqScans(), before, 'no batch scanned source_counts or source_day_viewers')
+})
+
+test('a source counted before migration 0041 keeps every viewer listed: its first viewer is none, and its viewers are known', async () => {
+  const pg = STORE === 'postgres' ? await createDatabase(process.env.TEST_DATABASE_URL!) : null
+  try {
+    const old = await openStore({ databaseUrl: pg?.url ?? null, dataDir: '', inMemory: true, migrateThrough: '0040_ledger_impression_key' })
+    await sql`INSERT INTO source_counts (source, day, viewers, hour, hour_billable) VALUES ('203.0.113.41', '2026-11-02', 2, '2026-11-02T09:00:00Z', 2)`.execute(old.db)
+    await sql`INSERT INTO source_day_viewers (source, day, viewer_key) VALUES ('203.0.113.41', '2026-11-02', 'old-viewer-1'), ('203.0.113.41', '2026-11-02', 'old-viewer-2')`.execute(old.db)
+    const dump = old.dump ? await old.dump() : undefined
+    await old.close()
+    const upgraded = await openStore({ databaseUrl: pg?.url ?? null, dataDir: '', inMemory: true, ...(dump ? { loadDataDir: dump } : {}) })
+    try {
+      const state = await sql<{ viewer_key: string; counted: boolean; first_viewer: string | null; listed: boolean; viewers: number }>`
+        SELECT viewer_key, counted, first_viewer, listed, viewers FROM source_day_state(
+          ARRAY['203.0.113.41', '203.0.113.41'], ARRAY['old-viewer-1', 'a-new-viewer'], ARRAY[1, 1], '2026-11-02') ORDER BY viewer_key`.execute(upgraded.db)
+      assert.deepEqual(state.rows, [
+        { viewer_key: 'a-new-viewer', counted: true, first_viewer: null, listed: false, viewers: 2 },
+        { viewer_key: 'old-viewer-1', counted: true, first_viewer: null, listed: true, viewers: 2 },
+      ])
+      const use = await readSourceUse(upgraded.db, [{ source: '203.0.113.41', viewerKey: 'old-viewer-1' }, { source: '203.0.113.41', viewerKey: 'a-new-viewer' }], NOW.getTime())
+      const u = use.get('203.0.113.41')!
+      assert.equal(u.viewers, 2)
+      assert.deepEqual([...u.knownViewers], ['old-viewer-1'])
+    } finally {
+      await upgraded.close()
+    }
+  } finally {
+    await pg?.drop()
+  }
 })
