@@ -51,8 +51,13 @@ export function limitsOfKey(limits: SourceLimits, key: string): { maxViewersPerD
 export interface SourceUse {
   viewers: number
   /** Viewers known to have earned billable units that day (at least the batch's, when read from the store). */
-  knownViewers: ReadonlySet<string>
+  knownViewers: ViewerSet
   billedThisHour: number
+}
+
+/** A set of viewer keys as the bounds read it: a `Set`, or anything that answers `has` and lists them. */
+export interface ViewerSet extends Iterable<string> {
+  has(viewerKey: string): boolean
 }
 
 const NOTHING_USED: SourceUse = { viewers: 0, knownViewers: new Set(), billedThisHour: 0 }
