@@ -11,7 +11,7 @@
  *   npm run bench -- --duration 9 --windows 3 --connections 50,200 --stores postgres --cpu-prof .tmp/prof
  *   npm run bench -- --instances 3                  # 3 web instances and a worker on PostgreSQL, round-robin
  *
- * Method (docs/performance.md, "Serving benchmark"): per store, decisions and
+ * Method (docs/benchmarks.md, "Serving benchmark"): per store, decisions and
  * then billable views, each as (1) a closed loop at every --connections count
  * and (2) an open loop at --load × the baseline's closed-loop rate; every
  * series is --windows measured windows alternating with the baseline's (the

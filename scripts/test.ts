@@ -11,7 +11,7 @@
  * services; what a process pays once instead of once per file is Node, tsx and
  * the app's module graph (about 5 s of CPU), and its services stand on one
  * store, set back to the migrated template for each (test/helpers/store-reuse.ts;
- * docs/performance.md, "Test suite"). The long suites (browsers, child
+ * docs/test-suite-speed.md). The long suites (browsers, child
  * processes under faults) keep one process per file.
  */
 import { spawnSync } from 'node:child_process'
