@@ -124,6 +124,18 @@ export function useService(env: Record<string, string> = {}, config?: Record<str
   return h
 }
 
+/**
+ * Creates a campaign of 1,000 impressions through the API (`overrides` on its body) and returns the ids
+ * a ledger row of it names: what the store tests hand to a ledger batch.
+ */
+export async function campaignIds(h: TestHarness, adv: Advertiser, overrides: Record<string, unknown> = {}) {
+  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, ...overrides }))
+  assert.equal(res.status, 201, res.text)
+  const campaignId = String(res.body.campaign_id)
+  const creative = await h.svc.service.store.db.selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
+  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
+}
+
 let keyCounter = 0
 /** A valid CampaignCreate body with a unique idempotency key. */
 export function campaignBody(overrides: Record<string, unknown> = {}) {

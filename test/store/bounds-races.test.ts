@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { campaignIds, useService, type Advertiser } from '../helpers/api.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { openStore } from '../../src/store/db.ts'
 import { readSourceUse } from '../../src/store/ledger-state.ts'
@@ -23,13 +23,7 @@ const NOW = new Date('2026-11-02T09:00:30.000Z')
 const db = () => h.svc.service.store.db
 const skip = STORE !== 'postgres' ? 'concurrent writers need PostgreSQL (the embedded store has one connection)' : false
 
-async function campaign(adv: Advertiser) {
-  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 4 }))
-  assert.equal(res.status, 201, res.text)
-  const campaignId = res.body.campaign_id as string
-  const creative = await db().selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
-  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
-}
+const campaign = (adv: Advertiser) => campaignIds(h, adv, { cpm_usd: 4 })
 
 let n = 0
 function viewOf(c: Awaited<ReturnType<typeof campaign>>, viewerKey: string, source: string): ViewClaim {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { campaignIds, useService, type Advertiser } from '../helpers/api.ts'
 import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
 import { settleLeases } from '../../src/store/leases.ts'
@@ -21,13 +21,7 @@ const h = useService({}, { create_rate_limit_per_min: 1000, outstanding_balance_
 const NOW = new Date('2026-11-02T09:00:30.000Z')
 const db = () => h.svc.service.store.db
 
-async function campaign(adv: Advertiser, overrides: Record<string, unknown> = {}) {
-  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 4, kind: 'click', ...overrides }))
-  assert.equal(res.status, 201, res.text)
-  const campaignId = res.body.campaign_id as string
-  const creative = await db().selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
-  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
-}
+const campaign = (adv: Advertiser, overrides: Record<string, unknown> = {}) => campaignIds(h, adv, { cpm_usd: 4, kind: 'click', ...overrides })
 
 let n = 0
 type Ids = { campaignId: string; creativeId: string; userId: string }

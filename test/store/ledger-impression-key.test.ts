@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { campaignIds, useService, type Advertiser } from '../helpers/api.ts'
 import { createDatabase, STORE } from '../helpers/service.ts'
 import { impressionKey, impressionKeyHex } from '../helpers/impression-key.ts'
 import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
@@ -24,13 +24,7 @@ const db = () => h.svc.service.store.db
 const LIMITS = servingLimitsOf(DEFAULT_CONFIG).sources
 const NOW = new Date('2026-11-02T09:00:30.000Z')
 
-async function campaign(adv: Advertiser) {
-  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 2 }))
-  assert.equal(res.status, 201, res.text)
-  const campaignId = res.body.campaign_id as string
-  const creative = await db().selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
-  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
-}
+const campaign = (adv: Advertiser) => campaignIds(h, adv, { cpm_usd: 2 })
 
 /** The ledger's relations (the table and each partition) with their impression columns still there. */
 async function impressionColumns(store: Db) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { creativeLifetimeMetrics } from '../../src/store/creative-metrics.ts'
-import { campaignBody, useService, type Advertiser } from '../helpers/api.ts'
+import { campaignIds, useService, type Advertiser } from '../helpers/api.ts'
 import { commitLedgerBatch } from '../../src/serving/ledger-batch.ts'
 import { noKnownState, viewReportRow, type ClickClaim, type ViewClaim } from '../../src/serving/ledger-claims.ts'
 import { LeaseBook } from '../../src/serving/leases.ts'
@@ -59,13 +59,7 @@ test('a row before or after every partition goes to the DEFAULT partition; the j
   assert.equal(rows[0]!.n, 0, 'the default partition is empty again')
 })
 
-async function campaign(adv: Advertiser) {
-  const res = await adv.post('/v1/campaigns', campaignBody({ impressions: 1000, cpm_usd: 2 }))
-  assert.equal(res.status, 201, res.text)
-  const campaignId = res.body.campaign_id as string
-  const creative = await db().selectFrom('creatives').select('creative_id').where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()
-  return { campaignId, creativeId: creative.creative_id, userId: adv.userId! }
-}
+const campaign = (adv: Advertiser) => campaignIds(h, adv, { cpm_usd: 2 })
 
 test('once per impression across partitions: a view replayed, a repeat report and a click replayed in the next month', async () => {
   const c = await campaign(await h.advertiser())
